@@ -1,0 +1,69 @@
+import { ServiceError } from "@outcomes/core";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import type { AppDeps } from "./context.js";
+import { renderError } from "./errors.js";
+import { adminAuth } from "./middleware/admin-auth.js";
+import { partnerAuth } from "./middleware/partner-auth.js";
+import { rateLimit } from "./middleware/rate-limit.js";
+import { ADMIN_BASE, createRouter, PARTNER_BASE } from "./router.js";
+import { registerAdminRoutes } from "./routes/admin/index.js";
+import { registerHealthRoutes } from "./routes/health.js";
+import { registerPartnerRoutes } from "./routes/partner/index.js";
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export function createApp(deps: AppDeps) {
+  const app = createRouter();
+
+  app.use("*", requestId({ headerName: "X-Request-Id" }));
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    const started = performance.now();
+    await next();
+    // Spins are the hot path: logged at debug only; everything else at info.
+    const level = c.req.path.endsWith("/spins") && c.res.status < 400 ? "debug" : "info";
+    deps.logger[level]({
+      requestId: c.var.requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  });
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ServiceError("KS-4101", { message: "Request body is too large (limit 1 MiB)" });
+      },
+    }),
+  );
+
+  registerHealthRoutes(app);
+
+  const authenticate = partnerAuth();
+  const limit = rateLimit((c) =>
+    c.req.method === "POST" && c.req.path === `${PARTNER_BASE}/spins` ? "spin" : "default",
+  );
+  app.use(`${PARTNER_BASE}/*`, async (c, next) => {
+    // The API description is public; everything else needs a key and draws from a bucket.
+    if (c.req.path === `${PARTNER_BASE}/openapi.json`) return next();
+    return authenticate(c, async () => {
+      await limit(c, next);
+    });
+  });
+  app.use(`${ADMIN_BASE}/*`, adminAuth());
+
+  registerPartnerRoutes(app);
+  registerAdminRoutes(app);
+
+  app.notFound(() => {
+    throw new ServiceError("KS-4215");
+  });
+  app.onError((error, c) => renderError(error, c));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

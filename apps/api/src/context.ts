@@ -1,0 +1,34 @@
+import type { Environment } from "@outcomes/core";
+import type { Database } from "@outcomes/db";
+import type { Producers, RedisKeys } from "@outcomes/queue";
+import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
+import type { Redis } from "ioredis";
+import type { KeyVerifier } from "./auth/key-verifier.js";
+import type { MaintenanceSwitch } from "./middleware/maintenance.js";
+
+/** Everything a request handler may use; built once per process in main.ts (or per test). */
+export interface AppDeps {
+  env: ServiceEnv;
+  db: Database;
+  redis: Redis;
+  keys: RedisKeys;
+  producers: Producers;
+  logger: Logger;
+  keyVerifier: KeyVerifier;
+  maintenance: MaintenanceSwitch;
+}
+
+/** The authenticated caller of a partner route. */
+export interface PartnerAuth {
+  partnerId: string;
+  environment: Environment;
+  apiKeyId: string;
+}
+
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    deps: AppDeps;
+    partner: PartnerAuth;
+  };
+}

@@ -1,0 +1,67 @@
+import { type ErrorDetail, ServiceError } from "@outcomes/core";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ZodError } from "zod";
+import type { AppEnv } from "./context.js";
+
+/** Renders any error as `{message, errorCode, requestId, details?}` with the code's status. */
+export function renderError(error: unknown, c: Context<AppEnv>): Response {
+  const serviceError = toServiceError(error);
+  if (serviceError.status >= 500 && serviceError.code === "KS-5001") {
+    c.var.deps?.logger.error({ err: error, requestId: c.var.requestId, path: c.req.path }, "unhandled error");
+  }
+  if (serviceError.retryAfterSeconds !== undefined) {
+    c.header("Retry-After", String(serviceError.retryAfterSeconds));
+  }
+  return c.json(
+    {
+      message: serviceError.message,
+      errorCode: serviceError.code,
+      requestId: c.var.requestId,
+      ...(serviceError.details ? { details: serviceError.details } : {}),
+    },
+    serviceError.status,
+  );
+}
+
+function toServiceError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  if (error instanceof HTTPException && error.status === 400) {
+    return new ServiceError("KS-4101", { message: error.message || "Malformed request" });
+  }
+  return new ServiceError("KS-5001");
+}
+
+/**
+ * Zod failures of a request: a field that is absent, `null` or an empty string is KS-4102;
+ * anything else (wrong type or format) is KS-4101. Query strings are always KS-4101.
+ */
+export function validationError(error: ZodError, input: unknown, target: string): ServiceError {
+  const details: ErrorDetail[] = error.issues.map((issue) => ({
+    path: formatPath(issue.path),
+    message: issue.message,
+  }));
+  const missing =
+    target !== "query" &&
+    error.issues.some((issue) => {
+      const value = valueAt(input, issue.path);
+      return value === undefined || value === null || value === "";
+    });
+  return missing ? new ServiceError("KS-4102", { details }) : new ServiceError("KS-4101", { details });
+}
+
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((out, part) => {
+    if (typeof part === "number") return `${out}[${part}]`;
+    return out ? `${out}.${String(part)}` : String(part);
+  }, "");
+}
+
+function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let current: unknown = input;
+  for (const part of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[part];
+  }
+  return current;
+}

@@ -1,0 +1,35 @@
+import { serve } from "@hono/node-server";
+import type { Environment } from "@outcomes/core";
+import { createDatabase } from "@outcomes/db";
+import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
+import { createLogger, loadEnvOrExit, ShutdownManager } from "@outcomes/runtime";
+import { createApp } from "./app.js";
+import { KeyVerifier } from "./auth/key-verifier.js";
+import { subscribeInvalidations } from "./invalidation.js";
+import { MaintenanceSwitch } from "./middleware/maintenance.js";
+
+const env = loadEnvOrExit();
+const logger = createLogger(env.LOG_LEVEL, "api");
+const shutdown = new ShutdownManager(logger);
+shutdown.installSignalHandlers();
+
+const database = createDatabase(env.DATABASE_URL, { max: 10 });
+shutdown.register("postgres", database.close);
+const redis = createRequestRedis(env.REDIS_URL);
+shutdown.register("redis", () => redis.quit());
+const queueRedis = createWorkerRedis(env.REDIS_URL);
+shutdown.register("queue redis", () => queueRedis.quit());
+const producers = new Producers(queueRedis, env.REDIS_PREFIX);
+shutdown.register("producers", () => producers.close());
+
+const keys = redisKeys(env.REDIS_PREFIX);
+const keyVerifier = new KeyVerifier(database.db, env.ALLOWED_ENVIRONMENTS as Environment[], (error) =>
+  logger.warn({ err: error }, "lastUsedAt update failed"),
+);
+const maintenance = new MaintenanceSwitch(redis, keys.maintenance);
+const subscriber = await subscribeInvalidations(env.REDIS_URL, keys, { keyVerifier, maintenance }, logger);
+shutdown.register("invalidation subscriber", () => subscriber.quit());
+
+const app = createApp({ env, db: database.db, redis, keys, producers, logger, keyVerifier, maintenance });
+const server = serve({ fetch: app.fetch, port: env.PORT }, (info) => logger.info({ port: info.port }, "api listening"));
+shutdown.register("http server", () => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -1,0 +1,45 @@
+import { ServiceError } from "@outcomes/core";
+import type { Redis } from "ioredis";
+
+const REFRESH_MS = 1000;
+
+/**
+ * The maintenance flag lives in Redis so every API process sees it; each process re-reads it at
+ * most once a second (and at once on a pub/sub notice), so partner requests pay no round trip.
+ */
+export class MaintenanceSwitch {
+  private enabled = false;
+  private readAt = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly key: string,
+  ) {}
+
+  async isEnabled(now = Date.now()): Promise<boolean> {
+    if (now - this.readAt >= REFRESH_MS) {
+      this.readAt = now;
+      try {
+        this.enabled = (await this.redis.get(this.key)) === "1";
+      } catch {
+        // Redis unreachable: keep the last known state rather than failing every request here.
+      }
+    }
+    return this.enabled;
+  }
+
+  async set(enabled: boolean): Promise<void> {
+    if (enabled) await this.redis.set(this.key, "1");
+    else await this.redis.del(this.key);
+    this.forget();
+  }
+
+  /** Forces a re-read on the next request (called on a pub/sub notice). */
+  forget(): void {
+    this.readAt = 0;
+  }
+
+  async assertOff(): Promise<void> {
+    if (await this.isEnabled()) throw new ServiceError("KS-5002", { retryAfterSeconds: 60 });
+  }
+}

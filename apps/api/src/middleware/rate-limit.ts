@@ -1,0 +1,82 @@
+import { ServiceError } from "@outcomes/core";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Redis } from "ioredis";
+import type { AppEnv } from "../context.js";
+
+/**
+ * GCRA (generic cell rate algorithm) in one Redis round trip, on Redis's clock so every API process
+ * agrees. A bucket of `limit` requests refills evenly over one second; unlike fixed windows it never
+ * lets twice the limit through at a window edge.
+ * Returns {allowed, remaining, resetMs, retryAfterMs}.
+ */
+const GCRA_SCRIPT = `
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local interval = 1000000 / limit
+local burst = 1000000
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local tat = tonumber(redis.call('GET', key) or now)
+if tat < now then tat = now end
+local newTat = tat + interval
+local allowAt = newTat - burst
+if now < allowAt then
+  return {0, 0, math.ceil((tat - now) / 1000), math.ceil((allowAt - now) / 1000)}
+end
+redis.call('SET', key, string.format('%d', newTat), 'PX', math.ceil((newTat - now) / 1000) + 1)
+local remaining = math.floor((now - allowAt) / interval)
+return {1, remaining, math.ceil((newTat - now) / 1000), 0}
+`;
+
+export type RateLimitBucket = "spin" | "default";
+
+export interface RateLimitResult {
+  allowed: boolean;
+  remaining: number;
+  resetMs: number;
+  retryAfterMs: number;
+}
+
+export async function takeToken(redis: Redis, key: string, limit: number): Promise<RateLimitResult> {
+  const [allowed, remaining, resetMs, retryAfterMs] = (await redis.eval(GCRA_SCRIPT, 1, key, limit)) as number[];
+  return {
+    allowed: allowed === 1,
+    remaining: remaining ?? 0,
+    resetMs: resetMs ?? 0,
+    retryAfterMs: retryAfterMs ?? 0,
+  };
+}
+
+/** `X-RateLimit-*` and the IETF `RateLimit-Policy` / `RateLimit` fields for the bucket drawn from. */
+export function setRateLimitHeaders(c: Context, bucket: RateLimitBucket, limit: number, result: RateLimitResult) {
+  const resetSeconds = Math.ceil(result.resetMs / 1000);
+  c.header("X-RateLimit-Limit", String(limit));
+  c.header("X-RateLimit-Remaining", String(result.remaining));
+  c.header("X-RateLimit-Reset", String(resetSeconds));
+  c.header("RateLimit-Policy", `"${bucket}";q=${limit};w=1`);
+  c.header("RateLimit", `"${bucket}";r=${result.remaining};t=${resetSeconds}`);
+}
+
+/** Spins draw from the spin bucket, every other partner request from the default one. */
+export function rateLimit(bucketOf: (c: Context<AppEnv>) => RateLimitBucket): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { deps, partner } = c.var;
+    const bucket = bucketOf(c);
+    const limit = bucket === "spin" ? deps.env.RATE_LIMIT_SPINS_PER_SECOND : deps.env.RATE_LIMIT_REQUESTS_PER_SECOND;
+    const key = deps.keys.rateLimit(bucket, partner.partnerId, partner.environment);
+    let result: RateLimitResult;
+    try {
+      result = await takeToken(deps.redis, key, limit);
+    } catch (error) {
+      // Redis down: the request would fail anyway further on; a spin must say KS-5003 (not deducted).
+      throw new ServiceError(bucket === "spin" ? "KS-5003" : "KS-5001", { cause: error });
+    }
+    setRateLimitHeaders(c, bucket, limit, result);
+    if (!result.allowed) {
+      throw new ServiceError(bucket === "spin" ? "KS-4291" : "KS-4292", {
+        retryAfterSeconds: Math.max(1, Math.ceil(result.retryAfterMs / 1000)),
+      });
+    }
+    await next();
+  };
+}

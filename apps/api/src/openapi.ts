@@ -1,0 +1,69 @@
+import { z } from "@hono/zod-openapi";
+import { ERROR_CODES, type ErrorCode } from "@outcomes/core";
+
+/** The error body every route may answer with. */
+export const ErrorBody = z
+  .object({
+    message: z.string(),
+    errorCode: z.string().openapi({ example: "KS-4101" }),
+    requestId: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .openapi("Error");
+
+/** OpenAPI `responses` entries for the codes a route can return, grouped by status. */
+export function errorResponses(...codes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, group]) => [
+      status,
+      {
+        description: group.map((code) => `${code}: ${ERROR_CODES[code].message}`).join("; "),
+        content: { "application/json": { schema: ErrorBody } },
+      },
+    ]),
+  );
+}
+
+/** Codes every partner route can answer with. */
+export const PARTNER_COMMON_ERRORS: ErrorCode[] = [
+  "KS-4001",
+  "KS-4002",
+  "KS-4003",
+  "KS-4004",
+  "KS-4005",
+  "KS-4292",
+  "KS-5001",
+  "KS-5002",
+  "KS-5004",
+];
+/** Codes every operator route can answer with. */
+export const ADMIN_COMMON_ERRORS: ErrorCode[] = ["KS-4001", "KS-4002", "KS-5001", "KS-5002"];
+
+/** `page` from 1 (default 1), `limit` 1..100 (default 20); anything else KS-4101. */
+export const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1).openapi({ example: 1 }),
+  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
+});
+export type Page = z.infer<typeof PageQuery>;
+
+export function pageOffset(page: Page): number {
+  return (page.page - 1) * page.limit;
+}
+
+/** JSON body helper for `request.body`. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { "application/json": { schema } } } as const;
+}
+
+export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } } as const;
+}
+
+/** Timestamps are ISO-8601 strings in responses. */
+export const Timestamp = z.string().openapi({ format: "date-time" });
+export const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);

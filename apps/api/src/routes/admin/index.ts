@@ -1,0 +1,8 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.js";
+import { ADMIN_BASE } from "../../router.js";
+
+/** Every operator route group, mounted under /api/admin/v1 (operator token checked in app.ts). */
+export function registerAdminRoutes(app: OpenAPIHono<AppEnv>) {
+  for (const router of [] as OpenAPIHono<AppEnv>[]) app.route(ADMIN_BASE, router);
+}

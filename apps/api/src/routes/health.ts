@@ -1,0 +1,25 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { sql } from "drizzle-orm";
+import type { AppEnv } from "../context.js";
+
+export function registerHealthRoutes(app: OpenAPIHono<AppEnv>) {
+  /** Liveness: the process answers. */
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+
+  /** Readiness: Postgres and Redis both answer; 503 names the one that does not. */
+  app.get("/readyz", async (c) => {
+    const { db, redis } = c.var.deps;
+    const [postgres, redisCheck] = await Promise.all([
+      db.execute(sql`select 1`).then(
+        () => "ok",
+        () => "unavailable",
+      ),
+      redis.ping().then(
+        () => "ok",
+        () => "unavailable",
+      ),
+    ]);
+    const ready = postgres === "ok" && redisCheck === "ok";
+    return c.json({ status: ready ? "ok" : "unavailable", postgres, redis: redisCheck }, ready ? 200 : 503);
+  });
+}

@@ -1,0 +1,120 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { type Environment, generateApiKey, newId } from "@outcomes/core";
+import { apiKeys, partners } from "@outcomes/db";
+import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/db/testing";
+import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
+import { createLogger, type Env, parseEnv } from "@outcomes/runtime";
+import type { Redis } from "ioredis";
+import { createApp } from "./app.js";
+import { KeyVerifier } from "./auth/key-verifier.js";
+import type { AppDeps } from "./context.js";
+import { subscribeInvalidations } from "./invalidation.js";
+import { MaintenanceSwitch } from "./middleware/maintenance.js";
+
+export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export interface TestApi {
+  baseUrl: string;
+  deps: AppDeps;
+  database: TestDatabase;
+  /** fetch against the running server, JSON in and out. */
+  request: (
+    path: string,
+    init?: RequestInit & { json?: unknown; apiKey?: string; admin?: boolean },
+  ) => Promise<{
+    status: number;
+    headers: Headers;
+    body: any;
+  }>;
+  /** A partner with a key, inserted directly (tests of the operator API use the API instead). */
+  createPartner: (options?: {
+    environment?: Environment;
+    slug?: string;
+  }) => Promise<{ partnerId: string; apiKey: string }>;
+  close: () => Promise<void>;
+}
+
+/**
+ * Starts the real API on an ephemeral port over a fresh database and a Redis key prefix of its
+ * own. `env` overrides any variable (e.g. tight rate limits).
+ */
+export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+  const database = await createTestDatabase();
+  const serviceEnv: Env = parseEnv({
+    DATABASE_URL: database.url,
+    REDIS_URL: requiredEnv("REDIS_URL"),
+    REDIS_PREFIX: testRedisPrefix(),
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_REQUESTS_PER_SECOND: "10000",
+    RATE_LIMIT_SPINS_PER_SECOND: "10000",
+    ...env,
+  });
+  const logger = createLogger(serviceEnv.LOG_LEVEL, "api-test");
+  const redis: Redis = createRequestRedis(serviceEnv.REDIS_URL);
+  const queueRedis = createWorkerRedis(serviceEnv.REDIS_URL);
+  const keys = redisKeys(serviceEnv.REDIS_PREFIX);
+  const producers = new Producers(queueRedis, serviceEnv.REDIS_PREFIX);
+  const keyVerifier = new KeyVerifier(database.db, serviceEnv.ALLOWED_ENVIRONMENTS as Environment[]);
+  const maintenance = new MaintenanceSwitch(redis, keys.maintenance);
+  const subscriber = await subscribeInvalidations(serviceEnv.REDIS_URL, keys, { keyVerifier, maintenance }, logger);
+  const deps: AppDeps = { env: serviceEnv, db: database.db, redis, keys, producers, logger, keyVerifier, maintenance };
+  const app = createApp(deps);
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const request: TestApi["request"] = async (path, init = {}) => {
+    const { json, apiKey, admin, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (json !== undefined) headers.set("Content-Type", "application/json");
+    if (apiKey) headers.set("X-API-Key", apiKey);
+    if (admin) headers.set("Authorization", `Bearer ${TEST_ADMIN_TOKEN}`);
+    const response = await fetch(baseUrl + path, {
+      ...rest,
+      headers,
+      body: json !== undefined ? JSON.stringify(json) : rest.body,
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body };
+  };
+
+  const createPartner: TestApi["createPartner"] = async (options = {}) => {
+    const partnerId = newId("ptr");
+    const environment = options.environment ?? "sandbox";
+    await database.db
+      .insert(partners)
+      .values({ id: partnerId, slug: options.slug ?? partnerId.toLowerCase(), name: "Test partner" });
+    const generated = generateApiKey(environment);
+    await database.db.insert(apiKeys).values({
+      id: newId("key"),
+      partnerId,
+      environment,
+      keyHash: generated.hash,
+      prefix: generated.displayPrefix,
+      expiresAt: new Date(Date.now() + 365 * 24 * 3600 * 1000),
+    });
+    return { partnerId, apiKey: generated.key };
+  };
+
+  return {
+    baseUrl,
+    deps,
+    database,
+    request,
+    createPartner,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await producers.close();
+      await Promise.all([subscriber.quit(), redis.quit(), queueRedis.quit()]);
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { parseArgs } from "node:util";
+import { createDatabase } from "@outcomes/db";
+import { createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
+import { createLogger, loadEnvOrExit, ShutdownManager } from "@outcomes/runtime";
+import { ROLE_NAMES, ROLES, type RoleName } from "./roles.js";
+
+const { values } = parseArgs({ options: { role: { type: "string", multiple: true, default: ["all"] } } });
+const requested = values.role.flatMap((role) => role.split(","));
+const roles: RoleName[] = requested.includes("all") ? [...ROLE_NAMES] : (requested as RoleName[]);
+const unknown = roles.filter((role) => !ROLE_NAMES.includes(role));
+if (unknown.length > 0) {
+  process.stderr.write(`Unknown role(s): ${unknown.join(", ")}. Roles: ${ROLE_NAMES.join(", ")}, all\n`);
+  process.exit(1);
+}
+
+const env = loadEnvOrExit();
+const logger = createLogger(env.LOG_LEVEL, `worker:${roles.join(",")}`);
+const shutdown = new ShutdownManager(logger);
+shutdown.installSignalHandlers();
+
+const database = createDatabase(env.DATABASE_URL, { max: 5 });
+shutdown.register("postgres", database.close);
+const redis = createWorkerRedis(env.REDIS_URL);
+shutdown.register("redis", () => redis.quit());
+const producers = new Producers(redis, env.REDIS_PREFIX);
+shutdown.register("producers", () => producers.close());
+
+const context = {
+  env,
+  db: database.db,
+  redis,
+  newConnection: () => createWorkerRedis(env.REDIS_URL),
+  keys: redisKeys(env.REDIS_PREFIX),
+  producers,
+  logger,
+  bullPrefix: `${env.REDIS_PREFIX}:bull`,
+};
+
+for (const role of roles) {
+  const start = ROLES[role];
+  if (!start) {
+    logger.warn({ role }, "role not available in this build");
+    continue;
+  }
+  const running = await start({ ...context, logger: logger.child({ role }) });
+  shutdown.register(`role ${role}`, running.close);
+  logger.info({ role }, "role started");
+}

@@ -1,0 +1,4 @@
+export * from "./api-key.js";
+export * from "./errors.js";
+export * from "./ids.js";
+export * from "./money.js";

@@ -1,0 +1,50 @@
+/**
+ * Money is integer micro-USD (1 USD = 1,000,000) everywhere inside the service.
+ * JSON numbers are converted through their shortest decimal form, so `0.1` is exactly 100000.
+ */
+export const MICROS_PER_USD = 1_000_000;
+const MICROS_PER_USD_BIG = 1_000_000n;
+
+/** Parses a decimal string with at most `scale` decimals into an integer scaled by 10^scale; null if not one. */
+export function parseScaledDecimal(text: string, scale = 6): bigint | null {
+  const match = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!match) return null;
+  const [, sign, intPart = "", fracPart = "", expPart] = match;
+  const exponent = expPart ? Number(expPart) : 0;
+  // Shift the decimal point by the exponent, then require at most `scale` significant decimals.
+  let digits = intPart + fracPart;
+  let pointAt = intPart.length + exponent;
+  if (pointAt < 0) {
+    digits = "0".repeat(-pointAt) + digits;
+    pointAt = 0;
+  }
+  if (pointAt > digits.length) digits += "0".repeat(pointAt - digits.length);
+  const whole = digits.slice(0, pointAt) || "0";
+  const fraction = digits.slice(pointAt).replace(/0+$/, "");
+  if (fraction.length > scale) return null;
+  const value = BigInt(whole) * 10n ** BigInt(scale) + BigInt(fraction.padEnd(scale, "0") || "0");
+  return sign ? -value : value;
+}
+
+/** USD as a JSON number → micro-USD; null when it is not finite or has more than 6 decimals. */
+export function usdToMicros(usd: number): number | null {
+  if (!Number.isFinite(usd)) return null;
+  const micros = parseScaledDecimal(String(usd), 6);
+  if (micros === null) return null;
+  if (micros > BigInt(Number.MAX_SAFE_INTEGER) || micros < -BigInt(Number.MAX_SAFE_INTEGER)) return null;
+  return Number(micros);
+}
+
+/** micro-USD → USD as a JSON number (exact decimal, at most 6 places). */
+export function microsToUsd(micros: number | bigint): number {
+  const big = BigInt(micros);
+  const negative = big < 0n;
+  const abs = negative ? -big : big;
+  const text = `${abs / MICROS_PER_USD_BIG}.${(abs % MICROS_PER_USD_BIG).toString().padStart(6, "0")}`;
+  return Number(negative ? `-${text}` : text);
+}
+
+/** Payout of a wager at a multiplier given in millionths, floored to the micro-USD. */
+export function payoutMicros(wagerMicros: number, multiplierMillionths: number): number {
+  return Number((BigInt(wagerMicros) * BigInt(multiplierMillionths)) / MICROS_PER_USD_BIG);
+}

@@ -1,0 +1,3 @@
+export * from "./client.js";
+export * from "./migrate.js";
+export * from "./schema/index.js";

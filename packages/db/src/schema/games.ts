@@ -1,0 +1,27 @@
+import { boolean, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, environment, micros } from "./columns.js";
+import { parSheets } from "./par-sheets.js";
+import { partners } from "./partners.js";
+
+export const games = pgTable(
+  "games",
+  {
+    /** `gameConfigId` in the API. */
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
+    environment: environment(),
+    parSheetId: text("par_sheet_id")
+      .notNull()
+      .references(() => parSheets.id),
+    name: text("name").notNull(),
+    minWagerMicros: micros("min_wager_micros"),
+    maxWagerMicros: micros("max_wager_micros").notNull(),
+    /** Null means the deployment's LARGE_WIN_THRESHOLD_USD. */
+    largeWinThresholdMicros: micros("large_win_threshold_micros"),
+    isActive: boolean("is_active").notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex("games_partner_env_name_uq").on(table.partnerId, table.environment, table.name)],
+);

@@ -1,0 +1,24 @@
+import { bigint, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { at, createdAt, environment, micros } from "./columns.js";
+import { partners } from "./partners.js";
+
+export const players = pgTable(
+  "players",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
+    environment: environment(),
+    /** The partner's own player id. */
+    externalId: text("external_id").notNull(),
+    /** Net position with the service: Σ(payout − wager). May be negative. */
+    balanceMicros: micros("balance_micros").notNull().default(0),
+    totalSpins: integer("total_spins").notNull().default(0),
+    totalWageredMicros: micros("total_wagered_micros").notNull().default(0),
+    totalPaidMicros: micros("total_paid_micros").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: at("updated_at").notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex("players_partner_env_external_uq").on(table.partnerId, table.environment, table.externalId)],
+);

@@ -1,0 +1,29 @@
+import { date, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { at, createdAt, environment, micros } from "./columns.js";
+import { partners } from "./partners.js";
+
+export const settlementReports = pgTable(
+  "settlement_reports",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
+    environment: environment(),
+    reportDate: date("report_date", { mode: "string" }).notNull(),
+    status: text("status", { enum: ["GENERATED", "PENDING", "acknowledged", "disputed"] }).notNull(),
+    totalSpins: integer("total_spins").notNull(),
+    totalWageredMicros: micros("total_wagered_micros").notNull(),
+    totalPaidMicros: micros("total_paid_micros").notNull(),
+    /** Per-game figures: `[{gameId, totalSpins, totalWageredMicros, totalPaidMicros}]`. */
+    games: jsonb("games").notNull(),
+    generatedAt: at("generated_at").notNull(),
+    acknowledgedAt: at("acknowledged_at"),
+    disputedAt: at("disputed_at"),
+    disputeReason: text("dispute_reason"),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex("settlement_reports_partner_env_date_uq").on(table.partnerId, table.environment, table.reportDate),
+  ],
+);

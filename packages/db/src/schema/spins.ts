@@ -1,0 +1,38 @@
+import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { blocks } from "./blocks.js";
+import { createdAt, environment, micros } from "./columns.js";
+import { games } from "./games.js";
+import { players } from "./players.js";
+
+export const spins = pgTable(
+  "spins",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id").notNull(),
+    environment: environment(),
+    gameId: integer("game_id")
+      .notNull()
+      .references(() => games.id),
+    playerId: bigint("player_id", { mode: "number" })
+      .notNull()
+      .references(() => players.id),
+    blockId: bigint("block_id", { mode: "number" })
+      .notNull()
+      .references(() => blocks.id),
+    outcomeIndex: integer("outcome_index").notNull(),
+    prizeTier: text("prize_tier").notNull(),
+    /** Tier multiplier in millionths (exact: sheets allow 6 decimals). */
+    multiplierMillionths: bigint("multiplier_millionths", { mode: "number" }).notNull(),
+    wagerMicros: micros("wager_micros").notNull(),
+    payoutMicros: micros("payout_micros").notNull(),
+    balanceAfterMicros: micros("balance_after_micros").notNull(),
+    /** `{comboString, reelSymbols, animationHints}` as served. */
+    presentation: jsonb("presentation").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex("spins_outcome_uq").on(table.blockId, table.outcomeIndex),
+    index("spins_player_created_idx").on(table.playerId, table.createdAt),
+    index("spins_partner_env_created_idx").on(table.partnerId, table.environment, table.createdAt),
+  ],
+);

@@ -1,0 +1,57 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { at, createdAt, environment } from "./columns.js";
+import { events } from "./events.js";
+import { partners } from "./partners.js";
+
+export const webhooks = pgTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
+    environment: environment(),
+    url: text("url").notNull(),
+    events: text("events").array().notNull(),
+    secret: text("secret").notNull(),
+    isActive: boolean("is_active").notNull().default(true),
+    deletedAt: at("deleted_at"),
+    createdAt: createdAt(),
+  },
+  (table) => [index("webhooks_partner_idx").on(table.partnerId, table.environment)],
+);
+
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    /** Sent as `X-Service-Delivery-Id` and `webhook-id`; the same on every attempt. */
+    id: text("id").primaryKey(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => events.id),
+    eventType: text("event_type").notNull(),
+    /** The exact bytes signed and sent on every attempt. */
+    body: text("body").notNull(),
+    status: text("status", { enum: ["pending", "retrying", "succeeded", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    maxAttempts: integer("max_attempts").notNull().default(5),
+    lastResponseStatus: integer("last_response_status"),
+    lastError: text("last_error"),
+    nextAttemptAt: at("next_attempt_at"),
+    /** Set on a delivery made by "redeliver": the one it repeats. */
+    redeliveryOf: text("redelivery_of"),
+    completedAt: at("completed_at"),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    // Fan-out makes one first delivery per webhook and event, however often it runs.
+    uniqueIndex("webhook_deliveries_fanout_uq").on(table.webhookId, table.eventId).where(sql`redelivery_of is null`),
+    index("webhook_deliveries_webhook_created_idx").on(table.webhookId, table.createdAt),
+  ],
+);

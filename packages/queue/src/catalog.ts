@@ -1,0 +1,47 @@
+import type { JobsOptions } from "bullmq";
+import { z } from "zod";
+
+/**
+ * Every BullMQ queue and job of the service: name → payload schema + default job options.
+ * Producers and workers both go through this table, so a job's shape is checked at both ends.
+ */
+export const QUEUE_NAMES = ["blocks", "webhooks", "settlements", "key-expiry"] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+const removeOld = { removeOnComplete: { age: 24 * 3600, count: 1000 }, removeOnFail: { age: 7 * 24 * 3600 } };
+
+export const JOBS = {
+  "blocks.generate": {
+    queue: "blocks",
+    payload: z.object({ gameId: z.number().int().positive() }),
+    options: { attempts: 5, backoff: { type: "exponential", delay: 1000 }, ...removeOld },
+  },
+  "events.dispatch": {
+    queue: "webhooks",
+    payload: z.object({ eventId: z.string().optional() }),
+    options: { attempts: 10, backoff: { type: "exponential", delay: 500 }, ...removeOld },
+  },
+  "webhook.deliver": {
+    queue: "webhooks",
+    payload: z.object({ deliveryId: z.string() }),
+    // Attempts and backoff come from WEBHOOK_RETRY_DELAYS_MS at enqueue time.
+    options: { ...removeOld },
+  },
+  "settlement.generate": {
+    queue: "settlements",
+    payload: z.object({
+      reportDate: z.string().optional(),
+      partnerId: z.string().optional(),
+      environment: z.enum(["sandbox", "production"]).optional(),
+    }),
+    options: { attempts: 5, backoff: { type: "exponential", delay: 5000 }, ...removeOld },
+  },
+  "key-expiry.sweep": {
+    queue: "key-expiry",
+    payload: z.object({}),
+    options: { attempts: 5, backoff: { type: "exponential", delay: 5000 }, ...removeOld },
+  },
+} as const satisfies Record<string, { queue: QueueName; payload: z.ZodType; options: JobsOptions }>;
+
+export type JobName = keyof typeof JOBS;
+export type JobPayload<N extends JobName> = z.infer<(typeof JOBS)[N]["payload"]>;

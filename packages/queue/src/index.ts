@@ -1,0 +1,3 @@
+export * from "./catalog.js";
+export * from "./producers.js";
+export * from "./redis.js";

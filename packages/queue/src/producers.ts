@@ -1,0 +1,24 @@
+import { type JobsOptions, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { JOBS, type JobName, type JobPayload, QUEUE_NAMES, type QueueName } from "./catalog.js";
+
+/** One BullMQ `Queue` per queue name, sharing a connection; `add` validates payloads by job name. */
+export class Producers {
+  readonly queues: Record<QueueName, Queue>;
+
+  constructor(connection: Redis, prefix: string) {
+    this.queues = Object.fromEntries(
+      QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix: `${prefix}:bull` })]),
+    ) as Record<QueueName, Queue>;
+  }
+
+  async add<N extends JobName>(name: N, payload: JobPayload<N>, options: JobsOptions = {}) {
+    const job = JOBS[name];
+    const data = job.payload.parse(payload);
+    return this.queues[job.queue].add(name, data, { ...job.options, ...options });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(Object.values(this.queues).map((queue) => queue.close()));
+  }
+}

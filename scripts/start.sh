@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# One command for a laptop: install if needed, migrate, then the API and every worker role.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d node_modules ] || npm ci --no-audit --no-fund
+export ADMIN_TOKEN="${ADMIN_TOKEN:-local-operator-token-change-me}"
+npm run --silent db:migrate
+npx tsx apps/worker/src/main.ts --role all &
+worker=$!
+npx tsx apps/api/src/main.ts &
+api=$!
+trap 'kill -TERM $api $worker 2>/dev/null; wait' INT TERM
+wait -n $api $worker
+kill -TERM $api $worker 2>/dev/null || true
+wait
