@@ -2,3 +2,4 @@ export * from "./api-key.js";
 export * from "./errors.js";
 export * from "./ids.js";
 export * from "./money.js";
+export * from "./outcome.js";

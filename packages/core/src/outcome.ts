@@ -1,0 +1,72 @@
+/**
+ * A pre-computed outcome as it travels from a sealed block to a spin.
+ * `reelSymbols[reel][row]` is the full visible window; the payline is the middle row.
+ */
+export interface Outcome {
+  tier: string;
+  /** Tier multiplier in millionths (PAR sheets allow 6 decimals), e.g. 2.5× = 2_500_000. */
+  multiplierMillionths: number;
+  reelSymbols: string[][];
+}
+
+/** Where an outcome lives in the record: the spins table is unique on (blockId, index). */
+export interface QueuedOutcome extends Outcome {
+  blockId: number;
+  index: number;
+}
+
+/**
+ * The Redis list item: compact JSON `{b, i, t, m, r}`. Self-contained, so a spin needs no PAR-sheet
+ * look-up to answer.
+ */
+export function encodeQueuedOutcome(outcome: QueuedOutcome): string {
+  return JSON.stringify({
+    b: outcome.blockId,
+    i: outcome.index,
+    t: outcome.tier,
+    m: outcome.multiplierMillionths,
+    r: outcome.reelSymbols,
+  });
+}
+
+export function decodeQueuedOutcome(item: string): QueuedOutcome {
+  const raw = JSON.parse(item) as { b: number; i: number; t: string; m: number; r: string[][] };
+  return { blockId: raw.b, index: raw.i, tier: raw.t, multiplierMillionths: raw.m, reelSymbols: raw.r };
+}
+
+export type Celebration = "none" | "small" | "big" | "mega";
+
+export interface Presentation {
+  comboString: string;
+  reelSymbols: string[][];
+  animationHints: {
+    winLine: number[] | null;
+    celebration: Celebration;
+    highlight: boolean[][];
+  };
+}
+
+const MILLION = 1_000_000;
+
+export function celebrationFor(tier: string, multiplierMillionths: number): Celebration {
+  if (tier === "T0" || multiplierMillionths === 0) return "none";
+  if (multiplierMillionths < 10 * MILLION) return "small";
+  if (multiplierMillionths < 100 * MILLION) return "big";
+  return "mega";
+}
+
+/** What the player sees: the payline (middle row) as text, the window, and animation hints. */
+export function presentationOf(outcome: Outcome): Presentation {
+  const rows = outcome.reelSymbols[0]?.length ?? 0;
+  const payline = Math.floor(rows / 2);
+  const isWin = outcome.tier !== "T0";
+  return {
+    comboString: outcome.reelSymbols.map((reel) => reel[payline]).join("-"),
+    reelSymbols: outcome.reelSymbols,
+    animationHints: {
+      winLine: isWin ? outcome.reelSymbols.map(() => payline) : null,
+      celebration: celebrationFor(outcome.tier, outcome.multiplierMillionths),
+      highlight: outcome.reelSymbols.map((reel) => reel.map((_, row) => isWin && row === payline)),
+    },
+  };
+}
