@@ -80,3 +80,14 @@ export function parseApiKey(key: string): Environment | null {
   const body = key.slice(0, -CHECKSUM_LENGTH);
   return checksum(body) === key.slice(-CHECKSUM_LENGTH) ? environment : null;
 }
+
+/** Anything shaped like a key (prefix + base62 run), so pasted keys are caught even when mistyped. */
+const KEY_LIKE = /\b(ks_sandbox_|kp_prod_)[0-9A-Za-z]{4,}/g;
+
+/**
+ * Replaces every key-shaped run in text meant for logs (request paths, messages) by its prefix, so a
+ * key pasted into a URL by mistake never reaches the log store.
+ */
+export function redactApiKeys(text: string): string {
+  return text.replace(KEY_LIKE, (_match, prefix: string) => `${prefix}[redacted]`);
+}

@@ -1,3 +1,4 @@
 export * from "./client.js";
 export * from "./migrate.js";
+export * from "./repositories/index.js";
 export * from "./schema/index.js";

@@ -1,0 +1,185 @@
+import {
+  DEFAULT_ROTATION_OVERLAP_HOURS,
+  defaultKeyExpiry,
+  type Environment,
+  type ErrorDetail,
+  expiryProblem,
+  generateApiKey,
+  newId,
+  overlapProblem,
+  rotatedKeyExpiry,
+  ServiceError,
+} from "@outcomes/core";
+import { count, desc, eq } from "drizzle-orm";
+import type { Database, Executor } from "../client.js";
+import { apiKeys } from "../schema/api-keys.js";
+import { requirePartner } from "./partners.js";
+
+export type ApiKeyRecord = typeof apiKeys.$inferSelect;
+
+/** A key as listed: never its secret or hash (CONTRACT "Record shapes"). */
+export interface ApiKeyView {
+  id: string;
+  prefix: string;
+  environment: Environment;
+  expiresAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+  createdAt: string;
+}
+
+/** The answer to issue and rotate: the only time the whole key is shown. */
+export interface IssuedApiKeyView {
+  id: string;
+  key: string;
+  prefix: string;
+  environment: Environment;
+  expiresAt: string;
+  createdAt: string;
+}
+
+export interface IssuedApiKey {
+  record: ApiKeyRecord;
+  key: string;
+}
+
+export function presentApiKey(record: ApiKeyRecord): ApiKeyView {
+  return {
+    id: record.id,
+    prefix: record.prefix,
+    environment: record.environment,
+    expiresAt: record.expiresAt.toISOString(),
+    revokedAt: record.revokedAt?.toISOString() ?? null,
+    lastUsedAt: record.lastUsedAt?.toISOString() ?? null,
+    createdAt: record.createdAt.toISOString(),
+  };
+}
+
+export function presentIssuedKey({ record, key }: IssuedApiKey): IssuedApiKeyView {
+  return {
+    id: record.id,
+    key,
+    prefix: record.prefix,
+    environment: record.environment,
+    expiresAt: record.expiresAt.toISOString(),
+    createdAt: record.createdAt.toISOString(),
+  };
+}
+
+function invalid(problem: ErrorDetail | null): void {
+  if (problem) throw new ServiceError("KS-4101", { details: [problem] });
+}
+
+/** Unexpected failures of issue/rotate are KS-5008; the codes of the rules pass through. */
+async function issuing<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    throw new ServiceError("KS-5008", { cause: error });
+  }
+}
+
+async function insertKey(tx: Executor, partnerId: string, environment: Environment, expiresAt: Date, now: Date) {
+  const generated = generateApiKey(environment);
+  const [record] = await tx
+    .insert(apiKeys)
+    .values({
+      id: newId("key"),
+      partnerId,
+      environment,
+      keyHash: generated.hash,
+      prefix: generated.displayPrefix,
+      expiresAt,
+      createdAt: now,
+    })
+    .returning();
+  return { record: record!, key: generated.key };
+}
+
+/**
+ * Issues a key (default lifetime 365 days). Unknown partner 404 KS-4209, deactivated 403 KS-4210,
+ * an expiry not in the future 400 KS-4101.
+ */
+export async function issueApiKey(
+  db: Database,
+  input: { partnerId: string; environment: Environment; expiresAt?: Date | undefined },
+  now = new Date(),
+): Promise<IssuedApiKey> {
+  if (input.expiresAt) invalid(expiryProblem(input.expiresAt, now));
+  return issuing(() =>
+    db.transaction(async (tx) => {
+      const partner = await requirePartner(tx, input.partnerId, "share");
+      if (!partner.isActive) throw new ServiceError("KS-4210");
+      return insertKey(tx, partner.id, input.environment, input.expiresAt ?? defaultKeyExpiry(now), now);
+    }),
+  );
+}
+
+export async function listApiKeys(
+  db: Database,
+  partnerId: string,
+  page: { limit: number; offset: number },
+): Promise<{ apiKeys: ApiKeyRecord[]; total: number }> {
+  await requirePartner(db, partnerId);
+  const [rows, totals] = await Promise.all([
+    db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.partnerId, partnerId))
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ total: count() }).from(apiKeys).where(eq(apiKeys.partnerId, partnerId)),
+  ]);
+  return { apiKeys: rows, total: totals[0]?.total ?? 0 };
+}
+
+/** The partner's key, locked for update: unknown partner KS-4209, unknown key KS-4212, another's KS-4213. */
+async function lockPartnerKey(tx: Executor, partnerId: string, keyId: string) {
+  const partner = await requirePartner(tx, partnerId, "share");
+  const [key] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId)).for("update");
+  if (!key) throw new ServiceError("KS-4212");
+  if (key.partnerId !== partnerId) throw new ServiceError("KS-4213");
+  return { partner, key };
+}
+
+/** Revokes at once; revoking again keeps the first `revokedAt` and succeeds. */
+export async function revokeApiKey(db: Database, partnerId: string, keyId: string, now = new Date()) {
+  return db.transaction(async (tx) => {
+    const { key } = await lockPartnerKey(tx, partnerId, keyId);
+    if (key.revokedAt) return key;
+    const [revoked] = await tx.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, keyId)).returning();
+    return revoked!;
+  });
+}
+
+/**
+ * Issues a new key of the same environment and shortens the old one's life to the overlap
+ * (default 24 h), never lengthening it. A revoked key cannot be rotated (issue a new one instead).
+ */
+export async function rotateApiKey(
+  db: Database,
+  input: { partnerId: string; keyId: string; overlapHours?: number | undefined; expiresAt?: Date | undefined },
+  now = new Date(),
+): Promise<IssuedApiKey & { previous: ApiKeyRecord }> {
+  const overlapHours = input.overlapHours ?? DEFAULT_ROTATION_OVERLAP_HOURS;
+  invalid(overlapProblem(overlapHours));
+  if (input.expiresAt) invalid(expiryProblem(input.expiresAt, now));
+  return issuing(() =>
+    db.transaction(async (tx) => {
+      const { partner, key } = await lockPartnerKey(tx, input.partnerId, input.keyId);
+      if (!partner.isActive) throw new ServiceError("KS-4210");
+      if (key.revokedAt) {
+        throw new ServiceError("KS-4101", { message: "A revoked key cannot be rotated; issue a new key instead" });
+      }
+      const issued = await insertKey(tx, partner.id, key.environment, input.expiresAt ?? defaultKeyExpiry(now), now);
+      const [previous] = await tx
+        .update(apiKeys)
+        .set({ expiresAt: rotatedKeyExpiry(key.expiresAt, now, overlapHours), rotatedToKeyId: issued.record.id })
+        .where(eq(apiKeys.id, key.id))
+        .returning();
+      return { ...issued, previous: previous! };
+    }),
+  );
+}

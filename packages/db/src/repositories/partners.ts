@@ -1,0 +1,85 @@
+import { newId, type PartnerInput, partnerInputProblems, ServiceError } from "@outcomes/core";
+import { count, desc, eq } from "drizzle-orm";
+import type { Database, Executor } from "../client.js";
+import { partners } from "../schema/partners.js";
+import { isUniqueViolation } from "./pg-errors.js";
+
+export type PartnerRecord = typeof partners.$inferSelect;
+
+/** The partner as the operator API and CLI show it (CONTRACT "Record shapes"). */
+export interface PartnerView {
+  id: string;
+  slug: string;
+  name: string;
+  contactEmail: string | null;
+  isActive: boolean;
+  createdAt: string;
+}
+
+export function presentPartner(partner: PartnerRecord): PartnerView {
+  return {
+    id: partner.id,
+    slug: partner.slug,
+    name: partner.name,
+    contactEmail: partner.contactEmail,
+    isActive: partner.isActive,
+    createdAt: partner.createdAt.toISOString(),
+  };
+}
+
+/** Creates an active partner. Bad input KS-4101, slug taken 409 KS-4211, anything else KS-5007. */
+export async function createPartner(db: Database, input: PartnerInput): Promise<PartnerRecord> {
+  const problems = partnerInputProblems(input);
+  if (problems.length > 0) throw new ServiceError("KS-4101", { details: problems });
+  try {
+    const [created] = await db
+      .insert(partners)
+      .values({
+        id: newId("ptr"),
+        slug: input.slug,
+        name: input.name.trim(),
+        contactEmail: input.contactEmail ?? null,
+      })
+      .returning();
+    return created!;
+  } catch (error) {
+    // The unique index decides, so two concurrent creates of one slug give one partner and one 409.
+    if (isUniqueViolation(error)) throw new ServiceError("KS-4211", { details: [{ path: "slug", message: "taken" }] });
+    throw new ServiceError("KS-5007", { cause: error });
+  }
+}
+
+/** Newest first (ids are time-ordered, so they break ties in creation time). */
+export async function listPartners(
+  db: Database,
+  page: { limit: number; offset: number },
+): Promise<{ partners: PartnerRecord[]; total: number }> {
+  const [rows, totals] = await Promise.all([
+    db
+      .select()
+      .from(partners)
+      .orderBy(desc(partners.createdAt), desc(partners.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ total: count() }).from(partners),
+  ]);
+  return { partners: rows, total: totals[0]?.total ?? 0 };
+}
+
+/**
+ * The partner or 404 KS-4209. `lock: "share"` holds the row against a concurrent deactivation until
+ * the caller's transaction ends (a key issued in it can never belong to a partner deactivated before).
+ */
+export async function requirePartner(db: Executor, partnerId: string, lock?: "share"): Promise<PartnerRecord> {
+  const query = db.select().from(partners).where(eq(partners.id, partnerId));
+  const [partner] = lock ? await query.for(lock) : await query;
+  if (!partner) throw new ServiceError("KS-4209");
+  return partner;
+}
+
+/** Deactivates or re-activates; repeating either is harmless. Unknown partner 404 KS-4209. */
+export async function setPartnerActive(db: Database, partnerId: string, isActive: boolean): Promise<PartnerRecord> {
+  const [updated] = await db.update(partners).set({ isActive }).where(eq(partners.id, partnerId)).returning();
+  if (!updated) throw new ServiceError("KS-4209");
+  return updated;
+}
