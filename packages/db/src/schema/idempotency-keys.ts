@@ -1,4 +1,4 @@
-import { integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { createdAt, environment } from "./columns.js";
 
 /** Stored responses of spins sent with `Idempotency-Key`, committed with the spin; kept 24 h. */
@@ -14,5 +14,9 @@ export const idempotencyKeys = pgTable(
     responseBody: jsonb("response_body").notNull(),
     createdAt: createdAt(),
   },
-  (table) => [primaryKey({ columns: [table.partnerId, table.environment, table.key] })],
+  (table) => [
+    primaryKey({ columns: [table.partnerId, table.environment, table.key] }),
+    // The purge of expired records looks them up by age.
+    index("idempotency_keys_created_idx").on(table.createdAt),
+  ],
 );
