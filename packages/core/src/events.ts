@@ -1,0 +1,45 @@
+import type { Environment } from "./api-key.js";
+import { newId } from "./ids.js";
+
+/** The four event types a webhook can subscribe to (CONTRACT §7). */
+export const EVENT_TYPES = [
+  "spin.large_win",
+  "settlement.report_ready",
+  "block.low_reserve",
+  "api_key.expiring",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === "string" && (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** Attempts per delivery: 1 initial + 4 retries (the specification's schedule). */
+export const WEBHOOK_MAX_ATTEMPTS = 5;
+
+/** The webhook body of every event: `{id, type, createdAt, environment, data}`; `id` is the event id. */
+export interface EventEnvelope<D = Record<string, unknown>> {
+  id: string;
+  type: EventType;
+  createdAt: string;
+  environment: Environment;
+  data: D;
+}
+
+export function newEventEnvelope<D>(
+  type: EventType,
+  environment: Environment,
+  data: D,
+  now = new Date(),
+): EventEnvelope<D> {
+  return { id: newId("evt"), type, createdAt: now.toISOString(), environment, data };
+}
+
+/**
+ * The exact bytes a delivery sends: the envelope's fields in their documented order (Postgres
+ * `jsonb` reorders keys, so the stored payload is re-serialised once, then the bytes are kept).
+ */
+export function serializeEnvelope(envelope: EventEnvelope<unknown>): string {
+  const { id, type, createdAt, environment, data } = envelope;
+  return JSON.stringify({ id, type, createdAt, environment, data });
+}
