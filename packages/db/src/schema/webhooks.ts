@@ -53,5 +53,7 @@ export const webhookDeliveries = pgTable(
     // Fan-out makes one first delivery per webhook and event, however often it runs.
     uniqueIndex("webhook_deliveries_fanout_uq").on(table.webhookId, table.eventId).where(sql`redelivery_of is null`),
     index("webhook_deliveries_webhook_created_idx").on(table.webhookId, table.createdAt),
+    // The worker's reconciler looks for open deliveries whose job went missing; finished ones are most rows.
+    index("webhook_deliveries_open_idx").on(table.nextAttemptAt).where(sql`status in ('pending', 'retrying')`),
   ],
 );

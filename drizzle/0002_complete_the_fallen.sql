@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_deliveries_open_idx" ON "webhook_deliveries" USING btree ("next_attempt_at") WHERE status in ('pending', 'retrying');
