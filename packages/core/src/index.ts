@@ -7,5 +7,7 @@ export * from "./key-expiry.js";
 export * from "./key-policy.js";
 export * from "./money.js";
 export * from "./outcome.js";
+export * from "./par/index.js";
 export * from "./partner.js";
+export * from "./settlement.js";
 export * from "./webhook-url.js";

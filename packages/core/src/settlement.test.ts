@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { ServiceError } from "./errors.js";
+import {
+  applySettlementAction,
+  isFutureReportDate,
+  parseReportDate,
+  presentSettlementFigures,
+  previousUtcDay,
+  reissueSettlementStatus,
+  requireReportDate,
+  type SettlementAction,
+  type SettlementStatus,
+  utcDayBounds,
+} from "./settlement.js";
+
+function codeOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ServiceError) return error.code;
+    throw error;
+  }
+  return "no error";
+}
+
+const acknowledge: SettlementAction = { type: "acknowledge" };
+const dispute = (reason: unknown): SettlementAction => ({ type: "dispute", reason });
+
+describe("applySettlementAction: the specification's table, cell by cell", () => {
+  it.each(["GENERATED", "PENDING"] as const)("%s + acknowledge → acknowledged", (status) => {
+    expect(applySettlementAction(status, acknowledge)).toEqual({ status: "acknowledged" });
+  });
+
+  it.each(["GENERATED", "PENDING"] as const)("%s + dispute with a reason → disputed", (status) => {
+    expect(applySettlementAction(status, dispute("  wager totals differ from our ledger "))).toEqual({
+      status: "disputed",
+      disputeReason: "wager totals differ from our ledger",
+    });
+  });
+
+  it.each([
+    ["GENERATED", undefined],
+    ["GENERATED", null],
+    ["GENERATED", ""],
+    ["PENDING", "   "],
+  ] as const)("%s + dispute without a reason (%j) → KS-4102", (status, reason) => {
+    expect(codeOf(() => applySettlementAction(status, dispute(reason)))).toBe("KS-4102");
+  });
+
+  it("refuses a reason that is not a string or is too long with KS-4101", () => {
+    expect(codeOf(() => applySettlementAction("GENERATED", dispute(42)))).toBe("KS-4101");
+    expect(codeOf(() => applySettlementAction("GENERATED", dispute("x".repeat(2001))))).toBe("KS-4101");
+    expect(applySettlementAction("GENERATED", dispute("x".repeat(2000)))).toMatchObject({ status: "disputed" });
+  });
+
+  it("acknowledged + acknowledge or dispute (with or without reason) → KS-4302", () => {
+    expect(codeOf(() => applySettlementAction("acknowledged", acknowledge))).toBe("KS-4302");
+    expect(codeOf(() => applySettlementAction("acknowledged", dispute("late spins")))).toBe("KS-4302");
+    expect(codeOf(() => applySettlementAction("acknowledged", dispute(undefined)))).toBe("KS-4302");
+  });
+
+  it("disputed + dispute (with or without reason) → KS-4303", () => {
+    expect(codeOf(() => applySettlementAction("disputed", dispute("again")))).toBe("KS-4303");
+    expect(codeOf(() => applySettlementAction("disputed", dispute(null)))).toBe("KS-4303");
+  });
+
+  it("disputed + acknowledge → KS-4304 (the catch-all row)", () => {
+    expect(codeOf(() => applySettlementAction("disputed", acknowledge))).toBe("KS-4304");
+  });
+});
+
+describe("reissueSettlementStatus", () => {
+  it("moves a disputed report to PENDING", () => {
+    expect(reissueSettlementStatus("disputed")).toBe("PENDING");
+  });
+
+  it.each(["GENERATED", "PENDING", "acknowledged"] as SettlementStatus[])("refuses %s with KS-4304", (status) => {
+    expect(codeOf(() => reissueSettlementStatus(status))).toBe("KS-4304");
+  });
+});
+
+describe("report dates", () => {
+  it("accepts real calendar days only", () => {
+    expect(parseReportDate("2024-02-29")).toBe("2024-02-29");
+    expect(parseReportDate("2000-02-29")).toBe("2000-02-29");
+    expect(parseReportDate("0001-01-01")).toBe("0001-01-01");
+    for (const bad of ["2023-02-29", "1900-02-29", "2024-04-31", "2024-13-01", "2024-00-10", "2024-01-00"]) {
+      expect(parseReportDate(bad)).toBeNull();
+    }
+    for (const bad of ["0000-01-01", "2024-1-01", "24-01-01", "2024/01/01", "2024-01-01T00:00:00Z", " 2024-01-01"]) {
+      expect(parseReportDate(bad)).toBeNull();
+    }
+    expect(parseReportDate(20240101)).toBeNull();
+    expect(parseReportDate(null)).toBeNull();
+  });
+
+  it("throws KS-4105 for a bad date", () => {
+    expect(codeOf(() => requireReportDate("2024-02-30"))).toBe("KS-4105");
+    expect(requireReportDate("2024-02-28")).toBe("2024-02-28");
+  });
+
+  it("bounds a day as the half-open UTC interval", () => {
+    const { start, end } = utcDayBounds("2024-12-31");
+    expect(start.toISOString()).toBe("2024-12-31T00:00:00.000Z");
+    expect(end.toISOString()).toBe("2025-01-01T00:00:00.000Z");
+  });
+
+  it("settles the previous UTC day and knows the future", () => {
+    expect(previousUtcDay(new Date("2024-03-01T00:00:00.000Z"))).toBe("2024-02-29");
+    expect(previousUtcDay(new Date("2024-03-01T23:59:59.999Z"))).toBe("2024-02-29");
+    const now = new Date("2024-03-01T12:00:00.000Z");
+    expect(isFutureReportDate("2024-03-01", now)).toBe(false);
+    expect(isFutureReportDate("2024-03-02", now)).toBe(true);
+  });
+});
+
+describe("presentSettlementFigures", () => {
+  it("converts exactly and subtracts in integers", () => {
+    expect(presentSettlementFigures({ totalSpins: 3, totalWageredMicros: 300_000, totalPaidMicros: 100_001 })).toEqual({
+      totalSpins: 3,
+      totalWageredUsd: 0.3,
+      totalPaidUsd: 0.100001,
+      netUsd: 0.199999,
+      rtp: 100_001 / 300_000,
+    });
+  });
+
+  it("shows a negative net when the partner paid out more than it took", () => {
+    const view = presentSettlementFigures({
+      totalSpins: 1,
+      totalWageredMicros: 1_000_000,
+      totalPaidMicros: 25_500_000,
+    });
+    expect(view.netUsd).toBe(-24.5);
+    expect(view.rtp).toBe(25.5);
+  });
+
+  it("has rtp null when nothing was wagered", () => {
+    expect(presentSettlementFigures({ totalSpins: 0, totalWageredMicros: 0, totalPaidMicros: 0 })).toEqual({
+      totalSpins: 0,
+      totalWageredUsd: 0,
+      totalPaidUsd: 0,
+      netUsd: 0,
+      rtp: null,
+    });
+  });
+});
