@@ -1,8 +1,11 @@
-import { ServiceError } from "@outcomes/core";
+import { redactApiKeys, ServiceError } from "@outcomes/core";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import type { AppDeps } from "./context.js";
+import { registerDashboard } from "./dashboard.js";
+import { registerDocs } from "./docs.js";
 import { renderError } from "./errors.js";
+import { httpMetrics, registerMetricsRoute } from "./metrics.js";
 import { adminAuth } from "./middleware/admin-auth.js";
 import { partnerAuth } from "./middleware/partner-auth.js";
 import { rateLimit } from "./middleware/rate-limit.js";
@@ -17,6 +20,7 @@ export function createApp(deps: AppDeps) {
   const app = createRouter();
 
   app.use("*", requestId({ headerName: "X-Request-Id" }));
+  app.use("*", httpMetrics());
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     const started = performance.now();
@@ -26,7 +30,8 @@ export function createApp(deps: AppDeps) {
     deps.logger[level]({
       requestId: c.var.requestId,
       method: c.req.method,
-      path: c.req.path,
+      // A key pasted into a URL by mistake must not reach the log store.
+      path: redactApiKeys(c.req.path),
       status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
@@ -42,6 +47,8 @@ export function createApp(deps: AppDeps) {
   );
 
   registerHealthRoutes(app);
+  registerMetricsRoute(app, deps);
+  registerDashboard(app, deps);
 
   const authenticate = partnerAuth();
   const limit = rateLimit((c) =>
@@ -55,6 +62,8 @@ export function createApp(deps: AppDeps) {
     });
   });
   app.use(`${ADMIN_BASE}/*`, adminAuth());
+  // After the operator auth: a handler registered earlier would answer before it runs.
+  registerDocs(app);
 
   registerPartnerRoutes(app);
   registerAdminRoutes(app);

@@ -1,7 +1,13 @@
 import { parseArgs } from "node:util";
 import { createDatabase } from "@outcomes/db";
 import { createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
-import { createLogger, loadEnvOrExit, ShutdownManager } from "@outcomes/runtime";
+import {
+  collectProcessMetrics,
+  createLogger,
+  loadEnvOrExit,
+  ShutdownManager,
+  startMetricsServer,
+} from "@outcomes/runtime";
 import { ROLE_NAMES, ROLES, type RoleName } from "./roles.js";
 
 const { values } = parseArgs({ options: { role: { type: "string", multiple: true, default: ["all"] } } });
@@ -17,6 +23,12 @@ const env = loadEnvOrExit();
 const logger = createLogger(env.LOG_LEVEL, `worker:${roles.join(",")}`);
 const shutdown = new ShutdownManager(logger);
 shutdown.installSignalHandlers();
+
+// Registered first so it closes last: Prometheus can scrape the process while it drains.
+collectProcessMetrics();
+const metricsServer = await startMetricsServer(env.WORKER_METRICS_PORT);
+shutdown.register("metrics server", metricsServer.close);
+logger.info({ port: metricsServer.port }, "metrics listening");
 
 const database = createDatabase(env.DATABASE_URL, { max: 5 });
 shutdown.register("postgres", database.close);

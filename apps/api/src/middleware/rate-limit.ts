@@ -1,4 +1,5 @@
 import { ServiceError } from "@outcomes/core";
+import { metrics } from "@outcomes/runtime";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Redis } from "ioredis";
 import type { AppEnv } from "../context.js";
@@ -73,6 +74,7 @@ export function rateLimit(bucketOf: (c: Context<AppEnv>) => RateLimitBucket): Mi
     }
     setRateLimitHeaders(c, bucket, limit, result);
     if (!result.allowed) {
+      metrics.rateLimitRejections.inc({ bucket });
       throw new ServiceError(bucket === "spin" ? "KS-4291" : "KS-4292", {
         retryAfterSeconds: Math.max(1, Math.ceil(result.retryAfterMs / 1000)),
       });

@@ -1,0 +1,76 @@
+import { createWorkerRedis } from "@outcomes/queue";
+import { UnrecoverableError, Worker } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "./testing.js";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+
+const basic = (password: string) => ({ Authorization: `Basic ${Buffer.from(`ops:${password}`).toString("base64")}` });
+
+describe("queue dashboard at /admin/queues", () => {
+  it("asks a browser for basic auth without credentials", async () => {
+    const response = await api.request("/admin/queues");
+    expect(response.status).toBe(401);
+    expect(response.body.errorCode).toBe("KS-4001");
+    expect(response.headers.get("www-authenticate")).toBe('Basic realm="operators"');
+    const api401 = await api.request("/admin/queues/api/queues");
+    expect([api401.status, api401.body.errorCode]).toEqual([401, "KS-4001"]);
+  });
+
+  it("refuses a wrong token as password or bearer", async () => {
+    const wrongBasic = await api.request("/admin/queues", { headers: basic("not-the-token") });
+    expect([wrongBasic.status, wrongBasic.body.errorCode]).toEqual([401, "KS-4002"]);
+    const wrongBearer = await api.request("/admin/queues/api/queues", { headers: { Authorization: "Bearer nope" } });
+    expect([wrongBearer.status, wrongBearer.body.errorCode]).toEqual([401, "KS-4002"]);
+  });
+
+  it("serves the board and its assets to the token as basic-auth password", async () => {
+    const page = await api.request("/admin/queues", { headers: basic(TEST_ADMIN_TOKEN) });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.body).toContain('<base href="/admin/queues/"');
+    const script = /src="(static\/js\/main\.[^"]+\.js)"/.exec(page.body)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${api.baseUrl}/admin/queues/${script}`, { headers: basic(TEST_ADMIN_TOKEN) });
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toContain("javascript");
+  });
+
+  it("lists every queue of the catalog to a bearer token", async () => {
+    const response = await api.request("/admin/queues/api/queues", { admin: true });
+    expect(response.status).toBe(200);
+    const names = (response.body.queues as Array<{ name: string }>).map((queue) => queue.name).sort();
+    expect(names).toEqual(["blocks", "key-expiry", "settlements", "webhooks"]);
+  });
+
+  it("retries a failed job from the board", async () => {
+    const queue = api.deps.producers.queues["key-expiry"];
+    const connection = createWorkerRedis(api.deps.env.REDIS_URL);
+    const worker = new Worker(
+      "key-expiry",
+      async () => {
+        throw new UnrecoverableError("failing on purpose");
+      },
+      { connection, prefix: `${api.deps.env.REDIS_PREFIX}:bull` },
+    );
+    const failed = new Promise<void>((resolve) => worker.once("failed", () => resolve()));
+    const job = await api.deps.producers.add("key-expiry.sweep", {});
+    await failed;
+    await worker.close();
+    await connection.quit();
+    expect(await job.getState()).toBe("failed");
+
+    const retry = await api.request(`/admin/queues/api/queues/key-expiry/${job.id}/retry`, {
+      method: "PUT",
+      admin: true,
+    });
+    expect(retry.status).toBe(204);
+    expect(await queue.getJobState(job.id ?? "")).toBe("waiting");
+  });
+});

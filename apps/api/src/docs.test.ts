@@ -1,0 +1,104 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "./app.js";
+import { DASHBOARD_BASE } from "./dashboard.js";
+import { ADMIN_BASE, PARTNER_BASE } from "./router.js";
+import { startTestApi, type TestApi } from "./testing.js";
+
+let api: TestApi;
+let partnerDoc: any;
+let adminDoc: any;
+beforeAll(async () => {
+  api = await startTestApi();
+  partnerDoc = (await api.request(`${PARTNER_BASE}/openapi.json`)).body;
+  adminDoc = (await api.request(`${ADMIN_BASE}/openapi.json`, { admin: true })).body;
+});
+afterAll(async () => {
+  await api.close();
+});
+
+/** Routes outside the two APIs: operations and tooling, deliberately not in either document. */
+const NOT_API = ["/healthz", "/readyz", "/metrics", "/docs"];
+
+async function expectValid(document: unknown) {
+  const validator = new Validator();
+  const result = await validator.validate(document as Record<string, unknown>);
+  expect(result.errors ?? []).toEqual([]);
+  expect(result.valid).toBe(true);
+  expect(validator.version).toBe("3.1");
+  // Every $ref resolves.
+  expect(() => validator.resolveRefs()).not.toThrow();
+}
+
+type Operation = { responses: Record<string, unknown>; requestBody?: unknown; security?: unknown[] };
+function operations(document: any): Array<[string, string, Operation]> {
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, Operation>).map(
+      ([method, op]) => [path, method, op] as [string, string, Operation],
+    ),
+  );
+}
+
+describe("OpenAPI documents", () => {
+  it("serves a valid partner document without a key", async () => {
+    await expectValid(partnerDoc);
+    expect(partnerDoc.openapi).toBe("3.1.0");
+    expect(partnerDoc.info.title).toContain("partner API");
+    expect(partnerDoc.servers).toEqual([expect.objectContaining({ url: "/" })]);
+    expect(partnerDoc.components.securitySchemes.ApiKey).toEqual({ type: "apiKey", in: "header", name: "X-API-Key" });
+    expect(partnerDoc.security).toEqual([{ ApiKey: [] }]);
+    expect(partnerDoc.paths[`${PARTNER_BASE}/openapi.json`].get.security).toEqual([]);
+    const used = new Set(operations(partnerDoc).flatMap(([, , op]) => (op as { tags?: string[] }).tags ?? []));
+    expect(new Set(partnerDoc.tags.map((tag: { name: string }) => tag.name))).toEqual(used);
+  });
+
+  it("serves a valid operator document only to the operator token", async () => {
+    expect((await api.request(`${ADMIN_BASE}/openapi.json`)).body.errorCode).toBe("KS-4001");
+    await expectValid(adminDoc);
+    expect(adminDoc.components.securitySchemes.OperatorToken).toEqual({ type: "http", scheme: "bearer" });
+    expect(adminDoc.security).toEqual([{ OperatorToken: [] }]);
+    expect(Object.keys(adminDoc.paths).every((path) => path.startsWith(ADMIN_BASE))).toBe(true);
+    expect(Object.keys(partnerDoc.paths).every((path) => path.startsWith(PARTNER_BASE))).toBe(true);
+  });
+
+  it("describes every route the app serves, and nothing it does not", () => {
+    const app = createApp(api.deps);
+    const served = new Set<string>();
+    for (const route of app.routes) {
+      if (route.method === "ALL") continue;
+      const path = route.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+      if (NOT_API.includes(path) || path.startsWith(DASHBOARD_BASE)) continue;
+      const key = `${route.method.toLowerCase()} ${path}`;
+      served.add(key);
+      const document = path.startsWith(PARTNER_BASE) ? partnerDoc : path.startsWith(ADMIN_BASE) ? adminDoc : undefined;
+      expect(document, `${key} is outside both APIs`).toBeDefined();
+      expect(document.paths[path]?.[route.method.toLowerCase()], `${key} is not documented`).toBeDefined();
+    }
+    const documented = [...operations(partnerDoc), ...operations(adminDoc)].map(
+      ([path, method]) => `${method} ${path}`,
+    );
+    for (const key of documented) expect(served.has(key), `${key} is documented but not served`).toBe(true);
+  });
+
+  it("lists the common error answers on every operation", () => {
+    for (const [path, method, op] of operations(partnerDoc)) {
+      if (path.endsWith("/openapi.json")) continue;
+      for (const status of ["401", "429", "500", "503"]) {
+        expect(op.responses[status], `${method} ${path} lacks ${status}`).toBeDefined();
+      }
+      if (op.requestBody) expect(op.responses["400"], `${method} ${path} lacks 400`).toBeDefined();
+    }
+    for (const [path, method, op] of operations(adminDoc)) {
+      for (const status of ["401", "503"])
+        expect(op.responses[status], `${method} ${path} lacks ${status}`).toBeDefined();
+      if (op.requestBody) expect(op.responses["400"], `${method} ${path} lacks 400`).toBeDefined();
+    }
+  });
+
+  it("serves the interactive reference at /docs", async () => {
+    const response = await api.request("/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/html");
+    expect(response.body).toContain(`${PARTNER_BASE}/openapi.json`);
+  });
+});

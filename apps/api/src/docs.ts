@@ -1,0 +1,160 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
+import type { AppEnv } from "./context.js";
+import { ADMIN_COMMON_ERRORS, errorResponses } from "./openapi.js";
+import { ADMIN_BASE, createRouter, PARTNER_BASE } from "./router.js";
+import { registerAdminRoutes } from "./routes/admin/index.js";
+import { registerPartnerRoutes } from "./routes/partner/index.js";
+
+type OpenAPIDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+type Tag = { name: string; description: string };
+
+const PARTNER_DESCRIPTION = `
+Run spins, manage games, PAR sheets and webhooks, and reconcile daily settlements. Call it from your
+server only: the API key must never reach a player's device.
+
+**Environments.** One base address serves sandbox and production; the key selects one
+(\`ks_sandbox_…\` or \`kp_prod_…\`). Resources of the other environment behave as if they did not exist.
+
+**Errors.** Every error is \`{message, errorCode, requestId, details?}\` with the status of its
+\`KS-\` code; \`requestId\` is also in the \`X-Request-Id\` header. Retry 429 (after \`Retry-After\`
+seconds) and 5xx (with backoff); never retry other 4xx: the request must change.
+
+**Spins and idempotency.** Send an \`Idempotency-Key\` header to make a spin safe to retry: the same key
+with the same body returns the first result for 24 hours; with another body it is 400 KS-4101.
+
+**Money.** Amounts are USD as JSON numbers with at most 6 decimals, exact (integer micro-USD inside).
+
+**Lists.** \`page\` from 1 (default 1) and \`limit\` 1..100 (default 20); responses carry \`page\`,
+\`limit\` and \`total\`.
+
+**Rate limits.** Spins and other requests draw from separate per-second buckets per partner and
+environment, reported in \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` and the IETF
+\`RateLimit-Policy\` / \`RateLimit\` fields.
+
+**Webhooks.** Deliveries carry \`X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body>\` keyed with the
+webhook secret, plus Standard Webhooks headers (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`).
+`.trim();
+
+const ADMIN_DESCRIPTION = `
+The operator plane: partners, API keys, PAR-sheet approval, settlements, maintenance, reserve and
+scheduled jobs. Authenticate with \`Authorization: Bearer $ADMIN_TOKEN\`; when the deployment has no
+\`ADMIN_TOKEN\` every operator route answers 503 KS-5002. The same token opens the queue dashboard at
+\`/admin/queues\`.
+`.trim();
+
+const PARTNER_TAGS: Tag[] = [
+  { name: "Games", description: "Games registered from active PAR sheets" },
+  { name: "PAR sheets", description: "Upload and read PAR sheets (probability and accounting reports)" },
+  { name: "Spins", description: "Run a spin: outcome, presentation and the player's balance" },
+  { name: "Players", description: "Players are created on their first spin" },
+  { name: "Webhooks", description: "Signed event notifications and their deliveries" },
+  { name: "Settlements", description: "Daily settlement reports: acknowledge or dispute" },
+  { name: "API description", description: "This document" },
+];
+
+const ADMIN_TAGS: Tag[] = [
+  { name: "Partners", description: "Partner accounts" },
+  { name: "API keys", description: "Issue, list, revoke and rotate partner keys" },
+  { name: "PAR sheets", description: "Approve or retire PAR sheets" },
+  { name: "Settlements", description: "Generate reports and resolve disputes" },
+  { name: "Operations", description: "Maintenance mode and outcome reserve" },
+  { name: "Jobs", description: "Run scheduled jobs now" },
+  { name: "API description", description: "This document" },
+];
+
+/** Declared tags first, then any tag a route uses that is not declared yet, so the document stays consistent. */
+function withTags(document: OpenAPIDocument, declared: Tag[]): OpenAPIDocument {
+  const used = new Set<string>();
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item ?? {})) {
+      for (const tag of (operation as { tags?: string[] }).tags ?? []) used.add(tag);
+    }
+  }
+  const names = new Set(declared.map((tag) => tag.name));
+  const extra = [...used].filter((name) => !names.has(name)).map((name) => ({ name }));
+  return { ...document, tags: [...declared.filter((tag) => used.has(tag.name)), ...extra] };
+}
+
+const DocumentBody = z.record(z.string(), z.unknown()).openapi("OpenAPIDocument");
+
+function documentRoute(security: Array<Record<string, string[]>>, errors: ReturnType<typeof errorResponses>) {
+  return createRoute({
+    method: "get",
+    path: "/openapi.json",
+    tags: ["API description"],
+    summary: "This OpenAPI 3.1 document",
+    security,
+    responses: {
+      200: { description: "The OpenAPI 3.1 document", content: { "application/json": { schema: DocumentBody } } },
+      ...errors,
+    },
+  });
+}
+
+/** Builds a document from a router of its own, so each document holds only its own routes and schemas. */
+function describe(
+  base: string,
+  register: (app: OpenAPIHono<AppEnv>) => void,
+  options: {
+    title: string;
+    description: string;
+    tags: Tag[];
+    scheme: { name: string; value: Record<string, string> };
+    route: ReturnType<typeof documentRoute>;
+  },
+) {
+  const spec = createRouter();
+  register(spec);
+  spec.openAPIRegistry.registerComponent("securitySchemes", options.scheme.name, options.scheme.value as never);
+  spec.route(
+    base,
+    createRouter().openapi(options.route, (c) => c.json({}, 200)),
+  );
+  let document: OpenAPIDocument | undefined;
+  return () => {
+    // Generated once, on first request: every route is registered by then.
+    document ??= withTags(
+      spec.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: { title: options.title, version: "1.0.0", description: options.description },
+        servers: [{ url: "/", description: "This deployment (the key or token selects the environment)" }],
+        security: [{ [options.scheme.name]: [] }],
+      }),
+      options.tags,
+    );
+    return document;
+  };
+}
+
+export const partnerDocument = describe(PARTNER_BASE, registerPartnerRoutes, {
+  title: "Partner Game Outcome Service: partner API",
+  description: PARTNER_DESCRIPTION,
+  tags: PARTNER_TAGS,
+  scheme: { name: "ApiKey", value: { type: "apiKey", in: "header", name: "X-API-Key" } },
+  route: documentRoute([], errorResponses("KS-5001")),
+});
+
+export const adminDocument = describe(ADMIN_BASE, registerAdminRoutes, {
+  title: "Partner Game Outcome Service: operator API",
+  description: ADMIN_DESCRIPTION,
+  tags: ADMIN_TAGS,
+  scheme: { name: "OperatorToken", value: { type: "http", scheme: "bearer" } },
+  route: documentRoute([{ OperatorToken: [] }], errorResponses(...ADMIN_COMMON_ERRORS)),
+});
+
+/**
+ * `GET /api/partner/v1/openapi.json` (public), `GET /api/admin/v1/openapi.json` (operator token,
+ * checked by app.ts for all of /api/admin/v1) and the interactive reference at `/docs`.
+ */
+export function registerDocs(app: OpenAPIHono<AppEnv>) {
+  app.get(`${PARTNER_BASE}/openapi.json`, (c) => c.json(partnerDocument()));
+  app.get(`${ADMIN_BASE}/openapi.json`, (c) => c.json(adminDocument()));
+  app.get(
+    "/docs",
+    Scalar({
+      url: `${PARTNER_BASE}/openapi.json`,
+      pageTitle: "Partner Game Outcome Service: API reference",
+    }),
+  );
+}

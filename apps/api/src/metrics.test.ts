@@ -1,0 +1,109 @@
+import { newId } from "@outcomes/core";
+import { blocks, games, parSheets } from "@outcomes/db";
+import { parseExposition, sampleValue } from "@outcomes/runtime/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "./testing.js";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi({ RATE_LIMIT_REQUESTS_PER_SECOND: "2" });
+});
+afterAll(async () => {
+  await api.close();
+});
+
+async function scrape() {
+  const response = await fetch(`${api.baseUrl}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toContain("text/plain");
+  return parseExposition(await response.text());
+}
+
+/** A game with `ready` sealed blocks and `queued` outcomes in its Redis list, written directly. */
+async function gameWithReserve(ready: number, queued: number): Promise<number> {
+  const { partnerId } = await api.createPartner();
+  const parSheetId = newId("par");
+  await api.database.db.insert(parSheets).values({
+    id: parSheetId,
+    partnerId,
+    environment: "sandbox",
+    name: "Metrics sheet",
+    version: "1",
+    status: "ACTIVE",
+    drawMode: "independent",
+    document: {},
+    rtp: "0.95",
+    certifiedRtp: "0.95",
+    hitFrequency: 0.3,
+    volatility: 2,
+  });
+  const [game] = await api.database.db
+    .insert(games)
+    .values({ partnerId, environment: "sandbox", parSheetId, name: `game-${parSheetId}`, maxWagerMicros: 10_000_000 })
+    .returning({ id: games.id });
+  const gameId = game?.id ?? 0;
+  const statuses = ["serving", ...Array.from({ length: ready }, () => "ready" as const)] as const;
+  await api.database.db
+    .insert(blocks)
+    .values(
+      statuses.map((status, sequence) => ({ gameId, sequence, size: 3, entries: "[]", commitment: "x", status })),
+    );
+  if (queued > 0) await api.deps.redis.rpush(api.deps.keys.outcomeQueue(gameId), ...Array(queued).fill("o"));
+  return gameId;
+}
+
+describe("Prometheus metrics at /metrics", () => {
+  it("exposes parseable text with process metrics and no auth", async () => {
+    const samples = await scrape();
+    expect(samples.some((sample) => sample.name === "outcomes_process_cpu_user_seconds_total")).toBe(true);
+    expect(samples.some((sample) => sample.name === "outcomes_nodejs_eventloop_lag_seconds")).toBe(true);
+  });
+
+  it("times requests by route pattern and status, never by raw path", async () => {
+    const { apiKey } = await api.createPartner();
+    await api.request("/healthz");
+    await api.request("/api/partner/v1/no-such-thing", { apiKey });
+    await api.request("/api/admin/v1/openapi.json");
+    const samples = await scrape();
+    const count = (labels: Record<string, string>) =>
+      sampleValue(samples, "outcomes_http_request_duration_seconds_count", labels);
+    expect(count({ method: "GET", route: "/healthz", status: "200" })).toBeGreaterThanOrEqual(1);
+    expect(count({ method: "GET", route: "unmatched", status: "404" })).toBeGreaterThanOrEqual(1);
+    expect(count({ method: "GET", route: "/api/admin/v1/openapi.json", status: "401" })).toBe(1);
+    expect(samples.some((sample) => sample.labels.route?.includes("no-such-thing"))).toBe(false);
+  });
+
+  it("counts rate-limit rejections by bucket", async () => {
+    const before = sampleValue(await scrape(), "outcomes_rate_limit_rejections_total", { bucket: "default" });
+    const { apiKey } = await api.createPartner();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await api.request("/api/partner/v1/nothing", { apiKey })).status);
+    const rejected = statuses.filter((status) => status === 429).length;
+    expect(rejected).toBeGreaterThan(0);
+    const after = sampleValue(await scrape(), "outcomes_rate_limit_rejections_total", { bucket: "default" });
+    expect(after - before).toBe(rejected);
+  });
+
+  it("reads the outcome reserve per game from Postgres and Redis at scrape time", async () => {
+    const gameId = await gameWithReserve(2, 7);
+    let samples = await scrape();
+    const labels = { game_id: String(gameId) };
+    expect(sampleValue(samples, "outcomes_reserve_ready_blocks", labels)).toBe(2);
+    expect(sampleValue(samples, "outcomes_reserve_remaining_outcomes", labels)).toBe(7);
+
+    await api.deps.redis.lpop(api.deps.keys.outcomeQueue(gameId), 3);
+    samples = await scrape();
+    expect(sampleValue(samples, "outcomes_reserve_remaining_outcomes", labels)).toBe(4);
+  });
+
+  it("reads queue depths from BullMQ at scrape time", async () => {
+    await api.deps.producers.add("settlement.generate", {}, { delay: 60_000 });
+    await api.deps.producers.add("blocks.generate", { gameId: 1 });
+    await api.deps.producers.add("blocks.generate", { gameId: 2 });
+    const samples = await scrape();
+    expect(sampleValue(samples, "outcomes_queue_jobs", { queue: "blocks", state: "waiting" })).toBe(2);
+    expect(sampleValue(samples, "outcomes_queue_jobs", { queue: "settlements", state: "delayed" })).toBe(1);
+    expect(sampleValue(samples, "outcomes_queue_jobs", { queue: "webhooks", state: "waiting" })).toBe(0);
+    expect(samples.some((s) => s.name === "outcomes_queue_jobs" && s.labels.queue === "key-expiry")).toBe(true);
+  });
+});

@@ -1,0 +1,194 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/**
+ * Prometheus metrics of one process. Counters live in the process that does the work (the API
+ * counts spins, the blocks worker counts generated outcomes); Prometheus sums them across
+ * processes. Gauges that describe shared state (reserve, queue depths) are read from
+ * Postgres/Redis/BullMQ on each scrape, so any process may serve them and they never drift.
+ */
+export const metricsRegistry = new Registry();
+
+const registers = [metricsRegistry];
+
+export const metrics = {
+  httpRequestDuration: new Histogram({
+    name: "outcomes_http_request_duration_seconds",
+    help: "HTTP request duration by method, route pattern and status",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  }),
+  rateLimitRejections: new Counter({
+    name: "outcomes_rate_limit_rejections_total",
+    help: "Partner requests refused with 429, by bucket (spin or default)",
+    labelNames: ["bucket"] as const,
+    registers,
+  }),
+  spins: new Counter({
+    name: "outcomes_spins_total",
+    help: "Committed spins by game and prize tier",
+    labelNames: ["game_id", "tier"] as const,
+    registers,
+  }),
+  wageredMicros: new Counter({
+    name: "outcomes_wagered_micros_total",
+    help: "Wagers of committed spins in micro-USD, by game",
+    labelNames: ["game_id"] as const,
+    registers,
+  }),
+  payoutMicros: new Counter({
+    name: "outcomes_payout_micros_total",
+    help: "Payouts of committed spins in micro-USD, by game",
+    labelNames: ["game_id"] as const,
+    registers,
+  }),
+  blocksGenerated: new Counter({
+    name: "outcomes_blocks_generated_total",
+    help: "Outcome blocks sealed, by game",
+    labelNames: ["game_id"] as const,
+    registers,
+  }),
+  blockOutcomesGenerated: new Counter({
+    name: "outcomes_block_outcomes_generated_total",
+    help: "Outcomes generated into sealed blocks, by game",
+    labelNames: ["game_id"] as const,
+    registers,
+  }),
+  webhookDeliveryAttempts: new Counter({
+    name: "outcomes_webhook_delivery_attempts_total",
+    help: "Webhook delivery attempts by resulting delivery status and attempt number",
+    labelNames: ["status", "attempt"] as const,
+    registers,
+  }),
+  collectErrors: new Counter({
+    name: "outcomes_metrics_collect_errors_total",
+    help: "Scrape-time readings that failed (the gauge is left empty for that scrape)",
+    labelNames: ["collector"] as const,
+    registers,
+  }),
+};
+
+/** One committed spin: one call at the spin's commit. Money is integer micro-USD. */
+export function recordSpin(spin: { gameId: number; tier: string; wagerMicros: number; payoutMicros: number }): void {
+  const gameId = String(spin.gameId);
+  metrics.spins.inc({ game_id: gameId, tier: spin.tier });
+  metrics.wageredMicros.inc({ game_id: gameId }, spin.wagerMicros);
+  metrics.payoutMicros.inc({ game_id: gameId }, spin.payoutMicros);
+}
+
+/** One sealed block of `outcomes` entries. */
+export function recordBlockGenerated(gameId: number, outcomes: number): void {
+  metrics.blocksGenerated.inc({ game_id: String(gameId) });
+  metrics.blockOutcomesGenerated.inc({ game_id: String(gameId) }, outcomes);
+}
+
+/** One finished delivery attempt; `status` is the delivery's status after it (succeeded, retrying, failed). */
+export function recordWebhookAttempt(status: string, attempt: number): void {
+  metrics.webhookDeliveryAttempts.inc({ status, attempt: String(attempt) });
+}
+
+export interface ReserveReading {
+  gameId: number;
+  readyBlocks: number;
+  remainingOutcomes: number;
+}
+
+export interface QueueReading {
+  queue: string;
+  /** Job counts by BullMQ state (waiting, active, delayed, failed, …). */
+  counts: Record<string, number>;
+}
+
+type Reader<T> = () => Promise<T[]>;
+const readers: { reserve?: Reader<ReserveReading>; queues?: Reader<QueueReading> } = {};
+
+/**
+ * A scrape collects every gauge concurrently; gauges fed by one reading share the in-flight
+ * promise, so a scrape costs one query per source. A failed reading leaves the gauges empty for
+ * that scrape and is counted.
+ */
+function sharedReading<T>(collector: string, reader: () => Reader<T> | undefined): () => Promise<T[]> {
+  let inFlight: Promise<T[]> | undefined;
+  const readSafely = async (): Promise<T[]> => {
+    const read = reader();
+    if (!read) return [];
+    try {
+      return await read();
+    } catch {
+      metrics.collectErrors.inc({ collector });
+      return [];
+    }
+  };
+  return () => {
+    inFlight ??= readSafely().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
+}
+
+const readReserve = sharedReading("reserve", () => readers.reserve);
+const readQueues = sharedReading("queues", () => readers.queues);
+
+function reserveGauge(name: string, help: string, value: (row: ReserveReading) => number) {
+  const gauge: Gauge<"game_id"> = new Gauge({
+    name,
+    help,
+    labelNames: ["game_id"] as const,
+    registers,
+    async collect() {
+      const rows = await readReserve();
+      // Reset first so a game that is gone disappears from the exposition.
+      gauge.reset();
+      for (const row of rows) gauge.set({ game_id: String(row.gameId) }, value(row));
+    },
+  });
+  return gauge;
+}
+
+reserveGauge(
+  "outcomes_reserve_ready_blocks",
+  "Sealed blocks not yet started, by game (read at scrape time)",
+  (row) => row.readyBlocks,
+);
+reserveGauge(
+  "outcomes_reserve_remaining_outcomes",
+  "Outcomes queued for serving, by game (read at scrape time)",
+  (row) => row.remainingOutcomes,
+);
+const queueJobs: Gauge<"queue" | "state"> = new Gauge({
+  name: "outcomes_queue_jobs",
+  help: "BullMQ jobs by queue and state (read at scrape time)",
+  labelNames: ["queue", "state"] as const,
+  registers,
+  async collect() {
+    const rows = await readQueues();
+    queueJobs.reset();
+    for (const row of rows) {
+      for (const [state, count] of Object.entries(row.counts)) queueJobs.set({ queue: row.queue, state }, count);
+    }
+  },
+});
+
+/** Where the reserve gauges read from (set by the process that serves them: the API). */
+export function observeReserve(read: Reader<ReserveReading>): void {
+  readers.reserve = read;
+}
+
+/** Where the queue-depth gauge reads from. */
+export function observeQueues(read: Reader<QueueReading>): void {
+  readers.queues = read;
+}
+
+let defaultsStarted = false;
+/** Process metrics (CPU, memory, event loop lag, GC), once per process. */
+export function collectProcessMetrics(): void {
+  if (defaultsStarted) return;
+  defaultsStarted = true;
+  collectDefaultMetrics({ register: metricsRegistry, prefix: "outcomes_" });
+}
+
+/** The exposition text and its content type, for any HTTP server. */
+export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
+  return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };
+}
