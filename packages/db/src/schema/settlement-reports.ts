@@ -1,4 +1,4 @@
-import { date, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, date, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, createdAt, environment, micros } from "./columns.js";
 import { partners } from "./partners.js";
 
@@ -12,7 +12,7 @@ export const settlementReports = pgTable(
     environment: environment(),
     reportDate: date("report_date", { mode: "string" }).notNull(),
     status: text("status", { enum: ["GENERATED", "PENDING", "acknowledged", "disputed"] }).notNull(),
-    totalSpins: integer("total_spins").notNull(),
+    totalSpins: bigint("total_spins", { mode: "number" }).notNull(),
     totalWageredMicros: micros("total_wagered_micros").notNull(),
     totalPaidMicros: micros("total_paid_micros").notNull(),
     /** Per-game figures: `[{gameId, totalSpins, totalWageredMicros, totalPaidMicros}]`. */
