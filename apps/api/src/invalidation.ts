@@ -11,6 +11,24 @@ export async function publishInvalidation(redis: Redis, keys: RedisKeys, what: I
   await redis.publish(keys.invalidations, what);
 }
 
+/**
+ * Announces a change that is already committed. The publishing process clears its own cache at once;
+ * a failed publish is logged, not raised: the change stands, and other processes' caches expire
+ * within 1 s anyway, so failing the operator's request would only mislead them.
+ */
+export async function announceChange(
+  deps: { redis: Redis; keys: RedisKeys; logger: Logger; keyVerifier: KeyVerifier; maintenance: MaintenanceSwitch },
+  what: Invalidation,
+): Promise<void> {
+  if (what === "auth") deps.keyVerifier.invalidate();
+  else deps.maintenance.forget();
+  try {
+    await publishInvalidation(deps.redis, deps.keys, what);
+  } catch (error) {
+    deps.logger.warn({ err: error, invalidation: what }, "invalidation publish failed; caches expire within 1 s");
+  }
+}
+
 /** Subscribes one dedicated connection; caches are also bounded to 1 s, so a lost message only delays. */
 export async function subscribeInvalidations(
   redisUrl: string,

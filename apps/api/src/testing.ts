@@ -1,10 +1,10 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type Environment, generateApiKey, newId } from "@outcomes/core";
-import { apiKeys, partners } from "@outcomes/db";
+import { apiKeys, createDatabase, partners } from "@outcomes/db";
 import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/db/testing";
 import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
-import { createLogger, type Env, parseEnv } from "@outcomes/runtime";
+import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
 import { createApp } from "./app.js";
 import { KeyVerifier } from "./auth/key-verifier.js";
@@ -18,6 +18,7 @@ export interface TestApi {
   baseUrl: string;
   deps: AppDeps;
   database: TestDatabase;
+  redisPrefix: string;
   /** fetch against the running server, JSON in and out. */
   request: (
     path: string,
@@ -35,31 +36,40 @@ export interface TestApi {
   close: () => Promise<void>;
 }
 
+export interface TestApiOptions {
+  /** Share another instance's database and Redis prefix (a second API process); the owner drops it. */
+  shareWith?: Pick<TestApi, "database" | "redisPrefix">;
+  /** Log somewhere observable instead of nowhere. */
+  logger?: Logger;
+}
+
 /**
  * Starts the real API on an ephemeral port over a fresh database and a Redis key prefix of its
  * own. `env` overrides any variable (e.g. tight rate limits).
  */
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
-  const database = await createTestDatabase();
+export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
+  const database = options.shareWith?.database ?? (await createTestDatabase());
   const serviceEnv: Env = parseEnv({
     DATABASE_URL: database.url,
     REDIS_URL: requiredEnv("REDIS_URL"),
-    REDIS_PREFIX: testRedisPrefix(),
+    REDIS_PREFIX: options.shareWith?.redisPrefix ?? testRedisPrefix(),
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     LOG_LEVEL: "silent",
     RATE_LIMIT_REQUESTS_PER_SECOND: "10000",
     RATE_LIMIT_SPINS_PER_SECOND: "10000",
     ...env,
   });
-  const logger = createLogger(serviceEnv.LOG_LEVEL, "api-test");
+  const logger = options.logger ?? createLogger(serviceEnv.LOG_LEVEL, "api-test");
+  // A second instance gets a connection pool of its own, as a second process would.
+  const client = options.shareWith ? createDatabase(database.url, { max: 5 }) : database;
   const redis: Redis = createRequestRedis(serviceEnv.REDIS_URL);
   const queueRedis = createWorkerRedis(serviceEnv.REDIS_URL);
   const keys = redisKeys(serviceEnv.REDIS_PREFIX);
   const producers = new Producers(queueRedis, serviceEnv.REDIS_PREFIX);
-  const keyVerifier = new KeyVerifier(database.db, serviceEnv.ALLOWED_ENVIRONMENTS as Environment[]);
+  const keyVerifier = new KeyVerifier(client.db, serviceEnv.ALLOWED_ENVIRONMENTS as Environment[]);
   const maintenance = new MaintenanceSwitch(redis, keys.maintenance);
   const subscriber = await subscribeInvalidations(serviceEnv.REDIS_URL, keys, { keyVerifier, maintenance }, logger);
-  const deps: AppDeps = { env: serviceEnv, db: database.db, redis, keys, producers, logger, keyVerifier, maintenance };
+  const deps: AppDeps = { env: serviceEnv, db: client.db, redis, keys, producers, logger, keyVerifier, maintenance };
   const app = createApp(deps);
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
@@ -108,13 +118,15 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     baseUrl,
     deps,
     database,
+    redisPrefix: serviceEnv.REDIS_PREFIX,
     request,
     createPartner,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await producers.close();
       await Promise.all([subscriber.quit(), redis.quit(), queueRedis.quit()]);
-      await database.drop();
+      if (options.shareWith) await client.close();
+      else await database.drop();
     },
   };
 }

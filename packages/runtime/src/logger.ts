@@ -1,4 +1,4 @@
-import { type Logger, pino } from "pino";
+import { type DestinationStream, type Logger, pino } from "pino";
 
 /** Paths that may carry secrets; pino replaces them before anything is written. */
 const REDACT_PATHS = [
@@ -19,8 +19,9 @@ const REDACT_PATHS = [
   'req.headers["x-api-key"]',
 ];
 
-export function createLogger(level: string, name: string): Logger {
-  return pino({ level, name, redact: { paths: REDACT_PATHS, censor: "[redacted]" } });
+/** `destination` defaults to stdout; tests pass a stream to read what would have been logged. */
+export function createLogger(level: string, name: string, destination?: DestinationStream): Logger {
+  return pino({ level, name, redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, destination);
 }
 
 export type { Logger };

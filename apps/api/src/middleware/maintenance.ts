@@ -28,6 +28,11 @@ export class MaintenanceSwitch {
     return this.enabled;
   }
 
+  /** The flag as stored now, uncached (for operators); a Redis failure is raised, not hidden. */
+  async read(): Promise<boolean> {
+    return (await this.redis.get(this.key)) === "1";
+  }
+
   async set(enabled: boolean): Promise<void> {
     if (enabled) await this.redis.set(this.key, "1");
     else await this.redis.del(this.key);

@@ -1,0 +1,136 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { DEFAULT_ROTATION_OVERLAP_HOURS, MAX_ROTATION_OVERLAP_HOURS } from "@outcomes/core";
+import { issueApiKey, listApiKeys, presentApiKey, presentIssuedKey, revokeApiKey, rotateApiKey } from "@outcomes/db";
+import { announceChange } from "../../invalidation.js";
+import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse, PageQuery, pageOffset } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+import { ApiKey, Environment, FutureTimestamp, IssuedApiKey, PartnerKeyParams, PartnerParams } from "./schemas.js";
+
+const IssueKeyBody = z
+  .strictObject({
+    environment: Environment,
+    expiresAt: FutureTimestamp.optional().openapi({ description: "Default: 365 days from now" }),
+  })
+  .openapi("IssueApiKey");
+
+const RotateKeyBody = z
+  .strictObject({
+    overlapHours: z
+      .number()
+      .min(0)
+      .max(MAX_ROTATION_OVERLAP_HOURS)
+      .optional()
+      .openapi({
+        example: DEFAULT_ROTATION_OVERLAP_HOURS,
+        description: `How long the old key keeps working (default ${DEFAULT_ROTATION_OVERLAP_HOURS}); never lengthens its life`,
+      }),
+    expiresAt: FutureTimestamp.optional().openapi({ description: "The new key's expiry; default 365 days from now" }),
+  })
+  .openapi("RotateApiKey");
+
+const ApiKeyList = z
+  .object({ apiKeys: z.array(ApiKey), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
+  .openapi("ApiKeyList");
+
+const tags = ["Operator: API keys"];
+const parseDate = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
+
+export const apiKeysRouter = createRouter();
+
+apiKeysRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/partners/{partnerId}/api-keys",
+    tags,
+    summary: "Issue an API key (the whole key is shown once, in this answer)",
+    request: { params: PartnerParams, body: jsonBody(IssueKeyBody) },
+    responses: {
+      201: jsonResponse(IssuedApiKey, "The new key"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4209", "KS-4210", "KS-5008"),
+    },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    const issued = await issueApiKey(c.var.deps.db, {
+      partnerId: c.req.valid("param").partnerId,
+      environment: body.environment,
+      expiresAt: parseDate(body.expiresAt),
+    });
+    await announceChange(c.var.deps, "auth");
+    return c.json(presentIssuedKey(issued), 201);
+  },
+);
+
+apiKeysRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/partners/{partnerId}/api-keys",
+    tags,
+    summary: "List a partner's keys, newest first (never their secrets)",
+    request: { params: PartnerParams, query: PageQuery },
+    responses: {
+      200: jsonResponse(ApiKeyList, "A page of keys, revoked and expired ones included"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4209"),
+    },
+  }),
+  async (c) => {
+    const page = c.req.valid("query");
+    const result = await listApiKeys(c.var.deps.db, c.req.valid("param").partnerId, {
+      limit: page.limit,
+      offset: pageOffset(page),
+    });
+    return c.json(
+      { apiKeys: result.apiKeys.map(presentApiKey), page: page.page, limit: page.limit, total: result.total },
+      200,
+    );
+  },
+);
+
+apiKeysRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/partners/{partnerId}/api-keys/{keyId}/revoke",
+    tags,
+    summary: "Revoke a key: it answers KS-4003 on every API process within 1 s",
+    request: { params: PartnerKeyParams },
+    responses: {
+      200: jsonResponse(ApiKey, "The revoked key; repeating the call keeps the first revokedAt"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4209", "KS-4212", "KS-4213"),
+    },
+  }),
+  async (c) => {
+    const { partnerId, keyId } = c.req.valid("param");
+    const revoked = await revokeApiKey(c.var.deps.db, partnerId, keyId);
+    await announceChange(c.var.deps, "auth");
+    return c.json(presentApiKey(revoked), 200);
+  },
+);
+
+apiKeysRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/partners/{partnerId}/api-keys/{keyId}/rotate",
+    tags,
+    summary: "Rotate a key: a new key of the same environment; the old one expires after the overlap",
+    request: {
+      params: PartnerKeyParams,
+      body: { required: false, content: { "application/json": { schema: RotateKeyBody } } },
+    },
+    responses: {
+      201: jsonResponse(IssuedApiKey, "The new key"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4209", "KS-4210", "KS-4212", "KS-4213", "KS-5008"),
+    },
+  }),
+  async (c) => {
+    const { partnerId, keyId } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const rotated = await rotateApiKey(c.var.deps.db, {
+      partnerId,
+      keyId,
+      overlapHours: body.overlapHours,
+      expiresAt: parseDate(body.expiresAt),
+    });
+    await announceChange(c.var.deps, "auth");
+    return c.json(presentIssuedKey(rotated), 201);
+  },
+);

@@ -1,0 +1,96 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN, PARTNER_NAME_MAX_LENGTH, SLUG_PATTERN } from "@outcomes/core";
+import { createPartner, listPartners, presentPartner, setPartnerActive } from "@outcomes/db";
+import { announceChange } from "../../invalidation.js";
+import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse, PageQuery, pageOffset } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+import { Partner, PartnerParams } from "./schemas.js";
+
+const CreatePartnerBody = z
+  .strictObject({
+    slug: z.string().regex(SLUG_PATTERN).openapi({
+      example: "acme",
+      description: "3..64 lowercase letters, digits and hyphens, starting and ending with a letter or digit",
+    }),
+    name: z.string().trim().min(1).max(PARTNER_NAME_MAX_LENGTH).openapi({ example: "Acme Gaming" }),
+    contactEmail: z
+      .string()
+      .max(EMAIL_MAX_LENGTH)
+      .regex(EMAIL_PATTERN)
+      .nullish()
+      .openapi({ format: "email", example: "ops@acme.example" }),
+  })
+  .openapi("CreatePartner");
+
+const PartnerList = z
+  .object({ partners: z.array(Partner), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
+  .openapi("PartnerList");
+
+const tags = ["Operator: partners"];
+
+export const partnersRouter = createRouter();
+
+partnersRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/partners",
+    tags,
+    summary: "Create a partner",
+    request: { body: jsonBody(CreatePartnerBody) },
+    responses: {
+      201: jsonResponse(Partner, "The new, active partner"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4211", "KS-5007"),
+    },
+  }),
+  async (c) => {
+    const partner = await createPartner(c.var.deps.db, c.req.valid("json"));
+    await announceChange(c.var.deps, "auth");
+    return c.json(presentPartner(partner), 201);
+  },
+);
+
+partnersRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/partners",
+    tags,
+    summary: "List partners, newest first",
+    request: { query: PageQuery },
+    responses: {
+      200: jsonResponse(PartnerList, "A page of partners"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101"),
+    },
+  }),
+  async (c) => {
+    const page = c.req.valid("query");
+    const result = await listPartners(c.var.deps.db, { limit: page.limit, offset: pageOffset(page) });
+    return c.json(
+      { partners: result.partners.map(presentPartner), page: page.page, limit: page.limit, total: result.total },
+      200,
+    );
+  },
+);
+
+for (const action of ["deactivate", "activate"] as const) {
+  partnersRouter.openapi(
+    createRoute({
+      method: "post",
+      path: `/partners/{partnerId}/${action}`,
+      tags,
+      summary:
+        action === "deactivate"
+          ? "Deactivate a partner: its keys answer KS-4005 on every API process within 1 s"
+          : "Re-activate a deactivated partner",
+      request: { params: PartnerParams },
+      responses: {
+        200: jsonResponse(Partner, "The partner; repeating the call is harmless"),
+        ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4209"),
+      },
+    }),
+    async (c) => {
+      const partner = await setPartnerActive(c.var.deps.db, c.req.valid("param").partnerId, action === "activate");
+      await announceChange(c.var.deps, "auth");
+      return c.json(presentPartner(partner), 200);
+    },
+  );
+}

@@ -1,0 +1,74 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "./env.js";
+
+describe("parseEnv", () => {
+  it("fills every default of CONTRACT §1", () => {
+    const env = parseEnv({});
+    expect(env).toMatchObject({
+      DATABASE_URL: "postgres://postgres@127.0.0.1:5432/outcomes",
+      REDIS_URL: "redis://127.0.0.1:6379",
+      PORT: 3000,
+      ALLOWED_ENVIRONMENTS: ["sandbox", "production"],
+      BLOCK_SIZE: 10_000,
+      MIN_READY_BLOCKS: 2,
+      TARGET_READY_BLOCKS: 4,
+      WEBHOOK_RETRY_DELAYS_MS: [60_000, 300_000, 900_000, 3_600_000],
+      WEBHOOK_TIMEOUT_MS: 5_000,
+      RATE_LIMIT_SPINS_PER_SECOND: 100,
+      RATE_LIMIT_REQUESTS_PER_SECOND: 20,
+      LARGE_WIN_THRESHOLD_USD: 1000,
+      SETTLEMENT_CRON: "0 2 * * *",
+      KEY_EXPIRY_CRON: "0 * * * *",
+      LOG_LEVEL: "info",
+    });
+    expect(env.ADMIN_TOKEN).toBeUndefined();
+  });
+
+  it("reads lists and numbers, and treats an empty value as unset", () => {
+    const env = parseEnv({ ALLOWED_ENVIRONMENTS: "sandbox", PORT: "8080", ADMIN_TOKEN: "" });
+    expect(env.ALLOWED_ENVIRONMENTS).toEqual(["sandbox"]);
+    expect(env.PORT).toBe(8080);
+    expect(env.ADMIN_TOKEN).toBeUndefined();
+  });
+
+  it.each([
+    ["PORT", "eighty"],
+    ["PORT", "70000"],
+    ["DATABASE_URL", "not a url"],
+    ["ALLOWED_ENVIRONMENTS", "sandbox,staging"],
+    ["RATE_LIMIT_SPINS_PER_SECOND", "0"],
+    ["WEBHOOK_RETRY_DELAYS_MS", "1000,2000"],
+    ["LOG_LEVEL", "loud"],
+    ["ADMIN_TOKEN", "short"],
+    ["REDIS_PREFIX", "has space"],
+  ])("a bad %s (%j) throws an error naming the variable", (name, value) => {
+    expect(() => parseEnv({ [name]: value })).toThrow(EnvError);
+    expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`\\b${name}\\b`));
+  });
+
+  it("names every bad variable at once", () => {
+    expect(() => parseEnv({ PORT: "x", LOG_LEVEL: "loud" })).toThrow(/PORT.*LOG_LEVEL|LOG_LEVEL.*PORT/);
+  });
+});
+
+describe("loadEnvOrExit", () => {
+  it("stops the process with status 1 and a message naming the variable", () => {
+    const envModule = fileURLToPath(new URL("./env.ts", import.meta.url));
+    const child = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        `import { loadEnvOrExit } from ${JSON.stringify(envModule)}; loadEnvOrExit(); console.log("started");`,
+      ],
+      { env: { ...process.env, RATE_LIMIT_REQUESTS_PER_SECOND: "-5" }, encoding: "utf8", timeout: 20_000 },
+    );
+    expect(child.status).toBe(1);
+    expect(child.stderr).toContain("RATE_LIMIT_REQUESTS_PER_SECOND");
+    expect(child.stdout).not.toContain("started");
+  });
+});
