@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addBlock, createGame, type FixtureGame, issueKey, spin } from "../../spins/testing.js";
+import { startTestApi, type TestApi } from "../../testing.js";
+
+let api: TestApi;
+let apiKey: string;
+let game: FixtureGame;
+const results: any[] = [];
+
+beforeAll(async () => {
+  api = await startTestApi();
+  const partner = await api.createPartner();
+  apiKey = partner.apiKey;
+  game = await createGame(api, partner.partnerId, { maxWagerUsd: 1000 });
+  await addBlock(api, game.gameId, [
+    ["T0", 0],
+    ["T1", 2],
+    ["T2", "2.5"],
+    ["T0", 0],
+    ["T3", 10],
+  ]);
+  for (const wagerUsd of [1, 2, 0.4, 3, 0.25]) {
+    const response = await spin(api, apiKey, { gameId: game.gameId, playerId: "user@site.example", wagerUsd });
+    results.push(response.body);
+  }
+});
+afterAll(async () => {
+  await api.close();
+});
+
+describe("GET /players/{playerId}", () => {
+  it("shows the balance and totals in USD", async () => {
+    const response = await api.request("/api/partner/v1/players/user@site.example", { apiKey });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      playerId: "user@site.example",
+      // wagered 6.65, paid 4 + 1 + 2.5 = 7.5
+      balanceUsd: 0.85,
+      totalSpins: 5,
+      totalWageredUsd: 6.65,
+      totalPaidUsd: 7.5,
+      createdAt: expect.any(String),
+    });
+    expect(Date.parse(response.body.createdAt)).toBeLessThanOrEqual(Date.parse(results[0].createdAt));
+  });
+
+  it("answers 404 KS-4204 for an unknown player, another partner's or another environment's", async () => {
+    const other = await api.createPartner();
+    const productionKey = await issueKey(api, game.partnerId, "production");
+    for (const [path, key] of [
+      ["/api/partner/v1/players/nobody", apiKey],
+      ["/api/partner/v1/players/user@site.example", other.apiKey],
+      ["/api/partner/v1/players/user@site.example", productionKey],
+      ["/api/partner/v1/players/user@site.example/spins", other.apiKey],
+      ["/api/partner/v1/players/nobody/spins", apiKey],
+    ] as const) {
+      const response = await api.request(path, { apiKey: key });
+      expect([path, response.status, response.body.errorCode]).toEqual([path, 404, "KS-4204"]);
+    }
+  });
+});
+
+describe("GET /players/{playerId}/spins", () => {
+  it("lists spins newest first, each exactly as the spin endpoint answered it", async () => {
+    const response = await api.request("/api/partner/v1/players/user@site.example/spins", { apiKey });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ spins: [...results].reverse(), page: 1, limit: 20, total: 5 });
+  });
+
+  it("pages with page and limit", async () => {
+    const page2 = await api.request("/api/partner/v1/players/user@site.example/spins?page=2&limit=2", { apiKey });
+    expect(page2.body).toMatchObject({ page: 2, limit: 2, total: 5 });
+    expect(page2.body.spins.map((s: any) => s.spinId)).toEqual([results[2].spinId, results[1].spinId]);
+    const past = await api.request("/api/partner/v1/players/user@site.example/spins?page=4&limit=2", { apiKey });
+    expect(past.body).toMatchObject({ spins: [], page: 4, total: 5 });
+  });
+
+  it("refuses bad paging with KS-4101", async () => {
+    for (const query of ["page=0", "limit=101", "limit=0", "page=x", "limit=1.5"]) {
+      const response = await api.request(`/api/partner/v1/players/user@site.example/spins?${query}`, { apiKey });
+      expect([query, response.status, response.body.errorCode]).toEqual([query, 400, "KS-4101"]);
+    }
+  });
+});

@@ -1,0 +1,80 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppDeps } from "../../context.js";
+import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+import { SpinResult } from "../../spins/spin-result.js";
+import { SpinService } from "../../spins/spin-service.js";
+import { hasAtMostSixDecimals } from "../../spins/wager.js";
+
+/** Letters, digits and `-_.:@`, 1 to 128 characters (CONTRACT §4 Spins). */
+export const PLAYER_ID_PATTERN = /^[A-Za-z0-9\-_.:@]{1,128}$/;
+
+export const SpinRequestBody = z
+  .object({
+    gameId: z.number().int().openapi({ description: "The game's gameConfigId", example: 1 }),
+    playerId: z
+      .string()
+      .max(128)
+      .regex(PLAYER_ID_PATTERN, "1..128 characters of letters, digits and -_.:@")
+      .openapi({ description: "The partner's own player id", example: "player-42" }),
+    wagerUsd: z
+      .number()
+      .refine(hasAtMostSixDecimals, "at most 6 decimal places")
+      .openapi({ description: "Wager in USD, at most 6 decimals, within the game's limits", example: 1.5 }),
+  })
+  .openapi("SpinRequest");
+
+const spinRoute = createRoute({
+  method: "post",
+  path: "/spins",
+  tags: ["Spins"],
+  summary: "Run a spin",
+  description:
+    "Takes the game's next pre-computed outcome and commits it with the player's new balance, atomically. " +
+    "With `Idempotency-Key` (kept 24 h per partner and environment) a repeat of the same body returns the first " +
+    "result (`Idempotent-Replayed: true`) and spins nothing; another body with the key is KS-4101. " +
+    "KS-5003 means nothing was deducted and the spin may be retried.",
+  request: {
+    headers: z.object({
+      "idempotency-key": z
+        .string()
+        .max(255)
+        .optional()
+        .openapi({ description: "Up to 255 characters, unique per intended spin" }),
+    }),
+    body: jsonBody(SpinRequestBody),
+  },
+  responses: {
+    200: jsonResponse(SpinResult, "The spin's outcome, presentation and the player's balance"),
+    ...errorResponses(
+      ...PARTNER_COMMON_ERRORS.filter((code) => code !== "KS-4292"),
+      "KS-4006",
+      "KS-4101",
+      "KS-4102",
+      "KS-4103",
+      "KS-4202",
+      "KS-4203",
+      "KS-4291",
+      "KS-5003",
+    ),
+  },
+});
+
+/** One service per app (it holds the per-process game cache), found from the app's deps. */
+const services = new WeakMap<AppDeps, SpinService>();
+function spinServiceOf(deps: AppDeps): SpinService {
+  let service = services.get(deps);
+  if (!service) {
+    service = new SpinService(deps);
+    services.set(deps, service);
+  }
+  return service;
+}
+
+export const spinsRouter = createRouter().openapi(spinRoute, async (c) => {
+  const request = c.req.valid("json");
+  const idempotencyKey = c.req.valid("header")["idempotency-key"];
+  const reply = await spinServiceOf(c.var.deps).spin(c.var.partner, request, idempotencyKey);
+  if (reply.replayed) c.header("Idempotent-Replayed", "true");
+  return c.json(reply.body, 200);
+});

@@ -1,0 +1,108 @@
+import { encodeQueuedOutcome } from "@outcomes/core";
+import { events, spins } from "@outcomes/db";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "../testing.js";
+import { addBlock, createGame, type FixtureGame, queueItems, queueLength, spin } from "./testing.js";
+
+let api: TestApi;
+let apiKey: string;
+let game: FixtureGame;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  const partner = await api.createPartner();
+  apiKey = partner.apiKey;
+  game = await createGame(api, partner.partnerId, { maxWagerUsd: 1000, largeWinThresholdUsd: 100 });
+});
+afterAll(async () => {
+  await api.close();
+});
+
+/** Makes every insert into `table` raise, as a database failing in the middle of the spin would. */
+async function breakInserts(table: "spins" | "events") {
+  await api.database.sql.unsafe(`
+    create or replace function fail_insert() returns trigger language plpgsql as
+      $$ begin raise exception 'forced failure'; end $$;
+    create trigger fail_insert before insert on ${table} for each row execute function fail_insert();`);
+}
+async function repairInserts(table: "spins" | "events") {
+  await api.database.sql.unsafe(`drop trigger fail_insert on ${table}`);
+}
+
+async function balanceOf(playerId: string) {
+  const response = await api.request(`/api/partner/v1/players/${playerId}`, { apiKey });
+  return response.status === 200 ? response.body.balanceUsd : response.body.errorCode;
+}
+
+describe("a spin whose commit fails", () => {
+  it("answers KS-5003, deducts nothing, puts the outcome back in front, and then succeeds", async () => {
+    await addBlock(api, game.gameId, [
+      ["T1", 2],
+      ["T0", 0],
+      ["T1", 2],
+    ]);
+    const first = await spin(api, apiKey, { gameId: game.gameId, playerId: "steady", wagerUsd: 1 });
+    expect([first.status, first.body.balance.balanceUsd]).toEqual([200, 1]);
+    const queueBefore = await queueItems(api, game.gameId);
+
+    await breakInserts("spins");
+    for (const playerId of ["steady", "newcomer"]) {
+      const failed = await spin(api, apiKey, { gameId: game.gameId, playerId, wagerUsd: 5 });
+      expect([failed.status, failed.body.errorCode]).toEqual([500, "KS-5003"]);
+    }
+    expect(await queueItems(api, game.gameId)).toEqual(queueBefore);
+    expect(await balanceOf("steady")).toBe(1);
+    expect(await balanceOf("newcomer")).toBe("KS-4204");
+
+    await repairInserts("spins");
+    const retried = await spin(api, apiKey, { gameId: game.gameId, playerId: "steady", wagerUsd: 5 });
+    expect([retried.status, retried.body.outcome.prizeTier, retried.body.balance.balanceUsd]).toEqual([200, "T0", -4]);
+    expect(await queueLength(api, game.gameId)).toBe(1);
+  });
+
+  it("rolls the spin back with its large-win event: both are one transaction", async () => {
+    const own = await createGame(api, game.partnerId, { maxWagerUsd: 1000, largeWinThresholdUsd: 100 });
+    await addBlock(api, own.gameId, [["T5", 100]]);
+    await breakInserts("events");
+    const failed = await spin(api, apiKey, { gameId: own.gameId, playerId: "winner", wagerUsd: 2 });
+    expect([failed.status, failed.body.errorCode]).toEqual([500, "KS-5003"]);
+    expect(await api.database.db.select().from(spins).where(eq(spins.gameId, own.gameId))).toEqual([]);
+    expect(await balanceOf("winner")).toBe("KS-4204");
+    expect(await queueLength(api, own.gameId)).toBe(1);
+
+    await repairInserts("events");
+    const won = await spin(api, apiKey, { gameId: own.gameId, playerId: "winner", wagerUsd: 2 });
+    expect([won.status, won.body.outcome.payoutUsd, won.body.balance.balanceUsd]).toEqual([200, 200, 198]);
+    const stored = await api.database.db.select().from(events).where(eq(events.partnerId, game.partnerId));
+    expect(stored.map((event) => (event.payload as any).data.spinId)).toEqual([won.body.spinId]);
+  });
+
+  it("answers KS-5003 when Redis refuses the pop, with nothing changed", async () => {
+    const own = await createGame(api, game.partnerId);
+    await api.deps.redis.set(api.deps.keys.outcomeQueue(own.gameId), "not a list");
+    const failed = await spin(api, apiKey, { gameId: own.gameId, playerId: "redis-less", wagerUsd: 1 });
+    expect([failed.status, failed.body.errorCode]).toEqual([500, "KS-5003"]);
+    expect(await balanceOf("redis-less")).toBe("KS-4204");
+  });
+});
+
+describe("an outcome that was already used", () => {
+  it("is dropped, never served twice, and the next outcome is served instead", async () => {
+    const own = await createGame(api, game.partnerId);
+    const [used, next] = await addBlock(api, own.gameId, [
+      ["T1", 2],
+      ["T0", 0],
+    ]);
+    const first = await spin(api, apiKey, { gameId: own.gameId, playerId: "dup", wagerUsd: 1 });
+    expect(first.body.outcome.prizeTier).toBe("T1");
+    // A stale copy of the served outcome back in front (as after a commit that went through but
+    // reported a failure, or a queue rebuilt from old data).
+    await api.deps.redis.lpush(api.deps.keys.outcomeQueue(own.gameId), encodeQueuedOutcome(used!));
+    const second = await spin(api, apiKey, { gameId: own.gameId, playerId: "dup", wagerUsd: 1 });
+    expect([second.status, second.body.outcome.prizeTier, second.body.balance.balanceUsd]).toEqual([200, "T0", 0]);
+    expect(await queueLength(api, own.gameId)).toBe(0);
+    const rows = await api.database.db.select().from(spins).where(eq(spins.gameId, own.gameId));
+    expect(rows.map((row) => row.outcomeIndex).sort()).toEqual([used!.index, next!.index]);
+  });
+});

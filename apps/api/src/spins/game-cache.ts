@@ -1,0 +1,72 @@
+import type { Environment } from "@outcomes/core";
+import { type Database, games } from "@outcomes/db";
+import { eq } from "drizzle-orm";
+
+/** What a spin needs to know about its game. */
+export interface GameRules {
+  id: number;
+  partnerId: string;
+  environment: Environment;
+  isActive: boolean;
+  minWagerMicros: number | null;
+  maxWagerMicros: number;
+  /** The game's own threshold, or the deployment's default when it sets none. */
+  largeWinThresholdMicros: number;
+}
+
+/**
+ * An entry lives at most this long, so a game made inactive (or re-priced) by PATCH on any API
+ * process stops taking spins everywhere within about a second, without a cross-process message.
+ */
+const TTL_MS = 1000;
+/** Unknown ids are cached too (as null); the map is bounded so random ids cannot grow it forever. */
+const MAX_ENTRIES = 10_000;
+/** `games.id` is an int4: anything outside cannot exist, and must not reach Postgres as a parameter. */
+const MAX_GAME_ID = 2_147_483_647;
+
+/**
+ * Games are read on every spin; this keeps one look-up per game, process and second. Concurrent
+ * misses share one query (the promise is cached), so an expiry never stampedes Postgres.
+ */
+export class GameCache {
+  private readonly entries = new Map<number, { loadedAt: number; rules: Promise<GameRules | null> }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly defaultLargeWinThresholdMicros: number,
+  ) {}
+
+  get(gameId: number, now = Date.now()): Promise<GameRules | null> {
+    if (!Number.isSafeInteger(gameId) || gameId < 1 || gameId > MAX_GAME_ID) return Promise.resolve(null);
+    const cached = this.entries.get(gameId);
+    if (cached && now - cached.loadedAt < TTL_MS) return cached.rules;
+    const rules = this.load(gameId);
+    const entry = { loadedAt: now, rules };
+    this.entries.delete(gameId);
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as number);
+    this.entries.set(gameId, entry);
+    // A failed read is not remembered: the next spin tries again.
+    rules.catch(() => {
+      if (this.entries.get(gameId) === entry) this.entries.delete(gameId);
+    });
+    return rules;
+  }
+
+  private async load(gameId: number): Promise<GameRules | null> {
+    const [row] = await this.db
+      .select({
+        id: games.id,
+        partnerId: games.partnerId,
+        environment: games.environment,
+        isActive: games.isActive,
+        minWagerMicros: games.minWagerMicros,
+        maxWagerMicros: games.maxWagerMicros,
+        largeWinThresholdMicros: games.largeWinThresholdMicros,
+      })
+      .from(games)
+      .where(eq(games.id, gameId))
+      .limit(1);
+    if (!row) return null;
+    return { ...row, largeWinThresholdMicros: row.largeWinThresholdMicros ?? this.defaultLargeWinThresholdMicros };
+  }
+}

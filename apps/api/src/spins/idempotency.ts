@@ -1,0 +1,59 @@
+import { createHash } from "node:crypto";
+import { ServiceError } from "@outcomes/core";
+import {
+  type Database,
+  type IdempotencyScope,
+  lockIdempotencyKey,
+  purgeExpiredIdempotencyRecords,
+  type Transaction,
+} from "@outcomes/db";
+
+/** Expired records are deleted at most this often per process (only processes that see keyed spins). */
+const PURGE_INTERVAL_MS = 60_000;
+
+export interface IdempotentRequest {
+  scope: IdempotencyScope;
+  /** SHA-256 of the request as understood, so `1` and `1.0` (or reordered fields) are the same request. */
+  hash: string;
+}
+
+export function idempotentRequest(scope: IdempotencyScope, canonical: Record<string, string | number>) {
+  const hash = createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
+  return { scope, hash } satisfies IdempotentRequest;
+}
+
+/**
+ * Takes the key's lock for the rest of the transaction and returns the first request's response
+ * when there is one; the same key with another body is KS-4101.
+ */
+export async function priorResponse(tx: Transaction, request: IdempotentRequest): Promise<unknown | null> {
+  const record = await lockIdempotencyKey(tx, request.scope);
+  if (!record) return null;
+  if (record.requestHash !== request.hash) {
+    throw new ServiceError("KS-4101", {
+      message: "Idempotency-Key was already used for another request (a different body); use a new key",
+      details: [{ path: "Idempotency-Key", message: "already used for another request" }],
+    });
+  }
+  return record.responseBody;
+}
+
+/**
+ * Deletes expired records now and then, in the background. Deleting the same expired rows from two
+ * processes is harmless, so no coordination is needed; the timestamp only keeps one process from
+ * doing it on every request.
+ */
+export class IdempotencyPurger {
+  private lastRunAt = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  maybeRun(now = Date.now()): void {
+    if (now - this.lastRunAt < PURGE_INTERVAL_MS) return;
+    this.lastRunAt = now;
+    purgeExpiredIdempotencyRecords(this.db).catch(this.onError);
+  }
+}

@@ -1,0 +1,43 @@
+import { microsToUsd, parseScaledDecimal, ServiceError } from "@outcomes/core";
+
+/** A JSON number has at most 6 decimals (checked by the request schema: more is KS-4101). */
+export function hasAtMostSixDecimals(usd: number): boolean {
+  return Number.isFinite(usd) && parseScaledDecimal(String(usd), 6) !== null;
+}
+
+export interface WagerLimits {
+  minWagerMicros: number | null;
+  maxWagerMicros: number;
+}
+
+/**
+ * The wager in micro-USD, or KS-4103 when it is zero, negative or outside the game's [min, max]
+ * (both inclusive; no minimum means any positive amount up to the maximum). Compared as bigint, so
+ * an absurd wager such as 1e30 is "out of range" rather than an overflow.
+ */
+export function wagerMicrosWithin(wagerUsd: number, limits: WagerLimits): number {
+  const micros = parseScaledDecimal(String(wagerUsd), 6);
+  if (micros === null) throw new ServiceError("KS-4101", { message: "wagerUsd has more than 6 decimal places" });
+  const min = BigInt(limits.minWagerMicros ?? 1);
+  const max = BigInt(limits.maxWagerMicros);
+  if (micros <= 0n || micros < min || micros > max) {
+    throw new ServiceError("KS-4103", {
+      details: [{ path: "wagerUsd", message: wagerRangeText(limits) }],
+    });
+  }
+  return Number(micros);
+}
+
+/** Zero or negative is refused before the game is even looked up. */
+export function assertPositiveWager(wagerUsd: number): void {
+  if (!(wagerUsd > 0)) {
+    throw new ServiceError("KS-4103", { details: [{ path: "wagerUsd", message: "must be greater than 0" }] });
+  }
+}
+
+function wagerRangeText(limits: WagerLimits): string {
+  const max = microsToUsd(limits.maxWagerMicros);
+  return limits.minWagerMicros === null
+    ? `must be greater than 0 and at most ${max}`
+    : `must be between ${microsToUsd(limits.minWagerMicros)} and ${max}`;
+}
