@@ -1,0 +1,81 @@
+import { createPartner, listPartners, type PartnerView, presentPartner, setPartnerActive } from "@outcomes/db";
+import type { Command } from "commander";
+import type { CliContext } from "../context.js";
+import { pageFooter, record, table } from "../output.js";
+import type { ActionFactory } from "../program.js";
+import { PAGING_HELP, pageLimit, pageNumber } from "./arguments.js";
+
+const partnerRecord = (partner: PartnerView) =>
+  record({
+    id: partner.id,
+    slug: partner.slug,
+    name: partner.name,
+    contactEmail: partner.contactEmail,
+    active: partner.isActive ? "yes" : "no (deactivated)",
+    createdAt: partner.createdAt,
+  });
+
+async function setActive(ctx: CliContext, partnerId: string, isActive: boolean) {
+  const partner = presentPartner(await setPartnerActive(ctx.db(), partnerId, isActive));
+  await ctx.announce("auth");
+  ctx.print(partner, () => partnerRecord(partner));
+}
+
+export function registerPartnerCommands(program: Command, action: ActionFactory) {
+  const partners = program.command("partners").description("create, list, deactivate and activate partners");
+
+  partners
+    .command("create")
+    .description("create an active partner")
+    .requiredOption("--slug <slug>", "3..64 lowercase letters, digits and hyphens (unique)")
+    .requiredOption("--name <name>", "display name")
+    .option("--contact-email <email>", "the partner's account contact")
+    .addHelpText("after", '\nExample:\n  npm run cli -- partners create --slug acme --name "Acme Gaming"')
+    .action(
+      action(async (ctx, _args, options) => {
+        const created = await createPartner(ctx.db(), {
+          slug: options.slug,
+          name: options.name,
+          contactEmail: options.contactEmail,
+        });
+        await ctx.announce("auth");
+        const partner = presentPartner(created);
+        ctx.print(partner, () => `Partner created.\n${partnerRecord(partner)}`);
+      }),
+    );
+
+  partners
+    .command("list")
+    .description("list partners, newest first")
+    .option("--page <n>", "page number", pageNumber, 1)
+    .option("--limit <n>", "partners per page", pageLimit, 20)
+    .addHelpText("after", `\n${PAGING_HELP}`)
+    .action(
+      action(async (ctx, _args, options) => {
+        const { page, limit } = options as { page: number; limit: number };
+        const result = await listPartners(ctx.db(), { limit, offset: (page - 1) * limit });
+        const views = result.partners.map(presentPartner);
+        ctx.print({ partners: views, page, limit, total: result.total }, () =>
+          [
+            table(
+              ["id", "slug", "name", "active", "contact email", "created at"],
+              views.map((p) => [p.id, p.slug, p.name, p.isActive ? "yes" : "no", p.contactEmail, p.createdAt]),
+            ),
+            pageFooter({ page, limit, total: result.total }, views.length),
+          ].join("\n"),
+        );
+      }),
+    );
+
+  partners
+    .command("deactivate")
+    .description("deactivate a partner: its keys answer KS-4005 on every API process within 1 s")
+    .argument("<partnerId>", "the partner's id (ptr_…)")
+    .action(action(async (ctx, [partnerId]) => setActive(ctx, partnerId!, false)));
+
+  partners
+    .command("activate")
+    .description("re-activate a deactivated partner")
+    .argument("<partnerId>", "the partner's id (ptr_…)")
+    .action(action(async (ctx, [partnerId]) => setActive(ctx, partnerId!, true)));
+}

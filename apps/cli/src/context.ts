@@ -1,0 +1,84 @@
+import { createDatabase, type Database, type DatabaseClient } from "@outcomes/db";
+import { createRequestRedis, type RedisKeys, redisKeys } from "@outcomes/queue";
+import { type Env, parseEnv } from "@outcomes/runtime";
+import type { Redis } from "ioredis";
+
+/** Where the CLI reads its configuration and writes its output (the process's, or a test's). */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** Messages every API process's invalidation subscriber understands (apps/api/src/invalidation.ts). */
+export type Invalidation = "auth" | "maintenance";
+
+/**
+ * What a command needs, opened on first use and closed once the command ends, so `--help` and
+ * argument errors never touch Postgres or Redis.
+ */
+export class CliContext {
+  private parsedEnv: Env | undefined;
+  private database: DatabaseClient | undefined;
+  private redisClient: Redis | undefined;
+
+  constructor(
+    readonly io: CliIo,
+    readonly json: boolean,
+  ) {}
+
+  get env(): Env {
+    this.parsedEnv ??= parseEnv(this.io.env);
+    return this.parsedEnv;
+  }
+
+  get keys(): RedisKeys {
+    return redisKeys(this.env.REDIS_PREFIX);
+  }
+
+  db(): Database {
+    this.database ??= createDatabase(this.env.DATABASE_URL, { max: 2 });
+    return this.database.db;
+  }
+
+  async redis(): Promise<Redis> {
+    if (!this.redisClient) {
+      // No reconnecting: a one-shot command should fail at once and say why.
+      this.redisClient = createRequestRedis(this.env.REDIS_URL, {
+        lazyConnect: true,
+        connectTimeout: 5000,
+        retryStrategy: () => null,
+      });
+      let lastError: Error | undefined;
+      this.redisClient.on("error", (error: Error) => {
+        lastError = error;
+      });
+      await this.redisClient.connect().catch((error: Error) => {
+        throw new Error(`cannot reach Redis: ${(lastError ?? error).message}`);
+      });
+    }
+    return this.redisClient;
+  }
+
+  /**
+   * Tells every API process a committed change happened. A failure is a warning, not an error: the
+   * change stands, and API caches expire within 1 s anyway.
+   */
+  async announce(what: Invalidation): Promise<void> {
+    try {
+      await (await this.redis()).publish(this.keys.invalidations, what);
+    } catch (error) {
+      this.io.stderr(`warning: could not notify API processes (${(error as Error).message}); they follow within 1 s\n`);
+    }
+  }
+
+  /** JSON for scripts, or the human rendering. */
+  print(value: unknown, human: () => string): void {
+    this.io.stdout(this.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+  }
+
+  async close(): Promise<void> {
+    // Nothing is in flight once the command has ended; waiting on a dead server would only stall the exit.
+    await Promise.all([this.database?.sql.end({ timeout: 0 }), this.redisClient?.disconnect()]);
+  }
+}
