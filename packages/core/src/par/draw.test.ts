@@ -1,0 +1,179 @@
+import { describe, expect, it } from "vitest";
+import { encodeQueuedOutcome } from "../outcome.js";
+import { assertValidParSheet } from "./analyze.js";
+import { type BlockDraft, decodeBlockEntries, draftBlock, entriesTextOf, queuedItems, verifyBlock } from "./block.js";
+import { OutcomeDrawer } from "./draw.js";
+import { DigitSource, uniformBelow, WeightedPicker } from "./random.js";
+import { SAMPLE_PAR_SHEET, sampleParSheet } from "./sample-sheet.js";
+
+const sample = assertValidParSheet(SAMPLE_PAR_SHEET);
+const winningPaylines = new Set(SAMPLE_PAR_SHEET.combinations.map((combination) => combination.symbols.join("-")));
+const comboByTier = new Map<string, string[]>();
+for (const combination of SAMPLE_PAR_SHEET.combinations) {
+  comboByTier.set(combination.tier, [...(comboByTier.get(combination.tier) ?? []), combination.symbols.join("-")]);
+}
+
+/** χ² critical values at significance 10⁻⁶ (a correct generator fails about once in a million runs). */
+const CHI_SQUARE_CRITICAL_1E6: Record<number, number> = { 1: 23.93, 4: 33.38, 6: 38.26 };
+
+const outcomesOf = (draft: BlockDraft) => decodeBlockEntries(entriesTextOf(draft));
+
+function chiSquare(observed: number[], expected: number[]): number {
+  return observed.reduce(
+    (sum, count, index) => sum + (count - (expected[index] as number)) ** 2 / (expected[index] as number),
+    0,
+  );
+}
+
+describe("independent draws", () => {
+  it("follows the tier weights: χ² over 1,000,000 draws at significance 10⁻⁶", () => {
+    const drawer = new OutcomeDrawer(sample);
+    const draws = 1_000_000;
+    const counts = new Array<number>(sample.tiers.length).fill(0);
+    const tiers = drawer.drawTiers(draws);
+    for (const tier of tiers) counts[tier] = (counts[tier] ?? 0) + 1;
+    const expected = sample.tiers.map((tier) => (draws * tier.weight) / Number(sample.cycle));
+    expect(Math.min(...expected)).toBeGreaterThanOrEqual(5);
+    expect(chiSquare(counts, expected)).toBeLessThan(CHI_SQUARE_CRITICAL_1E6[6] as number);
+  });
+
+  it("builds complete outcomes: window, payline of the tier's combination, T0 payline never winning", () => {
+    const drawer = new OutcomeDrawer(sample);
+    const outcomes = outcomesOf(draftBlock(drawer, drawer.drawTiers(100_000)));
+    expect(outcomes).toHaveLength(100_000);
+    const problems: string[] = [];
+    let losing = 0;
+    for (const outcome of outcomes) {
+      const shape = outcome.reelSymbols.map((reel) => reel.length).join("x");
+      const payline = outcome.reelSymbols.map((reel) => reel[1]).join("-");
+      const tier = sample.tiers[Number(outcome.tier.slice(1))];
+      if (shape !== "3x3x3") problems.push(`window ${shape}`);
+      if (outcome.multiplierMillionths !== tier?.multiplierMillionths) problems.push(`multiplier of ${outcome.tier}`);
+      if (outcome.tier === "T0") {
+        losing++;
+        if (winningPaylines.has(payline)) problems.push(`T0 shows winning payline ${payline}`);
+      } else if (!comboByTier.get(outcome.tier)?.includes(payline)) {
+        problems.push(`${outcome.tier} shows ${payline}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(losing).toBeGreaterThan(60_000);
+  });
+
+  it("picks a tier's combinations by their relative weights", () => {
+    const sheet = sampleParSheet();
+    sheet.combinations[3].weight = 3; // T4: BAR2 3 : BAR1 1
+    const drawer = new OutcomeDrawer(assertValidParSheet(sheet));
+    const tiers = new Uint8Array(40_000).fill(4);
+    const outcomes = outcomesOf(draftBlock(drawer, tiers));
+    const bar2 = outcomes.filter((outcome) => outcome.reelSymbols[0]?.[1] === "BAR2").length;
+    const observed = [bar2, outcomes.length - bar2];
+    expect(chiSquare(observed, [30_000, 10_000])).toBeLessThan(CHI_SQUARE_CRITICAL_1E6[1] as number);
+  });
+
+  it("fills the rows off the payline uniformly over the symbols", () => {
+    const drawer = new OutcomeDrawer(sample);
+    const outcomes = outcomesOf(draftBlock(drawer, drawer.drawTiers(50_000)));
+    const counts = new Map<string, number>();
+    for (const outcome of outcomes) {
+      for (const reel of outcome.reelSymbols) {
+        for (const row of [0, 2]) counts.set(reel[row] as string, (counts.get(reel[row] as string) ?? 0) + 1);
+      }
+    }
+    const observed = SAMPLE_PAR_SHEET.symbols.map((symbol) => counts.get(symbol.id) ?? 0);
+    const expected = observed.map(() => (50_000 * 6) / 8);
+    expect(chiSquare(observed, expected)).toBeLessThan(42.0); // df 7 at 10⁻⁶
+  });
+
+  it("draws a non-winning T0 payline on a large layout (rejection path)", () => {
+    const sheet = sampleParSheet();
+    sheet.layout = { reels: 6, rows: 5 };
+    sheet.combinations = sheet.combinations.map((combination: { symbols: string[] }) => ({
+      ...combination,
+      symbols: Array.from({ length: 6 }, () => combination.symbols[0]),
+    }));
+    const drawer = new OutcomeDrawer(assertValidParSheet(sheet));
+    const outcomes = outcomesOf(draftBlock(drawer, new Uint8Array(20_000)));
+    const shapes = new Set(outcomes.map((outcome) => outcome.reelSymbols.map((reel) => reel.length).join("x")));
+    expect([...shapes]).toEqual(["5x5x5x5x5x5"]);
+    // Every winning combination is one symbol six times: a losing payline never is.
+    const uniform = outcomes.filter((outcome) => new Set(outcome.reelSymbols.map((reel) => reel[2])).size === 1);
+    expect(uniform).toEqual([]);
+  });
+});
+
+describe("blocks", () => {
+  it("seals canonical entries with a SHA-256 commitment that verifies, and refuses a tampered text", () => {
+    const drawer = new OutcomeDrawer(sample);
+    const draft = draftBlock(drawer, drawer.drawTiers(1000));
+    expect(draft.commitment).toMatch(/^[0-9a-f]{64}$/);
+    const text = entriesTextOf(draft);
+    expect(verifyBlock(text, draft.commitment)).toBe(true);
+    const outcomes = decodeBlockEntries(text);
+    expect(JSON.stringify(outcomes.map((o) => ({ t: o.tier, m: o.multiplierMillionths, r: o.reelSymbols })))).toBe(
+      text,
+    );
+    const tampered = text.replace('"m":0', '"m":1000000000');
+    expect(verifyBlock(tampered, draft.commitment)).toBe(false);
+  });
+
+  it("builds queue items identical to encodeQueuedOutcome", () => {
+    const drawer = new OutcomeDrawer(sample);
+    const draft = draftBlock(drawer, drawer.drawTiers(500));
+    const items = queuedItems(draft, 77);
+    outcomesOf(draft).forEach((outcome, index) => {
+      expect(items[index]).toBe(encodeQueuedOutcome({ ...outcome, blockId: 77, index }));
+    });
+  });
+
+  // Alone on this 2-core machine it runs at about 1.8 million outcomes/s (docs/game-math.md); the
+  // suite's parallel files share the cores, so the guard here is a regression bound, not the target.
+  it("generates outcomes at hundreds of thousands per second (entries, commitment and queue items included)", () => {
+    const drawer = new OutcomeDrawer(sample);
+    // Best of three rounds: the rate of the code, not of whatever else shares the machine.
+    const rates = [1, 2, 3].map(() => {
+      const started = performance.now();
+      let outcomes = 0;
+      while (outcomes < 200_000) {
+        const draft = draftBlock(drawer, drawer.drawTiers(10_000));
+        entriesTextOf(draft);
+        outcomes += queuedItems(draft, 1).length;
+      }
+      return outcomes / ((performance.now() - started) / 1000);
+    });
+    const best = Math.max(...rates);
+    console.info(`outcome generation: ${Math.round(best).toLocaleString("en")} outcomes/s`);
+    expect(best).toBeGreaterThan(400_000);
+  });
+});
+
+describe("uniform draws beyond randomInt's 2^48 range", () => {
+  it("stays below the bound and covers both halves of a 2^60 range", () => {
+    const bound = 2n ** 60n + 12345n;
+    let high = 0;
+    for (let i = 0; i < 2000; i++) {
+      const value = uniformBelow(bound);
+      expect(value >= 0n && value < bound).toBe(true);
+      if (value >= bound / 2n) high++;
+    }
+    expect(high).toBeGreaterThan(850);
+    expect(high).toBeLessThan(1150);
+  });
+
+  it("picks by weight when the weights sum past 2^48", () => {
+    const huge = Number.MAX_SAFE_INTEGER; // three of these sum to ~2^54.6
+    const picker = new WeightedPicker([huge, huge, huge, 1]);
+    const counts = [0, 0, 0, 0];
+    for (let i = 0; i < 30_000; i++) counts[picker.pick()] = (counts[picker.pick()] ?? 0) + 1;
+    expect(counts[3]).toBe(0);
+    expect(chiSquare(counts.slice(0, 3), [10_000, 10_000, 10_000])).toBeLessThan(27.63); // df 2 at 10⁻⁶
+  });
+
+  it("reads several uniform digits from one draw", () => {
+    const digits = new DigitSource(8);
+    const counts = new Array<number>(8).fill(0);
+    for (let i = 0; i < 80_000; i++) counts[digits.next()] = (counts[digits.next()] ?? 0) + 1;
+    expect(chiSquare(counts, new Array(8).fill(10_000))).toBeLessThan(42.0);
+    expect(new DigitSource(1).next()).toBe(0);
+  });
+});

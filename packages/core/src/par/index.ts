@@ -1,0 +1,7 @@
+export * from "./analyze.js";
+export * from "./block.js";
+export * from "./draw.js";
+export * from "./pool.js";
+export type { Rational } from "./rational.js";
+export * from "./sample-sheet.js";
+export * from "./schema.js";
