@@ -2,6 +2,7 @@ import { newId } from "@outcomes/core";
 import { blocks, games, parSheets } from "@outcomes/db";
 import { parseExposition, sampleValue } from "@outcomes/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addBlock, createGame, spin } from "./spins/testing.js";
 import { startTestApi, type TestApi } from "./testing.js";
 
 let api: TestApi;
@@ -84,6 +85,34 @@ describe("Prometheus metrics at /metrics", () => {
     expect(after - before).toBe(rejected);
   });
 
+  it("moves the spin, wager and payout counters when spins commit, not on replays or failures", async () => {
+    const { partnerId, apiKey } = await api.createPartner();
+    const { gameId } = await createGame(api, partnerId);
+    await addBlock(api, gameId, [
+      ["T0", 0],
+      ["T2", "2.5"],
+    ]);
+    const labels = { game_id: String(gameId) };
+    const before = await scrape();
+    expect((await spin(api, apiKey, { gameId, playerId: "p-1", wagerUsd: 2 })).status).toBe(200);
+    expect((await spin(api, apiKey, { gameId, playerId: "p-1", wagerUsd: 0.4 }, "spin-key")).status).toBe(200);
+    expect((await spin(api, apiKey, { gameId, playerId: "p-1", wagerUsd: 0.4 }, "spin-key")).status).toBe(200);
+    expect((await spin(api, apiKey, { gameId, playerId: "p-1", wagerUsd: 1 })).status).toBe(503);
+    const after = await scrape();
+    const delta = (name: string, extra: Record<string, string> = {}) =>
+      sampleValue(after, name, { ...labels, ...extra }) - sampleValue(before, name, { ...labels, ...extra });
+    expect(delta("outcomes_spins_total")).toBe(2);
+    expect(delta("outcomes_spins_total", { tier: "T0" })).toBe(1);
+    expect(delta("outcomes_spins_total", { tier: "T2" })).toBe(1);
+    expect(delta("outcomes_wagered_micros_total")).toBe(2_400_000);
+    expect(delta("outcomes_payout_micros_total")).toBe(1_000_000);
+    expect(delta("outcomes_http_request_duration_seconds_count", { route: "/api/partner/v1/spins" })).toBe(0);
+    const spins = (status: string) =>
+      sampleValue(after, "outcomes_http_request_duration_seconds_count", { route: "/api/partner/v1/spins", status });
+    expect(spins("200")).toBe(3);
+    expect(spins("503")).toBe(1);
+  });
+
   it("reads the outcome reserve per game from Postgres and Redis at scrape time", async () => {
     const gameId = await gameWithReserve(2, 7);
     let samples = await scrape();
@@ -97,13 +126,16 @@ describe("Prometheus metrics at /metrics", () => {
   });
 
   it("reads queue depths from BullMQ at scrape time", async () => {
+    const jobs = (samples: Awaited<ReturnType<typeof scrape>>, queue: string, state: string) =>
+      sampleValue(samples, "outcomes_queue_jobs", { queue, state });
+    const before = await scrape();
     await api.deps.producers.add("settlement.generate", {}, { delay: 60_000 });
     await api.deps.producers.add("blocks.generate", { gameId: 1 });
     await api.deps.producers.add("blocks.generate", { gameId: 2 });
-    const samples = await scrape();
-    expect(sampleValue(samples, "outcomes_queue_jobs", { queue: "blocks", state: "waiting" })).toBe(2);
-    expect(sampleValue(samples, "outcomes_queue_jobs", { queue: "settlements", state: "delayed" })).toBe(1);
-    expect(sampleValue(samples, "outcomes_queue_jobs", { queue: "webhooks", state: "waiting" })).toBe(0);
-    expect(samples.some((s) => s.name === "outcomes_queue_jobs" && s.labels.queue === "key-expiry")).toBe(true);
+    const after = await scrape();
+    expect(jobs(after, "blocks", "waiting") - jobs(before, "blocks", "waiting")).toBe(2);
+    expect(jobs(after, "settlements", "delayed") - jobs(before, "settlements", "delayed")).toBe(1);
+    expect(jobs(after, "webhooks", "active")).toBe(0);
+    expect(after.some((s) => s.name === "outcomes_queue_jobs" && s.labels.queue === "key-expiry")).toBe(true);
   });
 });

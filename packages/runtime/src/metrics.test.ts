@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { observeQueues, observeReserve, recordBlockGenerated, recordSpin, recordWebhookAttempt } from "./metrics.js";
+import { countBlockGenerated, countSpin, countWebhookAttempt, observeQueues, observeReserve } from "./metrics.js";
 import { type MetricsServer, startMetricsServer } from "./metrics-server.js";
 import { parseExposition, sampleValue } from "./testing.js";
 
@@ -18,9 +18,9 @@ async function scrape() {
 describe("process metrics", () => {
   it("counts spins by game and tier with exact micro-USD sums", async () => {
     const before = await scrape();
-    recordSpin({ gameId: 41, tier: "T0", wagerMicros: 1_000_000, payoutMicros: 0 });
-    recordSpin({ gameId: 41, tier: "T3", wagerMicros: 100_000, payoutMicros: 2_500_000 });
-    recordSpin({ gameId: 41, tier: "T3", wagerMicros: 200_000, payoutMicros: 5_000_000 });
+    countSpin({ gameId: 41, tier: "T0", wagerMicros: 1_000_000, payoutMicros: 0 });
+    countSpin({ gameId: 41, tier: "T3", wagerMicros: 100_000, payoutMicros: 2_500_000 });
+    countSpin({ gameId: 41, tier: "T3", wagerMicros: 200_000, payoutMicros: 5_000_000 });
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string>) =>
       sampleValue(after, name, labels) - sampleValue(before, name, labels);
@@ -31,10 +31,10 @@ describe("process metrics", () => {
   });
 
   it("counts generated blocks and outcomes, and delivery attempts by status and attempt", async () => {
-    recordBlockGenerated(7, 10_000);
-    recordBlockGenerated(7, 10_000);
-    recordWebhookAttempt("retrying", 1);
-    recordWebhookAttempt("succeeded", 2);
+    countBlockGenerated(7, 10_000);
+    countBlockGenerated(7, 10_000);
+    countWebhookAttempt("retrying", 1);
+    countWebhookAttempt("succeeded", 2);
     const samples = await scrape();
     expect(sampleValue(samples, "outcomes_blocks_generated_total", { game_id: "7" })).toBe(2);
     expect(sampleValue(samples, "outcomes_block_outcomes_generated_total", { game_id: "7" })).toBe(20_000);

@@ -69,7 +69,7 @@ export const metrics = {
 };
 
 /** One committed spin: one call at the spin's commit. Money is integer micro-USD. */
-export function recordSpin(spin: { gameId: number; tier: string; wagerMicros: number; payoutMicros: number }): void {
+export function countSpin(spin: { gameId: number; tier: string; wagerMicros: number; payoutMicros: number }): void {
   const gameId = String(spin.gameId);
   metrics.spins.inc({ game_id: gameId, tier: spin.tier });
   metrics.wageredMicros.inc({ game_id: gameId }, spin.wagerMicros);
@@ -77,13 +77,13 @@ export function recordSpin(spin: { gameId: number; tier: string; wagerMicros: nu
 }
 
 /** One sealed block of `outcomes` entries. */
-export function recordBlockGenerated(gameId: number, outcomes: number): void {
+export function countBlockGenerated(gameId: number, outcomes: number): void {
   metrics.blocksGenerated.inc({ game_id: String(gameId) });
   metrics.blockOutcomesGenerated.inc({ game_id: String(gameId) }, outcomes);
 }
 
 /** One finished delivery attempt; `status` is the delivery's status after it (succeeded, retrying, failed). */
-export function recordWebhookAttempt(status: string, attempt: number): void {
+export function countWebhookAttempt(status: string, attempt: number): void {
   metrics.webhookDeliveryAttempts.inc({ status, attempt: String(attempt) });
 }
 

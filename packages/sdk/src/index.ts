@@ -1,1 +1,5 @@
+export * from "./client.js";
+export * from "./errors.js";
+export type { FetchLike, RetryPolicy } from "./transport.js";
+export * from "./types.js";
 export * from "./webhook-signature.js";

@@ -1,6 +1,7 @@
 import { newId, payoutMicros, presentationOf, ServiceError, usdToMicros } from "@outcomes/core";
 import { insertEvent, isDuplicateOutcome, recordSpin, saveIdempotencyRecord, type Transaction } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
+import { countSpin } from "@outcomes/runtime";
 import type { AppDeps, PartnerAuth } from "../context.js";
 import { GameCache, type GameRules } from "./game-cache.js";
 import { IdempotencyPurger, type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
@@ -116,6 +117,13 @@ export class SpinService {
       });
       // After the commit, never inside it: only a hint that shortens the webhook worker's wait.
       if (largeWin) void notifyEvents(this.deps.producers);
+      if (!reply.replayed)
+        countSpin({
+          gameId: game.id,
+          tier: reply.body.outcome.prizeTier,
+          wagerMicros,
+          payoutMicros: usdToMicros(reply.body.outcome.payoutUsd) ?? 0,
+        });
       return reply;
     } catch (error) {
       return this.recover(error, game, taken);

@@ -1,0 +1,150 @@
+import { type FetchLike, type RetryPolicy, Transport } from "./transport.js";
+import type {
+  CreatedWebhook,
+  Delivery,
+  Game,
+  PageInfo,
+  PageRequest,
+  ParSheet,
+  ParSheetDocument,
+  Player,
+  RegisterGameInput,
+  SettlementReport,
+  SpinInput,
+  SpinResult,
+  UpdateGameInput,
+  Webhook,
+  WebhookEventType,
+} from "./types.js";
+
+export const SDK_VERSION = "0.1.0";
+
+export interface PartnerClientOptions {
+  /** `ks_sandbox_…` or `kp_prod_…`; keep it on your server. */
+  apiKey: string;
+  /** The deployment's address, e.g. `https://outcomes.example.com` (the `/api/partner/v1` prefix is added). */
+  baseUrl: string;
+  /** Generate an `Idempotency-Key` for every spin that has none, so spins are retried safely too. */
+  autoIdempotencyKeys?: boolean;
+  retry?: Partial<RetryPolicy>;
+  /** Per attempt (default 30 s). */
+  timeoutMs?: number;
+  /** Injectable for tests and custom agents (default: global fetch). */
+  fetch?: FetchLike;
+  /** Injectable for tests (default: setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface SpinOptions {
+  /**
+   * Makes the spin safe to retry: the same key and body return the first result for 24 h. Without
+   * one, a spin is never retried after a 5xx or a lost answer (it might have happened).
+   */
+  idempotencyKey?: string;
+}
+
+const PREFIX = "/api/partner/v1";
+const segment = (value: string | number) => encodeURIComponent(String(value));
+const pageQuery = (page: PageRequest = {}) => ({ page: page.page, limit: page.limit });
+
+/**
+ * A typed client for every partner endpoint. Retries follow the specification: 429 after
+ * `Retry-After`, 5xx and lost answers with exponential backoff and jitter (spins only with an
+ * `Idempotency-Key`), never another 4xx. Errors are `PartnerApiError` with the `KS-` code.
+ */
+export class PartnerClient {
+  private readonly transport: Transport;
+  private readonly autoIdempotencyKeys: boolean;
+
+  constructor(options: PartnerClientOptions) {
+    this.autoIdempotencyKeys = options.autoIdempotencyKeys ?? false;
+    this.transport = new Transport({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      retry: { maxRetries: 3, baseDelayMs: 250, maxDelayMs: 8_000, maxRetryAfterMs: 60_000, ...options.retry },
+      timeoutMs: options.timeoutMs ?? 30_000,
+      userAgent: `outcomes-sdk-js/${SDK_VERSION}`,
+    });
+  }
+
+  private get<T>(path: string, query?: Record<string, string | number | undefined>) {
+    return this.transport.request<T>({ method: "GET", path: PREFIX + path, query, safety: "idempotent" });
+  }
+
+  /** Writes the service does not de-duplicate: a 5xx is only retried when its code says nothing was done. */
+  private write<T>(method: "POST" | "PATCH" | "DELETE", path: string, body?: unknown) {
+    const safety = method === "DELETE" ? "idempotent" : "write";
+    return this.transport.request<T>({ method, path: PREFIX + path, body, safety });
+  }
+
+  readonly games = {
+    list: (page?: PageRequest) => this.get<{ games: Game[] } & PageInfo>("/games", pageQuery(page)),
+    get: (gameId: number) => this.get<Game>(`/games/${segment(gameId)}`),
+    register: (input: RegisterGameInput) => this.write<Game>("POST", "/games", input),
+    update: (gameId: number, input: UpdateGameInput) => this.write<Game>("PATCH", `/games/${segment(gameId)}`, input),
+  };
+
+  readonly parSheets = {
+    upload: (document: ParSheetDocument) => this.write<ParSheet>("POST", "/par-sheets", document),
+    list: (page?: PageRequest) => this.get<{ parSheets: ParSheet[] } & PageInfo>("/par-sheets", pageQuery(page)),
+    get: (parSheetId: string) => this.get<ParSheet>(`/par-sheets/${segment(parSheetId)}`),
+  };
+
+  readonly players = {
+    get: (playerId: string) => this.get<Player>(`/players/${segment(playerId)}`),
+    spins: (playerId: string, page?: PageRequest) =>
+      this.get<{ spins: SpinResult[] } & PageInfo>(`/players/${segment(playerId)}/spins`, pageQuery(page)),
+  };
+
+  readonly webhooks = {
+    /** The answer holds the signing `secret`, shown only here. */
+    register: (input: { url: string; events: WebhookEventType[] }) =>
+      this.write<CreatedWebhook>("POST", "/webhooks", input),
+    list: (page?: PageRequest) => this.get<{ webhooks: Webhook[] } & PageInfo>("/webhooks", pageQuery(page)),
+    /** Soft delete; repeating it is harmless. */
+    delete: (webhookId: string) => this.write<Webhook>("DELETE", `/webhooks/${segment(webhookId)}`),
+    deliveries: (webhookId: string, page?: PageRequest) =>
+      this.get<{ deliveries: Delivery[] } & PageInfo>(`/webhooks/${segment(webhookId)}/deliveries`, pageQuery(page)),
+    /** A new delivery (new id) of the same event, same body. */
+    redeliver: (webhookId: string, deliveryId: string) =>
+      this.write<Delivery>("POST", `/webhooks/${segment(webhookId)}/deliveries/${segment(deliveryId)}/redeliver`),
+  };
+
+  readonly settlements = {
+    list: (page?: PageRequest) => this.get<{ reports: SettlementReport[] } & PageInfo>("/settlements", pageQuery(page)),
+    get: (reportDate: string) => this.get<SettlementReport>(`/settlements/${segment(reportDate)}`),
+    acknowledge: (reportDate: string) =>
+      this.write<SettlementReport>("POST", `/settlements/${segment(reportDate)}/acknowledge`),
+    dispute: (reportDate: string, reason: string) =>
+      this.write<SettlementReport>("POST", `/settlements/${segment(reportDate)}/dispute`, { reason }),
+  };
+
+  /** Runs a spin. With an `Idempotency-Key` (given, or generated when `autoIdempotencyKeys` is on) it is retried safely. */
+  spin(input: SpinInput, options: SpinOptions = {}): Promise<SpinResult> {
+    const idempotencyKey =
+      options.idempotencyKey ?? (this.autoIdempotencyKeys ? globalThis.crypto.randomUUID() : undefined);
+    return this.transport.request<SpinResult>({
+      method: "POST",
+      path: `${PREFIX}/spins`,
+      body: input,
+      headers: idempotencyKey ? { "Idempotency-Key": idempotencyKey } : undefined,
+      safety: idempotencyKey === undefined ? "unsafe" : "idempotent",
+    });
+  }
+
+  /** Every item of a list endpoint, page after page: `for await (const game of client.all((p) => client.games.list(p), "games"))`. */
+  async *all<K extends string, T>(
+    list: (page: PageRequest) => Promise<Record<K, T[]> & PageInfo>,
+    key: K,
+    limit = 100,
+  ): AsyncGenerator<T> {
+    for (let page = 1; ; page++) {
+      const answer = await list({ page, limit });
+      const items = answer[key];
+      yield* items;
+      if (items.length < limit || page * limit >= answer.total) return;
+    }
+  }
+}

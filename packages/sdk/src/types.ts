@@ -1,0 +1,165 @@
+/** Resource shapes of the partner API (`/api/partner/v1`), as the service answers them. Money is USD. */
+
+export type Environment = "sandbox" | "production";
+
+export interface PageRequest {
+  /** From 1 (default 1). */
+  page?: number;
+  /** 1..100 (default 20). */
+  limit?: number;
+}
+
+export interface PageInfo {
+  page: number;
+  limit: number;
+  total: number;
+}
+
+export interface Game {
+  gameConfigId: number;
+  name: string;
+  parSheetId: string;
+  minWagerUsd: number | null;
+  maxWagerUsd: number;
+  largeWinThresholdUsd: number;
+  isActive: boolean;
+  rtp: number | string;
+  createdAt: string;
+}
+
+export interface RegisterGameInput {
+  parSheetId: string;
+  name: string;
+  minWagerUsd?: number;
+  maxWagerUsd: number;
+  largeWinThresholdUsd?: number;
+}
+
+export interface UpdateGameInput {
+  isActive?: boolean;
+  minWagerUsd?: number | null;
+  maxWagerUsd?: number;
+  largeWinThresholdUsd?: number | null;
+}
+
+export type ParSheetStatus = "ACTIVE" | "PENDING_APPROVAL" | "RETIRED";
+
+export interface ParSheet {
+  id: string;
+  name: string;
+  status: ParSheetStatus;
+  rtp: number | string;
+  certifiedRtp: number | string;
+  hitFrequency: number;
+  volatility: number;
+  createdAt: string;
+  [field: string]: unknown;
+}
+
+/** The PAR sheet document as uploaded (see the service's PAR sheet schema). */
+export interface ParSheetDocument {
+  name: string;
+  version: string;
+  layout: { reels: number; rows: number };
+  symbols: Array<{ id: string; name: string }>;
+  prizeTiers: Array<{ tier: string; multiplier: number; weight: number }>;
+  combinations: Array<{ tier: string; symbols: string[]; weight: number }>;
+  certifiedRtp: number;
+  drawMode?: "independent" | "finite_pool";
+}
+
+export interface SpinInput {
+  gameId: number;
+  playerId: string;
+  wagerUsd: number;
+}
+
+export interface SpinResult {
+  spinId: string;
+  gameId: number;
+  playerId: string;
+  wagerUsd: number;
+  outcome: { prizeTier: string; multiplier: number; payoutUsd: number };
+  presentation: {
+    comboString: string;
+    /** One array per reel: the visible symbol ids, top to bottom; the payline is the middle row. */
+    reelSymbols: string[][];
+    animationHints: {
+      winLine: number[] | null;
+      celebration: "none" | "small" | "big" | "mega";
+      highlight: boolean[][];
+      [hint: string]: unknown;
+    };
+  };
+  balance: { balanceUsd: number; currency: "USD" };
+  createdAt: string;
+}
+
+export interface Player {
+  playerId: string;
+  balanceUsd: number;
+  totalSpins: number;
+  totalWageredUsd: number;
+  totalPaidUsd: number;
+  createdAt: string;
+}
+
+export type WebhookEventType = "spin.large_win" | "settlement.report_ready" | "block.low_reserve" | "api_key.expiring";
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: WebhookEventType[];
+  isActive: boolean;
+  createdAt: string;
+  deletedAt?: string | null;
+}
+
+/** Only the registration answer carries the secret: store it, it is never shown again. */
+export interface CreatedWebhook extends Webhook {
+  secret: string;
+}
+
+export type DeliveryStatus = "pending" | "retrying" | "succeeded" | "failed";
+
+export interface Delivery {
+  id: string;
+  event: WebhookEventType;
+  status: DeliveryStatus;
+  attempts: number;
+  maxAttempts: number;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+export type SettlementStatus = "GENERATED" | "PENDING" | "acknowledged" | "disputed";
+
+export interface SettlementFigures {
+  totalSpins: number;
+  totalWageredUsd: number;
+  totalPaidUsd: number;
+  netUsd: number;
+  rtp: number | null;
+}
+
+export interface SettlementReport extends SettlementFigures {
+  reportDate: string;
+  status: SettlementStatus;
+  games: Array<SettlementFigures & { gameId: number; [field: string]: unknown }>;
+  generatedAt: string;
+  acknowledgedAt: string | null;
+  disputedAt: string | null;
+  disputeReason: string | null;
+}
+
+/** The body of every webhook delivery; verify its signature over the raw bytes before parsing it. */
+export interface WebhookEvent<T = Record<string, unknown>> {
+  id: string;
+  type: WebhookEventType;
+  createdAt: string;
+  environment: Environment;
+  data: T;
+}
