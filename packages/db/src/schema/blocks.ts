@@ -18,6 +18,8 @@ export const blocks = pgTable(
     sequence: integer("sequence").notNull(),
     /** finite_pool: the cycle this block was cut from; independent: 0. */
     cycle: integer("cycle").notNull().default(0),
+    /** finite_pool: position of this block's first outcome in its cycle (see pool_cycles); else 0. */
+    cycleOffset: integer("cycle_offset").notNull().default(0),
     size: integer("size").notNull(),
     /** Outcome entries as canonical JSON text; the commitment is SHA-256 of exactly this text. */
     entries: text("entries").notNull(),

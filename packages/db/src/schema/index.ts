@@ -6,6 +6,7 @@ export * from "./idempotency-keys.js";
 export * from "./par-sheets.js";
 export * from "./partners.js";
 export * from "./players.js";
+export * from "./pool-cycles.js";
 export * from "./settlement-reports.js";
 export * from "./spins.js";
 export * from "./webhooks.js";
