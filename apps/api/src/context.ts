@@ -1,4 +1,4 @@
-import type { Environment } from "@outcomes/core";
+import type { Environment, HostResolver } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
 import type { Producers, RedisKeys } from "@outcomes/queue";
 import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
@@ -16,6 +16,8 @@ export interface AppDeps {
   logger: Logger;
   keyVerifier: KeyVerifier;
   maintenance: MaintenanceSwitch;
+  /** DNS for webhook URL checks; the OS resolver when absent (tests set one, needing no DNS). */
+  resolveHost?: HostResolver;
 }
 
 /** The authenticated caller of a partner route. */

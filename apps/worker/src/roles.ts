@@ -1,7 +1,12 @@
 import type { RoleStarter } from "./context.js";
+import { startKeyExpiryRole } from "./key-expiry/index.js";
+import { startWebhooksRole } from "./webhooks/index.js";
 
 /** Every worker role; each runs as its own process in production (`--role`), or all in one (`all`). */
-export const ROLES: Record<string, RoleStarter> = {};
+export const ROLES: Record<string, RoleStarter> = {
+  webhooks: startWebhooksRole,
+  "key-expiry": startKeyExpiryRole,
+};
 
 export const ROLE_NAMES = ["blocks", "settlements", "webhooks", "key-expiry"] as const;
 export type RoleName = (typeof ROLE_NAMES)[number];

@@ -24,8 +24,9 @@ export const JOBS = {
   "webhook.deliver": {
     queue: "webhooks",
     payload: z.object({ deliveryId: z.string() }),
-    // Attempts and backoff come from WEBHOOK_RETRY_DELAYS_MS at enqueue time.
-    options: { ...removeOld },
+    // 5 attempts; the waits between them are WEBHOOK_RETRY_DELAYS_MS, applied by the webhooks
+    // worker's custom backoff strategy (so a changed schedule needs no re-enqueue).
+    options: { attempts: 5, backoff: { type: "webhook-schedule" }, ...removeOld },
   },
   "settlement.generate": {
     queue: "settlements",

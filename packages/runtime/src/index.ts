@@ -1,3 +1,4 @@
+export * from "./dns.js";
 export * from "./env.js";
 export * from "./logger.js";
 export * from "./metrics.js";

@@ -2,11 +2,12 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.js";
 import { ADMIN_BASE } from "../../router.js";
 import { apiKeysRouter } from "./api-keys.js";
+import { jobsRouter } from "./jobs.js";
 import { maintenanceRouter } from "./maintenance.js";
 import { partnersRouter } from "./partners.js";
 
 /** Every operator route group, mounted under /api/admin/v1 (operator token checked in app.ts). */
 export function registerAdminRoutes(app: OpenAPIHono<AppEnv>) {
-  for (const router of [partnersRouter, apiKeysRouter, maintenanceRouter] as OpenAPIHono<AppEnv>[])
+  for (const router of [partnersRouter, apiKeysRouter, maintenanceRouter, jobsRouter] as OpenAPIHono<AppEnv>[])
     app.route(ADMIN_BASE, router);
 }

@@ -3,8 +3,10 @@ import type { AppEnv } from "../../context.js";
 import { PARTNER_BASE } from "../../router.js";
 import { playersRouter } from "./players.js";
 import { spinsRouter } from "./spins.js";
+import { webhooksRouter } from "./webhooks.js";
 
 /** Every partner route group, mounted under /api/partner/v1 (auth and rate limit are applied in app.ts). */
 export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
-  for (const router of [spinsRouter, playersRouter] as OpenAPIHono<AppEnv>[]) app.route(PARTNER_BASE, router);
+  for (const router of [spinsRouter, playersRouter, webhooksRouter] as OpenAPIHono<AppEnv>[])
+    app.route(PARTNER_BASE, router);
 }

@@ -1,0 +1,136 @@
+import { z } from "@hono/zod-openapi";
+import {
+  checkWebhookUrl,
+  type Environment,
+  EVENT_TYPES,
+  type HostResolver,
+  ServiceError,
+  vetAddresses,
+} from "@outcomes/core";
+import { resolveWithin, systemResolver } from "@outcomes/runtime";
+import type { Context } from "hono";
+import type { ZodError } from "zod";
+import type { AppEnv } from "../../context.js";
+import { formatPath, validationError } from "../../errors.js";
+import { Timestamp } from "../../openapi.js";
+
+/** Registration waits at most this long for DNS; a host that does not answer is vetted at delivery. */
+const REGISTRATION_DNS_TIMEOUT_MS = 2000;
+
+export const RegisterWebhookBody = z
+  .strictObject({
+    url: z
+      .string()
+      .min(1)
+      .openapi({
+        example: "https://hooks.example.com/outcomes",
+        description:
+          "HTTPS URL. Sandbox also accepts http://localhost, http://127.0.0.1 and http://[::1] on any port. " +
+          "URLs pointing at private, loopback, link-local, CGNAT or reserved addresses are refused (KS-4106).",
+      }),
+    events: z
+      .array(z.enum(EVENT_TYPES))
+      .min(1)
+      .refine((events) => new Set(events).size === events.length, "must not repeat an event type")
+      .openapi({ example: ["spin.large_win", "block.low_reserve"] }),
+  })
+  .openapi("RegisterWebhook");
+
+const webhookFields = {
+  id: z.string().openapi({ example: "whk_0Qx3zYk1aBcDeFgHiJkLmN" }),
+  url: z.string(),
+  events: z.array(z.enum(EVENT_TYPES)),
+  isActive: z.boolean(),
+  createdAt: Timestamp,
+};
+
+export const RegisteredWebhook = z
+  .object({
+    ...webhookFields,
+    secret: z.string().openapi({
+      example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      description: "Signing secret; shown only in this response",
+    }),
+  })
+  .openapi("RegisteredWebhook");
+
+export const Webhook = z
+  .object({ ...webhookFields, deletedAt: Timestamp.nullable() })
+  .openapi("Webhook", { description: "A webhook as listed (never its secret); deleted ones stay, inactive" });
+
+export const WebhookList = z
+  .object({ webhooks: z.array(Webhook), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
+  .openapi("WebhookList");
+
+export const Delivery = z
+  .object({
+    id: z.string().openapi({ description: "Sent as X-Service-Delivery-Id and webhook-id on every attempt" }),
+    event: z.enum(EVENT_TYPES),
+    status: z.enum(["pending", "retrying", "succeeded", "failed"]),
+    attempts: z.number().int(),
+    maxAttempts: z.number().int().openapi({ example: 5 }),
+    lastResponseStatus: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    nextAttemptAt: Timestamp.nullable(),
+    createdAt: Timestamp,
+    completedAt: Timestamp.nullable(),
+  })
+  .openapi("WebhookDelivery");
+
+export const DeliveryList = z
+  .object({ deliveries: z.array(Delivery), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
+  .openapi("WebhookDeliveryList");
+
+export const WebhookParams = z.object({
+  webhookId: z
+    .string()
+    .min(1)
+    .openapi({ param: { in: "path" } }),
+});
+export const DeliveryParams = WebhookParams.extend({
+  deliveryId: z
+    .string()
+    .min(1)
+    .openapi({ param: { in: "path" } }),
+});
+
+const absent = (value: unknown) => value === undefined || value === null || value === "";
+
+/**
+ * Registration's own codes (CONTRACT §4): a missing field is KS-4102; a bad `url` KS-4106; bad
+ * `events` (empty, unknown or repeated) KS-4107; anything else (unknown fields, wrong body) KS-4101.
+ */
+export function registrationHook(
+  result: { success: true } | { success: false; error: ZodError; data?: unknown; target: string },
+  _c: Context<AppEnv>,
+): undefined {
+  if (result.success) return undefined;
+  const input = result.data;
+  const body = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
+  const fault = (field: string) => result.error.issues.filter((issue) => issue.path[0] === field);
+  const details = (issues: ZodError["issues"]) =>
+    issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
+  if (body && !absent(body.url) && !absent(body.events)) {
+    if (fault("url").length > 0) throw new ServiceError("KS-4106", { details: details(fault("url")) });
+    if (fault("events").length > 0) throw new ServiceError("KS-4107", { details: details(fault("events")) });
+  }
+  throw validationError(result.error, input, result.target);
+}
+
+/**
+ * The URL rules of CONTRACT §7. A host name is resolved and each address vetted; a name that does
+ * not resolve (yet) is accepted, since every delivery attempt resolves and vets again before it
+ * connects.
+ */
+export async function assertWebhookUrl(
+  url: string,
+  environment: Environment,
+  resolver: HostResolver = systemResolver,
+): Promise<void> {
+  const check = checkWebhookUrl(url, environment);
+  if (!check.ok) throw new ServiceError("KS-4106", { details: [{ path: "url", message: check.reason }] });
+  if (check.literal || check.allowLoopback) return;
+  const addresses = await resolveWithin(resolver, check.host, REGISTRATION_DNS_TIMEOUT_MS);
+  const refusal = addresses && vetAddresses(check.host, addresses, false);
+  if (refusal) throw new ServiceError("KS-4106", { details: [{ path: "url", message: refusal }] });
+}

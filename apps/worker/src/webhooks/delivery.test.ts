@@ -1,0 +1,205 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "../../../api/src/testing.js";
+import { webhooksRole } from "./index.js";
+import {
+  deliveriesOf,
+  deliveryRow,
+  emitEvent,
+  eventually,
+  type Receiver,
+  registerWebhook,
+  startReceiver,
+  startRole,
+} from "./testing.js";
+
+const DELAYS = [100, 200, 300, 400];
+const TIMEOUT_MS = 300;
+
+let api: TestApi;
+let worker: Awaited<ReturnType<typeof startRole>>;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  api = await startTestApi({ WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(","), WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
+  worker = await startRole(api, webhooksRole({ pollIntervalMs: 100 }));
+});
+afterAll(async () => {
+  await worker?.close();
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await api?.close();
+});
+
+async function receiver(reply?: Parameters<typeof startReceiver>[0]) {
+  const started = await startReceiver(reply);
+  receivers.push(started);
+  return started;
+}
+
+const header = (request: { headers: Record<string, unknown> }, name: string) => String(request.headers[name]);
+
+describe("signed delivery", () => {
+  it("delivers an outbox event once, signed in both header families over the raw bytes", async () => {
+    const target = await receiver();
+    const { partnerId, apiKey, webhookId, secret } = await registerWebhook(api, target.url);
+    const event = await emitEvent(api, partnerId, "spin.large_win", { spinId: "spn_1", payoutUsd: 1234.5 });
+
+    const [request] = await eventually(() => target.requests.length === 1 && target.requests);
+    const rawBody = request!.rawBody;
+    expect(JSON.parse(rawBody.toString("utf8"))).toEqual(event);
+    expect(header(request!, "content-type")).toBe("application/json");
+    expect(header(request!, "x-service-event")).toBe("spin.large_win");
+    expect(header(request!, "x-service-attempt")).toBe("1");
+    const deliveryId = header(request!, "x-service-delivery-id");
+    expect(header(request!, "webhook-id")).toBe(deliveryId);
+    expect(verifyWebhookSignature({ rawBody, signatureHeader: header(request!, "x-service-signature"), secret })).toBe(
+      true,
+    );
+    expect(verifyStandardWebhook({ rawBody, headers: request!.headers as Record<string, string>, secret })).toBe(true);
+    // Another webhook's secret does not verify it.
+    expect(
+      verifyWebhookSignature({
+        rawBody,
+        signatureHeader: header(request!, "x-service-signature"),
+        secret: `${secret}A`,
+      }),
+    ).toBe(false);
+
+    const [delivery] = await eventually(async () => {
+      const list = await deliveriesOf(api, apiKey, webhookId);
+      return list[0]?.status === "succeeded" && list;
+    });
+    expect(delivery).toMatchObject({
+      id: deliveryId,
+      event: "spin.large_win",
+      attempts: 1,
+      maxAttempts: 5,
+      lastResponseStatus: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
+    expect(Date.parse(delivery!.completedAt)).toBeGreaterThanOrEqual(Date.parse(delivery!.createdAt));
+    await sleep(300);
+    expect(target.requests).toHaveLength(1);
+  });
+
+  it("retries after two failures and succeeds on the third attempt with the same delivery id and bytes", async () => {
+    const target = await receiver((_request, index) => (index < 2 ? 503 : 204));
+    const { partnerId, webhookId, apiKey } = await registerWebhook(api, target.url);
+    await emitEvent(api, partnerId);
+
+    const deliveryId = await eventually(async () => {
+      const [delivery] = await deliveriesOf(api, apiKey, webhookId);
+      return delivery?.status === "succeeded" && (delivery.id as string);
+    });
+    expect(target.requests.map((request) => header(request, "x-service-attempt"))).toEqual(["1", "2", "3"]);
+    expect(new Set(target.requests.map((request) => header(request, "x-service-delivery-id")))).toEqual(
+      new Set([deliveryId]),
+    );
+    expect(new Set(target.requests.map((request) => request.rawBody.toString("hex"))).size).toBe(1);
+    expect(new Set(target.requests.map((request) => header(request, "x-service-signature"))).size).toBe(1);
+    expect(await deliveryRow(api, deliveryId)).toMatchObject({
+      status: "succeeded",
+      attempts: 3,
+      lastResponseStatus: 204,
+    });
+  });
+
+  it("makes exactly 5 attempts with at least the configured waits between them, then fails", async () => {
+    const target = await receiver(() => 500);
+    const { partnerId, webhookId, apiKey } = await registerWebhook(api, target.url);
+    await emitEvent(api, partnerId);
+
+    const retrying = await eventually(async () => {
+      const [delivery] = await deliveriesOf(api, apiKey, webhookId);
+      return delivery?.status === "retrying" && delivery;
+    });
+    expect(retrying.lastResponseStatus).toBe(500);
+    expect(retrying.lastError).toBe("Receiver answered HTTP 500");
+    expect(Date.parse(retrying.nextAttemptAt)).toBeGreaterThan(Date.parse(retrying.createdAt));
+
+    const failed = await eventually(async () => {
+      const [delivery] = await deliveriesOf(api, apiKey, webhookId);
+      return delivery?.status === "failed" && delivery;
+    });
+    expect(failed).toMatchObject({ attempts: 5, maxAttempts: 5, lastResponseStatus: 500, nextAttemptAt: null });
+    expect(failed.completedAt).not.toBeNull();
+    const gaps = target.requests.slice(1).map((request, index) => request.at - target.requests[index]!.at);
+    expect(gaps).toHaveLength(4);
+    for (const [index, gap] of gaps.entries()) expect(gap).toBeGreaterThanOrEqual(DELAYS[index]!);
+    await sleep(600);
+    expect(target.requests).toHaveLength(5);
+  });
+
+  it("counts a receiver that does not answer within WEBHOOK_TIMEOUT_MS as a failed attempt", async () => {
+    const target = await receiver((_request, index) => (index === 0 ? "hang" : 200));
+    const { partnerId, webhookId, apiKey } = await registerWebhook(api, target.url);
+    await emitEvent(api, partnerId);
+
+    const delivery = await eventually(async () => {
+      const [first] = await deliveriesOf(api, apiKey, webhookId);
+      return first?.status === "succeeded" && first;
+    });
+    expect(delivery.attempts).toBe(2);
+    expect(target.requests[1]!.at - target.requests[0]!.at).toBeGreaterThanOrEqual(TIMEOUT_MS + DELAYS[0]!);
+  });
+
+  it("stops retrying once the webhook is deleted", async () => {
+    const target = await receiver(() => 500);
+    const { partnerId, webhookId, apiKey } = await registerWebhook(api, target.url);
+    await emitEvent(api, partnerId);
+    await eventually(async () => (await deliveriesOf(api, apiKey, webhookId))[0]?.status === "retrying");
+
+    const deleted = await api.request(`/api/partner/v1/webhooks/${webhookId}`, { method: "DELETE", apiKey });
+    expect(deleted.body.isActive).toBe(false);
+    const attemptsAtDelete = target.requests.length;
+    await sleep(DELAYS.reduce((sum, delay) => sum + delay, 0) + 300);
+    expect(target.requests).toHaveLength(attemptsAtDelete);
+    const [delivery] = await deliveriesOf(api, apiKey, webhookId);
+    expect(delivery).toMatchObject({ status: "failed", nextAttemptAt: null });
+    expect(delivery!.lastError).toMatch(/deleted/);
+
+    // Later events reach it no more either.
+    await emitEvent(api, partnerId);
+    await sleep(400);
+    expect(await deliveriesOf(api, apiKey, webhookId)).toHaveLength(1);
+  });
+
+  it("redelivers an event as a new delivery with the same body", async () => {
+    const target = await receiver();
+    const { partnerId, webhookId, apiKey, secret } = await registerWebhook(api, target.url);
+    await emitEvent(api, partnerId);
+    const first = await eventually(async () => {
+      const [delivery] = await deliveriesOf(api, apiKey, webhookId);
+      return delivery?.status === "succeeded" && delivery;
+    });
+
+    const redeliver = await api.request(`/api/partner/v1/webhooks/${webhookId}/deliveries/${first.id}/redeliver`, {
+      method: "POST",
+      apiKey,
+    });
+    expect(redeliver.status).toBe(202);
+    expect(redeliver.body).toMatchObject({ event: "spin.large_win", status: "pending", attempts: 0, maxAttempts: 5 });
+    expect(redeliver.body.id).not.toBe(first.id);
+
+    await eventually(() => target.requests.length === 2);
+    const [original, again] = target.requests;
+    expect(header(again!, "x-service-delivery-id")).toBe(redeliver.body.id);
+    expect(header(again!, "x-service-attempt")).toBe("1");
+    expect(again!.rawBody.equals(original!.rawBody)).toBe(true);
+    expect(
+      verifyWebhookSignature({
+        rawBody: again!.rawBody,
+        signatureHeader: header(again!, "x-service-signature"),
+        secret,
+      }),
+    ).toBe(true);
+
+    const list = await eventually(async () => {
+      const deliveries = await deliveriesOf(api, apiKey, webhookId);
+      return deliveries[0]?.status === "succeeded" && deliveries;
+    });
+    expect(list.map((delivery) => delivery.id)).toEqual([redeliver.body.id, first.id]);
+  });
+});

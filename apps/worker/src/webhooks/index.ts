@@ -1,0 +1,114 @@
+import type { HostResolver } from "@outcomes/core";
+import { enqueueDeliveries, type JobPayload } from "@outcomes/queue";
+import { type Job, UnrecoverableError, Worker } from "bullmq";
+import type { RoleStarter, WorkerContext } from "../context.js";
+import { webhookBackoffStrategy } from "./backoff.js";
+import { deliverProcessor } from "./deliver.js";
+import { DISPATCH_BATCH_SIZE, dispatchEvents } from "./dispatch.js";
+import { createWebhookHttpClient } from "./http-client.js";
+import { startLoop } from "./loop.js";
+import { reconcileDeliveries } from "./reconcile.js";
+
+export interface WebhooksRoleOptions {
+  /** DNS for webhook hosts (tests inject one; production uses the OS resolver). */
+  resolve?: HostResolver;
+  /** Deliveries in flight per process; they wait on the network, not the CPU. */
+  concurrency?: number;
+  /** How often the outbox is polled when nobody calls `notifyEvents`. */
+  pollIntervalMs?: number;
+  reconcileIntervalMs?: number;
+  /** How overdue an open delivery must be before the reconciler looks for its job. */
+  reconcileGraceMs?: number;
+  /** BullMQ job lock; a killed worker's job is taken over after it lapses. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}
+
+const DEFAULTS = {
+  concurrency: 64,
+  pollIntervalMs: 300,
+  reconcileIntervalMs: 60_000,
+  reconcileGraceMs: 120_000,
+  lockDurationMs: 30_000,
+  stalledIntervalMs: 30_000,
+} satisfies WebhooksRoleOptions;
+
+/**
+ * The `webhooks` role: fans outbox events out to deliveries (a poll loop plus `events.dispatch`
+ * jobs), delivers them (`webhook.deliver` jobs, retried on WEBHOOK_RETRY_DELAYS_MS), and
+ * re-queues any open delivery whose job went missing.
+ */
+export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
+  const options = { ...DEFAULTS, ...overrides };
+  return async (ctx: WorkerContext) => {
+    const { env, db, producers, logger } = ctx;
+    const http = createWebhookHttpClient({ timeoutMs: env.WEBHOOK_TIMEOUT_MS, resolve: options.resolve });
+    const deliver = deliverProcessor({
+      db,
+      http,
+      delaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      logger,
+    });
+
+    const dispatch = async (): Promise<number> => {
+      const result = await dispatchEvents(db, DISPATCH_BATCH_SIZE);
+      // After the commit: a crash right here leaves open rows, which the reconciler re-queues.
+      await enqueueDeliveries(producers, result.deliveryIds);
+      return result.events;
+    };
+
+    const connection = ctx.newConnection();
+    const worker = new Worker(
+      "webhooks",
+      async (job: Job) => {
+        if (job.name === "webhook.deliver") return deliver(job as Job<JobPayload<"webhook.deliver">>);
+        if (job.name === "events.dispatch") {
+          let total = 0;
+          for (let batch = await dispatch(); batch > 0; batch = await dispatch()) total += batch;
+          return { events: total };
+        }
+        throw new UnrecoverableError(`Unknown job ${job.name} on the webhooks queue`);
+      },
+      {
+        connection,
+        prefix: ctx.bullPrefix,
+        concurrency: options.concurrency,
+        lockDuration: options.lockDurationMs,
+        stalledInterval: options.stalledIntervalMs,
+        // A delivery whose worker died is taken over; the attempt count in Postgres stays true.
+        maxStalledCount: 3,
+        settings: { backoffStrategy: webhookBackoffStrategy(env.WEBHOOK_RETRY_DELAYS_MS) },
+      },
+    );
+    worker.on("error", (error) => logger.error({ err: error }, "webhooks worker error"));
+
+    const poller = startLoop(
+      "events.dispatch",
+      options.pollIntervalMs,
+      async () => (await dispatch()) === DISPATCH_BATCH_SIZE,
+      logger,
+    );
+    const reconciler = startLoop(
+      "webhook.reconcile",
+      options.reconcileIntervalMs,
+      async () => {
+        const requeued = await reconcileDeliveries(db, producers, { graceMs: options.reconcileGraceMs });
+        if (requeued > 0) logger.warn({ requeued }, "re-queued open deliveries whose job was missing");
+        return false;
+      },
+      logger,
+    );
+
+    return {
+      close: async () => {
+        await Promise.all([poller.stop(), reconciler.stop()]);
+        await worker.close();
+        await http.close();
+        await connection.quit();
+      },
+    };
+  };
+}
+
+export const startWebhooksRole: RoleStarter = webhooksRole();

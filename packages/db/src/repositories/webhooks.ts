@@ -1,0 +1,190 @@
+import { randomBytes } from "node:crypto";
+import { type Environment, type EventType, newId, ServiceError, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
+import { and, count, desc, eq, inArray } from "drizzle-orm";
+import type { Database, Executor } from "../client.js";
+import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
+
+export type WebhookRecord = typeof webhooks.$inferSelect;
+export type DeliveryRecord = typeof webhookDeliveries.$inferSelect;
+
+/** The caller a webhook must belong to: a partner in one environment. */
+export interface WebhookOwner {
+  partnerId: string;
+  environment: Environment;
+}
+
+/** A webhook as listed: never its secret (CONTRACT §4). */
+export interface WebhookView {
+  id: string;
+  url: string;
+  events: EventType[];
+  isActive: boolean;
+  createdAt: string;
+  deletedAt: string | null;
+}
+
+export interface DeliveryView {
+  id: string;
+  event: EventType;
+  status: DeliveryRecord["status"];
+  attempts: number;
+  maxAttempts: number;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+export const WEBHOOK_DELETED_ERROR = "Webhook was deleted; no further attempts are made";
+
+export function presentWebhook(record: WebhookRecord): WebhookView {
+  return {
+    id: record.id,
+    url: record.url,
+    // Checked against EVENT_TYPES when the webhook was registered.
+    events: record.events as EventType[],
+    isActive: record.isActive,
+    createdAt: record.createdAt.toISOString(),
+    deletedAt: record.deletedAt?.toISOString() ?? null,
+  };
+}
+
+export function presentDelivery(record: DeliveryRecord): DeliveryView {
+  return {
+    id: record.id,
+    event: record.eventType as EventType,
+    status: record.status,
+    attempts: record.attempts,
+    maxAttempts: record.maxAttempts,
+    lastResponseStatus: record.lastResponseStatus,
+    lastError: record.lastError,
+    nextAttemptAt: record.nextAttemptAt?.toISOString() ?? null,
+    createdAt: record.createdAt.toISOString(),
+    completedAt: record.completedAt?.toISOString() ?? null,
+  };
+}
+
+/** `whsec_` + base64 of 32 CSPRNG bytes, the Standard Webhooks secret format. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+export async function createWebhook(
+  db: Database,
+  owner: WebhookOwner,
+  input: { url: string; events: EventType[] },
+): Promise<WebhookRecord> {
+  const [created] = await db
+    .insert(webhooks)
+    .values({ id: newId("whk"), ...owner, url: input.url, events: input.events, secret: newWebhookSecret() })
+    .returning();
+  return created!;
+}
+
+/** Newest first, soft-deleted ones included (they are the audit trail). */
+export async function listWebhooks(db: Database, owner: WebhookOwner, page: { limit: number; offset: number }) {
+  const mine = and(eq(webhooks.partnerId, owner.partnerId), eq(webhooks.environment, owner.environment));
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(webhooks)
+      .where(mine)
+      .orderBy(desc(webhooks.createdAt), desc(webhooks.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ value: count() }).from(webhooks).where(mine),
+  ]);
+  return { rows, total: total?.value ?? 0 };
+}
+
+/**
+ * The caller's webhook, or the error the contract names: another environment's (or no) webhook
+ * 404 KS-4206, as if it did not exist; another partner's 403 KS-4207. `lock` takes a row lock.
+ */
+export async function requireOwnWebhook(
+  executor: Executor,
+  owner: WebhookOwner,
+  webhookId: string,
+  options: { lock?: boolean } = {},
+): Promise<WebhookRecord> {
+  const query = executor.select().from(webhooks).where(eq(webhooks.id, webhookId));
+  const [record] = options.lock ? await query.for("update") : await query;
+  if (!record || record.environment !== owner.environment) throw new ServiceError("KS-4206");
+  if (record.partnerId !== owner.partnerId) throw new ServiceError("KS-4207");
+  return record;
+}
+
+/**
+ * Soft delete: the record stays for audit, nothing more is sent to it. Open deliveries are closed
+ * as failed in the same transaction, so the list says at once that no retry will come. Repeating
+ * it changes nothing (the first `deletedAt` stays).
+ */
+export async function deleteWebhook(db: Database, owner: WebhookOwner, webhookId: string): Promise<WebhookRecord> {
+  return db.transaction(async (tx) => {
+    const current = await requireOwnWebhook(tx, owner, webhookId, { lock: true });
+    if (current.deletedAt) return current;
+    const now = new Date();
+    const [deleted] = await tx
+      .update(webhooks)
+      .set({ isActive: false, deletedAt: now })
+      .where(eq(webhooks.id, webhookId))
+      .returning();
+    await tx
+      .update(webhookDeliveries)
+      .set({ status: "failed", lastError: WEBHOOK_DELETED_ERROR, nextAttemptAt: null, completedAt: now })
+      .where(
+        and(eq(webhookDeliveries.webhookId, webhookId), inArray(webhookDeliveries.status, ["pending", "retrying"])),
+      );
+    return deleted!;
+  });
+}
+
+/** Newest first. */
+export async function listDeliveries(db: Database, webhookId: string, page: { limit: number; offset: number }) {
+  const ofWebhook = eq(webhookDeliveries.webhookId, webhookId);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(webhookDeliveries)
+      .where(ofWebhook)
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ value: count() }).from(webhookDeliveries).where(ofWebhook),
+  ]);
+  return { rows, total: total?.value ?? 0 };
+}
+
+/**
+ * A new delivery (new id, fresh attempts) of the same event with the very same body bytes. Unknown
+ * delivery, or one of another webhook: 404 KS-4215; a deleted webhook can receive nothing: KS-4101.
+ */
+export async function createRedelivery(
+  db: Database,
+  webhook: WebhookRecord,
+  deliveryId: string,
+): Promise<DeliveryRecord> {
+  const [original] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhook.id)));
+  if (!original) throw new ServiceError("KS-4215", { message: "Webhook delivery not found" });
+  if (webhook.deletedAt || !webhook.isActive) {
+    throw new ServiceError("KS-4101", { message: "Webhook is deleted: nothing can be delivered to it" });
+  }
+  const [created] = await db
+    .insert(webhookDeliveries)
+    .values({
+      id: newId("dlv"),
+      webhookId: webhook.id,
+      eventId: original.eventId,
+      eventType: original.eventType,
+      body: original.body,
+      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+      nextAttemptAt: new Date(),
+      redeliveryOf: original.id,
+    })
+    .returning();
+  return created!;
+}

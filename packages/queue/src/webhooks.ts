@@ -1,0 +1,38 @@
+import { JOBS } from "./catalog.js";
+import type { Producers } from "./producers.js";
+
+/**
+ * Tells the `webhooks` worker that events were committed to the outbox, so it fans them out now
+ * instead of at its next poll (a few hundred ms). Optional and safe to drop: it never throws, and
+ * a burst of calls collapses into one queued dispatch job. Call it after the commit, not inside it.
+ */
+export async function notifyEvents(producers: Producers): Promise<void> {
+  try {
+    await producers.add(
+      "events.dispatch",
+      {},
+      {
+        // One dispatch queued at a time; a hint arriving while one runs queues exactly one more.
+        deduplication: { id: "events.dispatch", keepLastIfActive: true },
+      },
+    );
+  } catch {
+    // The poller picks the events up anyway; the caller's request must not fail for a hint.
+  }
+}
+
+/**
+ * Queues one `webhook.deliver` job per delivery row. The job id is the delivery id, so enqueueing a
+ * delivery twice (a fan-out re-run, the reconciler) never sends it twice.
+ */
+export async function enqueueDeliveries(producers: Producers, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  const job = JOBS["webhook.deliver"];
+  await producers.queues[job.queue].addBulk(
+    deliveryIds.map((deliveryId) => ({
+      name: "webhook.deliver",
+      data: job.payload.parse({ deliveryId }),
+      opts: { ...job.options, jobId: deliveryId },
+    })),
+  );
+}
