@@ -1,5 +1,5 @@
 import { generateApiKey } from "@outcomes/core";
-import { apiKeys, createDatabase } from "@outcomes/db";
+import { apiKeys, createDatabase, players } from "@outcomes/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyVerifier } from "../auth/key-verifier.js";
@@ -109,6 +109,19 @@ describe("partner authentication codes", () => {
 });
 
 describe("environment separation", () => {
+  it("shows a partner's production data to its production key only", async () => {
+    const { partnerId, sandbox, production } = await partnerWithKeys();
+    const stranger = await partnerWithKeys();
+    await api.database.db.insert(players).values({ partnerId, environment: "production", externalId: "player-prod" });
+    const lookUp = (apiKey: string) => api.request("/api/partner/v1/players/player-prod", { apiKey });
+    const own = await lookUp(production.key);
+    expect([own.status, own.body.playerId]).toEqual([200, "player-prod"]);
+    for (const other of [sandbox.key, stranger.production.key]) {
+      const response = await lookUp(other);
+      expect([response.status, response.body.errorCode]).toEqual([404, "KS-4204"]);
+    }
+  });
+
   it("gives each environment of a partner its own rate-limit bucket", async () => {
     const { sandbox, production } = await partnerWithKeys();
     const tight = await startTestApi({ RATE_LIMIT_REQUESTS_PER_SECOND: "2" }, { shareWith: api });

@@ -1,3 +1,4 @@
+import { createDatabase } from "@outcomes/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../testing.js";
 
@@ -208,5 +209,36 @@ describe("POST /partners/{partnerId}/api-keys/{keyId}/rotate", () => {
     const deactivated = await post(`${partnerId}/api-keys/${live.id}/rotate`);
     expect([deactivated.status, deactivated.body.errorCode]).toEqual([403, "KS-4210"]);
     expect((await listKeys(partnerId)).body.total).toBe(2);
+  });
+});
+
+describe("store failures", () => {
+  it("answer KS-5007 (create partner) and KS-5008 (issue, rotate) with nothing internal in the body", async () => {
+    const partnerId = await newPartner();
+    const key = (await issue(partnerId)).body;
+    const closed = createDatabase(api.database.url, { max: 1 });
+    await closed.close();
+    const working = api.deps.db;
+    api.deps.db = closed.db;
+    try {
+      const created = await api.request("/api/admin/v1/partners", {
+        method: "POST",
+        admin: true,
+        json: { slug: "store-down", name: "Store down" },
+      });
+      const issued = await issue(partnerId);
+      const rotated = await post(`${partnerId}/api-keys/${key.id}/rotate`);
+      for (const [response, code, message] of [
+        [created, "KS-5007", "Failed to create partner"],
+        [issued, "KS-5008", "Failed to issue API key"],
+        [rotated, "KS-5008", "Failed to issue API key"],
+      ] as const) {
+        expect(response.status).toBe(500);
+        expect(response.body).toEqual({ message, errorCode: code, requestId: response.headers.get("x-request-id") });
+      }
+    } finally {
+      api.deps.db = working;
+    }
+    expect((await listKeys(partnerId)).body.total).toBe(1);
   });
 });
