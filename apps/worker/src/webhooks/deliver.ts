@@ -1,6 +1,6 @@
 import { checkWebhookUrl, type Environment } from "@outcomes/core";
 import { type Database, WEBHOOK_DELETED_ERROR, webhookDeliveries, webhooks } from "@outcomes/db";
-import type { Logger } from "@outcomes/runtime";
+import { countWebhookAttempt, type Logger } from "@outcomes/runtime";
 import { signatureHeaders } from "@outcomes/sdk";
 import { type Job, UnrecoverableError } from "bullmq";
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
@@ -140,6 +140,7 @@ export function deliverProcessor(deps: DeliverDeps) {
           completedAt: now,
         })
         .where(and(eq(webhookDeliveries.id, deliveryId), open));
+      countWebhookAttempt("succeeded", claim.attempt);
       return { status: outcome.status, attempt: claim.attempt };
     }
     const last = claim.attempt >= claim.maxAttempts;
@@ -156,6 +157,7 @@ export function deliverProcessor(deps: DeliverDeps) {
       .where(and(eq(webhookDeliveries.id, deliveryId), open))
       .returning({ id: webhookDeliveries.id });
     deps.logger.info({ deliveryId, attempt: claim.attempt, status: outcome.status, last }, "webhook attempt failed");
+    countWebhookAttempt(last ? "failed" : "retrying", claim.attempt);
     // Closed meanwhile (the webhook was deleted): no retry either.
     if (last || updated.length === 0) throw new UnrecoverableError(outcome.error);
     throw new AttemptFailedError(claim.attempt, outcome.error);
