@@ -1,11 +1,13 @@
 import type { RoleStarter } from "./context.js";
 import { startKeyExpiryRole } from "./key-expiry/index.js";
+import { startSettlementsRole } from "./settlements/index.js";
 import { startWebhooksRole } from "./webhooks/index.js";
 
 /** Every worker role; each runs as its own process in production (`--role`), or all in one (`all`). */
 export const ROLES: Record<string, RoleStarter> = {
   webhooks: startWebhooksRole,
   "key-expiry": startKeyExpiryRole,
+  settlements: startSettlementsRole,
 };
 
 export const ROLE_NAMES = ["blocks", "settlements", "webhooks", "key-expiry"] as const;

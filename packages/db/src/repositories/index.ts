@@ -4,5 +4,6 @@ export * from "./idempotency-keys.js";
 export * from "./partners.js";
 export * from "./pg-errors.js";
 export * from "./players.js";
+export * from "./settlements.js";
 export * from "./spins.js";
 export * from "./webhooks.js";

@@ -5,9 +5,16 @@ import { apiKeysRouter } from "./api-keys.js";
 import { jobsRouter } from "./jobs.js";
 import { maintenanceRouter } from "./maintenance.js";
 import { partnersRouter } from "./partners.js";
+import { adminSettlementsRouter } from "./settlements.js";
 
 /** Every operator route group, mounted under /api/admin/v1 (operator token checked in app.ts). */
 export function registerAdminRoutes(app: OpenAPIHono<AppEnv>) {
-  for (const router of [partnersRouter, apiKeysRouter, maintenanceRouter, jobsRouter] as OpenAPIHono<AppEnv>[])
+  for (const router of [
+    partnersRouter,
+    apiKeysRouter,
+    maintenanceRouter,
+    adminSettlementsRouter,
+    jobsRouter,
+  ] as OpenAPIHono<AppEnv>[])
     app.route(ADMIN_BASE, router);
 }

@@ -1,13 +1,46 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { ReportDate, reportDateBodyGuard } from "../settlement-schemas.js";
 
 /** Operator triggers of the scheduled jobs: each queues the same job its scheduler queues. */
 const QueuedJob = z.object({ jobId: z.string().openapi({ example: "42" }) }).openapi("QueuedJob");
 
+const RunSettlementsBody = z
+  .strictObject({
+    reportDate: ReportDate.optional().openapi({ description: "Default: the previous UTC day" }),
+  })
+  .openapi("RunSettlements");
+
 const tags = ["Operator: jobs"];
 
 export const jobsRouter = createRouter();
+
+jobsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/jobs/settlements/run",
+    tags,
+    summary: "Run the daily settlement now",
+    description:
+      "Queues `settlement.generate`: the `settlements` worker builds the day's report for every partner and " +
+      "environment with registered games, leaving acknowledged and disputed reports unchanged. Progress is on " +
+      "the job (dashboard at /admin/queues).",
+    middleware: [reportDateBodyGuard],
+    request: {
+      body: { required: false, content: { "application/json": { schema: RunSettlementsBody } } },
+    },
+    responses: {
+      202: jsonResponse(QueuedJob, "Queued"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4105"),
+    },
+  }),
+  async (c) => {
+    const { reportDate } = c.req.valid("json");
+    const job = await c.var.deps.producers.add("settlement.generate", reportDate ? { reportDate } : {});
+    return c.json({ jobId: job.id ?? "" }, 202);
+  },
+);
 
 jobsRouter.openapi(
   createRoute({

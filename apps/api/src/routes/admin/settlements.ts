@@ -1,0 +1,118 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { ServiceError } from "@outcomes/core";
+import {
+  generateSettlementReport,
+  partnerHasGames,
+  presentSettlementReport,
+  reissueSettlementReport,
+  requirePartner,
+} from "@outcomes/db";
+import { notifyEvents } from "@outcomes/queue";
+import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+import {
+  ReportDate,
+  ReportDateParams,
+  reportDateBodyGuard,
+  reportDatePathGuard,
+  SettlementReport,
+} from "../settlement-schemas.js";
+import { Environment, PartnerParams } from "./schemas.js";
+
+const GenerateBody = z
+  .strictObject({
+    reportDate: ReportDate.openapi({ description: "The UTC day to settle, up to today; KS-4105 otherwise" }),
+    environment: Environment,
+  })
+  .openapi("GenerateSettlement");
+
+const ReissueBody = z.strictObject({ environment: Environment }).openapi("ReissueSettlement");
+
+const tags = ["Operator: settlements"];
+
+export const adminSettlementsRouter = createRouter();
+
+adminSettlementsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/partners/{partnerId}/settlements",
+    tags,
+    summary: "Generate (or refresh) a partner's report of a UTC day",
+    description:
+      "Creates the report as GENERATED, or replaces the figures of a GENERATED or PENDING one (the " +
+      "`settlement.report_ready` event follows whenever the figures are new). An acknowledged or disputed " +
+      "report is never changed: 409 KS-4304.",
+    middleware: [reportDateBodyGuard],
+    request: { params: PartnerParams, body: jsonBody(GenerateBody) },
+    responses: {
+      201: jsonResponse(SettlementReport, "The report"),
+      ...errorResponses(
+        ...ADMIN_COMMON_ERRORS,
+        "KS-4101",
+        "KS-4102",
+        "KS-4105",
+        "KS-4209",
+        "KS-4214",
+        "KS-4304",
+        "KS-5009",
+      ),
+    },
+  }),
+  async (c) => {
+    const { db, producers } = c.var.deps;
+    const { partnerId } = c.req.valid("param");
+    const { reportDate, environment } = c.req.valid("json");
+    await requirePartner(db, partnerId);
+    if (!(await partnerHasGames(db, partnerId, environment))) {
+      throw new ServiceError("KS-4214", { message: `No games registered for this partner in ${environment}` });
+    }
+    const result = await asGenerationFailure(() =>
+      generateSettlementReport(db, { partnerId, environment, reportDate }, "refuse"),
+    );
+    if (result.outcome === "created" || result.outcome === "updated") await notifyEvents(producers);
+    return c.json(presentSettlementReport(result.report), 201);
+  },
+);
+
+adminSettlementsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/partners/{partnerId}/settlements/{reportDate}/reissue",
+    tags,
+    summary: "Resolve a dispute: recompute a disputed report, which becomes PENDING",
+    middleware: [reportDatePathGuard],
+    request: { params: PartnerParams.merge(ReportDateParams), body: jsonBody(ReissueBody) },
+    responses: {
+      200: jsonResponse(SettlementReport, "The reissued report"),
+      ...errorResponses(
+        ...ADMIN_COMMON_ERRORS,
+        "KS-4101",
+        "KS-4102",
+        "KS-4105",
+        "KS-4209",
+        "KS-4301",
+        "KS-4304",
+        "KS-5009",
+      ),
+    },
+  }),
+  async (c) => {
+    const { db, producers } = c.var.deps;
+    const { partnerId, reportDate } = c.req.valid("param");
+    const { environment } = c.req.valid("json");
+    await requirePartner(db, partnerId);
+    const report = await asGenerationFailure(() => reissueSettlementReport(db, { partnerId, environment, reportDate }));
+    await notifyEvents(producers);
+    return c.json(presentSettlementReport(report), 200);
+  },
+);
+
+/** Unexpected failures of a generation answer KS-5009 (retryable), not the generic KS-5001. */
+async function asGenerationFailure<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    throw new ServiceError("KS-5009", { cause: error });
+  }
+}

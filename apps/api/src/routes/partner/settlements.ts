@@ -1,0 +1,137 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { DISPUTE_REASON_MAX_LENGTH } from "@outcomes/core";
+import {
+  listSettlementReports,
+  presentSettlementReport,
+  requireSettlementReport,
+  transitionSettlementReport,
+} from "@outcomes/db";
+import type { PartnerAuth } from "../../context.js";
+import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS, PageQuery, pageOffset } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+import { ReportDateParams, reportDatePathGuard, SettlementReport } from "../settlement-schemas.js";
+
+const SettlementReportList = z
+  .object({
+    reports: z.array(SettlementReport),
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+  })
+  .openapi("SettlementReportList");
+
+/**
+ * `reason` is required, but checked after the report's status: the specification's table answers
+ * KS-4302/KS-4303 for a settled report whatever the request carries. Missing, null or blank is
+ * KS-4102; not a string, or longer than the limit, KS-4101.
+ */
+const DisputeBody = z
+  .object({
+    reason: z
+      .string()
+      .nullish()
+      .openapi({
+        example: "Wagered total differs from our ledger by 12.50 USD",
+        description: `Required: free text, 1..${DISPUTE_REASON_MAX_LENGTH} characters (trimmed)`,
+      }),
+  })
+  .openapi("DisputeSettlement");
+
+const tags = ["Settlements"];
+const TRANSITION_ERRORS = [...PARTNER_COMMON_ERRORS, "KS-4105", "KS-4301", "KS-4302", "KS-4303", "KS-4304"] as const;
+
+export const settlementsRouter = createRouter();
+
+settlementsRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/settlements",
+    tags,
+    summary: "List settlement reports, newest day first",
+    request: { query: PageQuery },
+    responses: {
+      200: jsonResponse(SettlementReportList, "A page of this environment's reports"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101"),
+    },
+  }),
+  async (c) => {
+    const page = c.req.valid("query");
+    const result = await listSettlementReports(c.var.deps.db, c.var.partner, {
+      limit: page.limit,
+      offset: pageOffset(page),
+    });
+    return c.json(
+      {
+        reports: result.reports.map(presentSettlementReport),
+        page: page.page,
+        limit: page.limit,
+        total: result.total,
+      },
+      200,
+    );
+  },
+);
+
+settlementsRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/settlements/{reportDate}",
+    tags,
+    summary: "Get the settlement report of a UTC day",
+    middleware: [reportDatePathGuard],
+    request: { params: ReportDateParams },
+    responses: {
+      200: jsonResponse(SettlementReport, "The report"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4105", "KS-4301"),
+    },
+  }),
+  async (c) => {
+    const report = await requireSettlementReport(c.var.deps.db, reportKey(c.var.partner, c.req.valid("param")));
+    return c.json(presentSettlementReport(report), 200);
+  },
+);
+
+settlementsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/settlements/{reportDate}/acknowledge",
+    tags,
+    summary: "Acknowledge a GENERATED or PENDING report; it can no longer change",
+    middleware: [reportDatePathGuard],
+    request: { params: ReportDateParams },
+    responses: {
+      200: jsonResponse(SettlementReport, "The acknowledged report"),
+      ...errorResponses(...TRANSITION_ERRORS),
+    },
+  }),
+  async (c) => {
+    const key = reportKey(c.var.partner, c.req.valid("param"));
+    const report = await transitionSettlementReport(c.var.deps.db, key, { type: "acknowledge" });
+    return c.json(presentSettlementReport(report), 200);
+  },
+);
+
+settlementsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/settlements/{reportDate}/dispute",
+    tags,
+    summary: "Dispute a GENERATED or PENDING report, with a reason; the operator reissues it",
+    middleware: [reportDatePathGuard],
+    request: { params: ReportDateParams, body: jsonBody(DisputeBody) },
+    responses: {
+      200: jsonResponse(SettlementReport, "The disputed report"),
+      ...errorResponses(...TRANSITION_ERRORS, "KS-4101", "KS-4102"),
+    },
+  }),
+  async (c) => {
+    const key = reportKey(c.var.partner, c.req.valid("param"));
+    const { reason } = c.req.valid("json");
+    const report = await transitionSettlementReport(c.var.deps.db, key, { type: "dispute", reason });
+    return c.json(presentSettlementReport(report), 200);
+  },
+);
+
+function reportKey(partner: PartnerAuth, params: { reportDate: string }) {
+  return { partnerId: partner.partnerId, environment: partner.environment, reportDate: params.reportDate };
+}

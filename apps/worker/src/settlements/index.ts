@@ -1,0 +1,70 @@
+import { parseReportDate } from "@outcomes/core";
+import { JOBS, type JobPayload, notifyEvents } from "@outcomes/queue";
+import { type Job, UnrecoverableError, Worker } from "bullmq";
+import type { RoleStarter } from "../context.js";
+import { runSettlements } from "./run.js";
+
+/** The scheduler's id: one per deployment, so every worker upserting it keeps a single schedule. */
+export const SETTLEMENT_SCHEDULER_ID = "settlement.daily";
+
+/**
+ * The `settlements` role: a BullMQ job scheduler queues `settlement.generate` on SETTLEMENT_CRON
+ * (UTC), which settles the previous UTC day; operators queue the same job on demand. Upserting the
+ * scheduler from every copy keeps one schedule, and two runs at once still yield one report each
+ * (the unique index and row lock in the repository decide).
+ */
+export const startSettlementsRole: RoleStarter = async (ctx) => {
+  const { env, db, producers, logger } = ctx;
+  const definition = JOBS["settlement.generate"];
+  await producers.queues[definition.queue].upsertJobScheduler(
+    SETTLEMENT_SCHEDULER_ID,
+    { pattern: env.SETTLEMENT_CRON, tz: "UTC" },
+    { name: "settlement.generate", data: {}, opts: definition.options },
+  );
+
+  const connection = ctx.newConnection();
+  const worker = new Worker(
+    definition.queue,
+    async (job: Job) => {
+      if (job.name !== "settlement.generate") throw new UnrecoverableError(`Unknown job ${job.name}`);
+      const parsed = definition.payload.safeParse(job.data);
+      if (!parsed.success) throw new UnrecoverableError(`Bad settlement.generate payload: ${parsed.error.message}`);
+      if (parsed.data.reportDate !== undefined && parseReportDate(parsed.data.reportDate) === null) {
+        throw new UnrecoverableError(`Bad reportDate ${parsed.data.reportDate}: expected YYYY-MM-DD`);
+      }
+      const summary = await runSettlements(
+        db,
+        parsed.data as JobPayload<"settlement.generate">,
+        scheduledAt(job),
+        {
+          progress: (progress) => job.updateProgress({ ...progress }),
+          log: async (line) => {
+            await job.log(line);
+          },
+        },
+        logger,
+      );
+      if (summary.created + summary.updated > 0) await notifyEvents(producers);
+      logger.info(summary, "settlement run done");
+      return summary;
+    },
+    // One run at a time per process: a run is a sequence of heavy aggregates, not I/O waits.
+    { connection, prefix: ctx.bullPrefix, concurrency: 1 },
+  );
+  worker.on("error", (error) => logger.error({ err: error }, "settlements worker error"));
+
+  return {
+    close: async () => {
+      await worker.close();
+      await connection.quit();
+    },
+  };
+};
+
+/**
+ * The moment the run stands for: a scheduled job carries its slot (`prevMillis`), so a run that
+ * starts late (workers down past midnight) still settles the day before its slot, not before now.
+ */
+function scheduledAt(job: Job): Date {
+  return new Date(job.opts.prevMillis ?? job.timestamp);
+}

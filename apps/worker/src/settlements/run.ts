@@ -1,0 +1,76 @@
+import { previousUtcDay } from "@outcomes/core";
+import { type Database, type GenerationOutcome, generateSettlementReport, settlementCandidates } from "@outcomes/db";
+import type { JobPayload } from "@outcomes/queue";
+import type { Logger } from "@outcomes/runtime";
+
+export interface SettlementRunProgress {
+  reportDate: string;
+  total: number;
+  done: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+}
+
+export interface SettlementRunHooks {
+  /** Called after each report (BullMQ `updateProgress`), so operators watch the run advance. */
+  progress: (progress: SettlementRunProgress) => Promise<void>;
+  /** One line per notable step (BullMQ `job.log`). */
+  log: (line: string) => Promise<void>;
+}
+
+/**
+ * One `settlement.generate` run: the day's report for every candidate partner and environment
+ * (narrowed by the payload), each in its own transaction. Acknowledged and disputed reports are
+ * skipped. A failed report does not stop the others; the run then throws so BullMQ retries it,
+ * and the retry only redoes what is missing (unchanged reports write nothing).
+ */
+export async function runSettlements(
+  db: Database,
+  payload: JobPayload<"settlement.generate">,
+  scheduledAt: Date,
+  hooks: SettlementRunHooks,
+  logger: Logger,
+): Promise<SettlementRunProgress> {
+  const reportDate = payload.reportDate ?? previousUtcDay(scheduledAt);
+  const candidates = await settlementCandidates(db, reportDate, {
+    partnerId: payload.partnerId,
+    environment: payload.environment,
+  });
+  const progress: SettlementRunProgress = {
+    reportDate,
+    total: candidates.length,
+    done: 0,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    skipped: 0,
+    failed: 0,
+  };
+  await hooks.log(`settling ${reportDate}: ${candidates.length} partner environment(s)`);
+  await hooks.progress(progress);
+
+  for (const candidate of candidates) {
+    const key = { ...candidate, reportDate };
+    try {
+      const started = performance.now();
+      const { outcome } = await generateSettlementReport(db, key, "skip");
+      progress[outcome satisfies GenerationOutcome] += 1;
+      const ms = Math.round(performance.now() - started);
+      logger.info({ ...key, outcome, ms }, "settlement report");
+      if (outcome !== "unchanged") await hooks.log(`${candidate.partnerId}/${candidate.environment}: ${outcome}`);
+    } catch (error) {
+      progress.failed += 1;
+      logger.error({ err: error, ...key }, "settlement report failed");
+      await hooks.log(`${candidate.partnerId}/${candidate.environment}: failed (${(error as Error).message})`);
+    }
+    progress.done += 1;
+    await hooks.progress(progress);
+  }
+  if (progress.failed > 0) {
+    throw new Error(`${progress.failed} of ${progress.total} settlement report(s) of ${reportDate} failed`);
+  }
+  return progress;
+}
