@@ -1,4 +1,4 @@
-import { type ErrorDetail, ServiceError } from "@outcomes/core";
+import { type ErrorDetail, redactApiKeys, ServiceError } from "@outcomes/core";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
@@ -7,8 +7,17 @@ import type { AppEnv } from "./context.js";
 /** Renders any error as `{message, errorCode, requestId, details?}` with the code's status. */
 export function renderError(error: unknown, c: Context<AppEnv>): Response {
   const serviceError = toServiceError(error);
-  if (serviceError.status >= 500 && serviceError.code === "KS-5001") {
-    c.var.deps?.logger.error({ err: error, requestId: c.var.requestId, path: c.req.path }, "unhandled error");
+  if (serviceError.status >= 500 && serviceError.code !== "KS-5002" && serviceError.code !== "KS-4203") {
+    // Every server-side failure is logged with its cause (the body shows only the code).
+    c.var.deps?.logger.error(
+      {
+        err: serviceError.cause ?? error,
+        errorCode: serviceError.code,
+        requestId: c.var.requestId,
+        path: redactApiKeys(c.req.path),
+      },
+      "request failed",
+    );
   }
   if (serviceError.retryAfterSeconds !== undefined) {
     c.header("Retry-After", String(serviceError.retryAfterSeconds));
@@ -26,7 +35,8 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
 
 function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
-  if (error instanceof HTTPException && error.status === 400) {
+  // Hono's own 4xx (malformed JSON, unsupported Content-Type …) are request validation failures.
+  if (error instanceof HTTPException && error.status >= 400 && error.status < 500) {
     return new ServiceError("KS-4101", { message: error.message || "Malformed request" });
   }
   return new ServiceError("KS-5001");
