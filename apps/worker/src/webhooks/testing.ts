@@ -52,14 +52,20 @@ export async function startReceiver(reply: (request: Received, index: number) =>
 }
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
-/** Polls until `check` returns something truthy (or throws after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_000, intervalMs = 25): Promise<T> {
+type Truthy<T> = Exclude<T, false | null | undefined | 0 | "">;
+
+/** Polls until `check` returns something truthy, and returns it (or throws after `timeoutMs`). */
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  timeoutMs = 10_000,
+  intervalMs = 25,
+): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
       const value = await check();
-      if (value) return value;
+      if (value) return value as Truthy<T>;
     } catch (error) {
       lastError = error;
     }

@@ -1,0 +1,87 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "../../../api/src/testing.js";
+import { webhooksRole } from "./index.js";
+import {
+  deliveryRow,
+  emitEvent,
+  eventually,
+  type Receiver,
+  registerWebhook,
+  startReceiver,
+  startRole,
+} from "./testing.js";
+
+const FIXTURE = fileURLToPath(new URL("./crash-fixture.ts", import.meta.url));
+// Long enough that the first worker is still waiting on the receiver when it is killed.
+const TIMEOUT_MS = "20000";
+
+let api: TestApi;
+let target: Receiver;
+let child: ChildProcess | undefined;
+
+beforeAll(async () => {
+  api = await startTestApi({ WEBHOOK_TIMEOUT_MS: TIMEOUT_MS, WEBHOOK_RETRY_DELAYS_MS: "50,50,50,50" });
+  target = await startReceiver((_request, index) => (index === 0 ? "hang" : 200));
+});
+afterAll(async () => {
+  child?.kill("SIGKILL");
+  await target?.close();
+  await api?.close();
+});
+
+async function startChildWorker(): Promise<ChildProcess> {
+  const started = spawn(process.execPath, ["--import", "tsx", FIXTURE], {
+    env: {
+      ...process.env,
+      DATABASE_URL: api.database.url,
+      REDIS_URL: api.deps.env.REDIS_URL,
+      REDIS_PREFIX: api.deps.env.REDIS_PREFIX,
+      WEBHOOK_TIMEOUT_MS: TIMEOUT_MS,
+      LOG_LEVEL: "silent",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  started.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await eventually(() => output.includes("ready"), 20_000);
+  return started;
+}
+
+describe("a worker killed mid-delivery", () => {
+  it("leaves the delivery to another worker, which retries it with the same delivery id", async () => {
+    const { partnerId } = await registerWebhook(api, target.url);
+    child = await startChildWorker();
+    await emitEvent(api, partnerId);
+
+    await eventually(() => target.requests.length === 1, 10_000);
+    const deliveryId = String(target.requests[0]!.headers["x-service-delivery-id"]);
+    child.kill("SIGKILL");
+    await once(child, "exit");
+    expect(await deliveryRow(api, deliveryId)).toMatchObject({ status: "pending", attempts: 1 });
+
+    const survivor = await startRole(
+      api,
+      webhooksRole({ pollIntervalMs: 100, lockDurationMs: 1000, stalledIntervalMs: 500 }),
+    );
+    try {
+      const row = await eventually(async () => {
+        const current = await deliveryRow(api, deliveryId);
+        return current?.status === "succeeded" && current;
+      }, 15_000);
+      expect(row).toMatchObject({ attempts: 2, lastResponseStatus: 200 });
+      expect(target.requests.map((request) => request.headers["x-service-delivery-id"])).toEqual([
+        deliveryId,
+        deliveryId,
+      ]);
+      expect(target.requests.map((request) => request.headers["x-service-attempt"])).toEqual(["1", "2"]);
+      expect(target.requests[1]!.rawBody.equals(target.requests[0]!.rawBody)).toBe(true);
+    } finally {
+      await survivor.close();
+    }
+  });
+});
