@@ -1,5 +1,14 @@
+import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { countBlockGenerated, countSpin, countWebhookAttempt, observeQueues, observeReserve } from "./metrics.js";
+import {
+  collectProcessMetrics,
+  countBlockGenerated,
+  countSpin,
+  countWebhookAttempt,
+  metricsRegistry,
+  observeQueues,
+  observeReserve,
+} from "./metrics.js";
 import { type MetricsServer, startMetricsServer } from "./metrics-server.js";
 import { parseExposition, sampleValue } from "./testing.js";
 
@@ -85,6 +94,20 @@ describe("process metrics", () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     expect((await fetch(`${base}/metrics`, { method: "POST" })).status).toBe(404);
+  });
+});
+
+describe("ops/grafana-dashboard.json", () => {
+  it("queries only metrics this code exposes", async () => {
+    collectProcessMetrics();
+    const exposed = new Set((await metricsRegistry.getMetricsAsJSON()).map((metric) => metric.name));
+    const dashboard = readFileSync(new URL("../../../ops/grafana-dashboard.json", import.meta.url), "utf8");
+    const queried = new Set(dashboard.match(/outcomes_[a-z0-9_]+/g));
+    expect(queried.size).toBeGreaterThan(10);
+    for (const name of queried) {
+      const family = name.replace(/_(bucket|count|sum)$/, "");
+      expect(exposed.has(name) || exposed.has(family), `${name} is not exposed`).toBe(true);
+    }
   });
 });
 
