@@ -1,3 +1,4 @@
+import { startBlocksRole } from "./blocks/index.js";
 import type { RoleStarter } from "./context.js";
 import { startKeyExpiryRole } from "./key-expiry/index.js";
 import { startSettlementsRole } from "./settlements/index.js";
@@ -5,6 +6,7 @@ import { startWebhooksRole } from "./webhooks/index.js";
 
 /** Every worker role; each runs as its own process in production (`--role`), or all in one (`all`). */
 export const ROLES: Record<string, RoleStarter> = {
+  blocks: startBlocksRole,
   webhooks: startWebhooksRole,
   "key-expiry": startKeyExpiryRole,
   settlements: startSettlementsRole,

@@ -1,3 +1,4 @@
+export * from "./blocks.js";
 export * from "./catalog.js";
 export * from "./producers.js";
 export * from "./redis.js";

@@ -2,8 +2,10 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.js";
 import { ADMIN_BASE } from "../../router.js";
 import { apiKeysRouter } from "./api-keys.js";
+import { adminGamesRouter } from "./games.js";
 import { jobsRouter } from "./jobs.js";
 import { maintenanceRouter } from "./maintenance.js";
+import { adminParSheetsRouter } from "./par-sheets.js";
 import { partnersRouter } from "./partners.js";
 import { adminSettlementsRouter } from "./settlements.js";
 
@@ -15,6 +17,8 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>) {
     maintenanceRouter,
     adminSettlementsRouter,
     jobsRouter,
+    adminParSheetsRouter,
+    adminGamesRouter,
   ] as OpenAPIHono<AppEnv>[])
     app.route(ADMIN_BASE, router);
 }

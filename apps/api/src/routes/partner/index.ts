@@ -1,6 +1,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.js";
 import { PARTNER_BASE } from "../../router.js";
+import { gamesRouter } from "./games.js";
+import { parSheetsRouter } from "./par-sheets.js";
 import { playersRouter } from "./players.js";
 import { settlementsRouter } from "./settlements.js";
 import { spinsRouter } from "./spins.js";
@@ -8,6 +10,13 @@ import { webhooksRouter } from "./webhooks.js";
 
 /** Every partner route group, mounted under /api/partner/v1 (auth and rate limit are applied in app.ts). */
 export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
-  for (const router of [spinsRouter, playersRouter, webhooksRouter, settlementsRouter] as OpenAPIHono<AppEnv>[])
+  for (const router of [
+    gamesRouter,
+    parSheetsRouter,
+    spinsRouter,
+    playersRouter,
+    webhooksRouter,
+    settlementsRouter,
+  ] as OpenAPIHono<AppEnv>[])
     app.route(PARTNER_BASE, router);
 }

@@ -1,0 +1,66 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { ServiceError } from "@outcomes/core";
+import { findGame, reserveFigures } from "@outcomes/db";
+import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+import { GameParams, parseGameId } from "../partner/game-schemas.js";
+
+const Reserve = z
+  .object({
+    gameId: z.number().int(),
+    drawMode: z.enum(["independent", "finite_pool"]),
+    readyBlocks: z.number().int().openapi({ description: "Sealed blocks none of whose outcomes was taken" }),
+    servingBlocks: z.number().int(),
+    exhaustedBlocks: z.number().int(),
+    remainingOutcomes: z.number().int().openapi({ description: "Sealed outcomes no spin has used (Postgres)" }),
+    queuedOutcomes: z.number().int().openapi({ description: "Length of the game's Redis outcome list" }),
+    lastSequence: z.number().int().openapi({ description: "Sequence of the last sealed block (0: none yet)" }),
+    blockSize: z.number().int(),
+    minReadyBlocks: z.number().int(),
+    targetReadyBlocks: z.number().int(),
+    lowReserve: z.boolean().openapi({ description: "readyBlocks < minReadyBlocks" }),
+  })
+  .openapi("Reserve");
+
+export const adminGamesRouter = createRouter();
+
+adminGamesRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/games/{gameId}/reserve",
+    tags: ["Operator: games"],
+    summary: "A game's outcome reserve",
+    request: { params: GameParams },
+    responses: {
+      200: jsonResponse(Reserve, "Blocks and outcomes in reserve"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4201"),
+    },
+  }),
+  async (c) => {
+    const { deps } = c.var;
+    const gameId = parseGameId(c.req.valid("param").gameId, "KS-4201");
+    const game = await findGame(deps.db, gameId);
+    if (!game) throw new ServiceError("KS-4201");
+    const [figures, queuedOutcomes] = await Promise.all([
+      reserveFigures(deps.db, gameId),
+      deps.redis.llen(deps.keys.outcomeQueue(gameId)),
+    ]);
+    return c.json(
+      {
+        gameId,
+        drawMode: game.drawMode,
+        readyBlocks: figures.readyBlocks,
+        servingBlocks: figures.servingBlocks,
+        exhaustedBlocks: figures.exhaustedBlocks,
+        remainingOutcomes: figures.remainingOutcomes,
+        queuedOutcomes,
+        lastSequence: figures.lastSequence,
+        blockSize: deps.env.BLOCK_SIZE,
+        minReadyBlocks: deps.env.MIN_READY_BLOCKS,
+        targetReadyBlocks: deps.env.TARGET_READY_BLOCKS,
+        lowReserve: figures.readyBlocks < deps.env.MIN_READY_BLOCKS,
+      },
+      200,
+    );
+  },
+);

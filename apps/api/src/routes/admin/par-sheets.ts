@@ -1,0 +1,52 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { decideParSheet, type ParSheetRecord, presentParSheet } from "@outcomes/db";
+import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+import { ParSheet, ParSheetParams } from "../partner/par-sheets.js";
+
+const tags = ["Operator: PAR sheets"];
+
+const OperatorParSheet = ParSheet.extend({
+  partnerId: z.string(),
+  environment: z.enum(["sandbox", "production"]),
+}).openapi("OperatorParSheet");
+
+function present(record: ParSheetRecord) {
+  return { ...presentParSheet(record), partnerId: record.partnerId, environment: record.environment };
+}
+
+export const adminParSheetsRouter = createRouter();
+
+adminParSheetsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/par-sheets/{parSheetId}/approve",
+    tags,
+    summary: "Approve a PAR sheet (PENDING_APPROVAL → ACTIVE)",
+    description: "Approving an ACTIVE sheet changes nothing. A RETIRED sheet cannot be approved (400 KS-4208).",
+    request: { params: ParSheetParams },
+    responses: {
+      200: jsonResponse(OperatorParSheet, "The sheet"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4205", "KS-4208"),
+    },
+  }),
+  async (c) => c.json(present(await decideParSheet(c.var.deps.db, c.req.valid("param").parSheetId, "approve")), 200),
+);
+
+adminParSheetsRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/par-sheets/{parSheetId}/retire",
+    tags,
+    summary: "Retire a PAR sheet (→ RETIRED, final)",
+    description:
+      "No new game can be registered from it (KS-4208); games already registered keep running. Repeating it is " +
+      "harmless.",
+    request: { params: ParSheetParams },
+    responses: {
+      200: jsonResponse(OperatorParSheet, "The sheet"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4205"),
+    },
+  }),
+  async (c) => c.json(present(await decideParSheet(c.var.deps.db, c.req.valid("param").parSheetId, "retire")), 200),
+);

@@ -1,0 +1,71 @@
+import { z } from "@hono/zod-openapi";
+import { type ErrorCode, ServiceError, usdToMicros } from "@outcomes/core";
+import { Timestamp } from "../../openapi.js";
+
+/** A positive USD amount with at most 6 decimals (anything else KS-4101). */
+const UsdAmount = z
+  .number()
+  .positive("must be positive")
+  .refine((usd) => usdToMicros(usd) !== null, "at most 6 decimal places")
+  .openapi({ example: 100 });
+
+export const RegisterGameBody = z
+  .object({
+    parSheetId: z.string().min(1).max(64).openapi({ description: "An ACTIVE PAR sheet of yours" }),
+    name: z.string().trim().min(1).max(100).openapi({ description: "Unique per partner and environment" }),
+    minWagerUsd: UsdAmount.nullish().openapi({ description: "Absent or null: any positive wager up to the maximum" }),
+    maxWagerUsd: UsdAmount,
+    largeWinThresholdUsd: UsdAmount.nullish().openapi({
+      description: "Payout from which spin.large_win fires; absent or null: LARGE_WIN_THRESHOLD_USD",
+    }),
+  })
+  .openapi("RegisterGame");
+
+export const UpdateGameBody = z
+  .strictObject({
+    isActive: z.boolean().optional(),
+    minWagerUsd: UsdAmount.nullable().optional().openapi({ description: "null removes the minimum" }),
+    maxWagerUsd: UsdAmount.optional(),
+    largeWinThresholdUsd: UsdAmount.nullable().optional().openapi({ description: "null restores the default" }),
+  })
+  .openapi("UpdateGame", { description: "Only the fields sent change; unknown fields are refused (KS-4101)." });
+
+export const Game = z
+  .object({
+    gameConfigId: z.number().int().openapi({ example: 1 }),
+    name: z.string(),
+    parSheetId: z.string(),
+    minWagerUsd: z.number().nullable(),
+    maxWagerUsd: z.number(),
+    largeWinThresholdUsd: z.number().openapi({ description: "The value in force (the game's or the default)" }),
+    isActive: z.boolean(),
+    rtp: z.number(),
+    createdAt: Timestamp,
+  })
+  .openapi("Game");
+
+export const GameList = z
+  .object({ games: z.array(Game), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
+  .openapi("GameList");
+
+export const GameParams = z.object({
+  gameId: z.string().openapi({ param: { name: "gameId", in: "path" }, example: "1" }),
+});
+
+/** games.id is an int4. */
+const MAX_GAME_ID = 2_147_483_647;
+
+/**
+ * A path's gameId as a number. Anything that cannot be a game id names no game of the caller, so
+ * it is answered like any other game it does not own (`unknown`: KS-4006 partner, KS-4201 operator).
+ */
+export function parseGameId(text: string, unknown: ErrorCode): number {
+  const id = /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(id <= MAX_GAME_ID)) throw new ServiceError(unknown);
+  return id;
+}
+
+/** JSON amounts → micro-USD (already checked by the schema); null and undefined pass through. */
+export function toMicros<T extends number | null | undefined>(usd: T): T extends number ? number : T {
+  return (typeof usd === "number" ? usdToMicros(usd) : usd) as T extends number ? number : T;
+}

@@ -1,0 +1,131 @@
+import { createRoute } from "@hono/zod-openapi";
+import { usdToMicros } from "@outcomes/core";
+import { createGame, listGames, presentGame, requireOwnGame, updateGame } from "@outcomes/db";
+import { enqueueGeneration } from "@outcomes/queue";
+import type { AppDeps } from "../../context.js";
+import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS, PageQuery, pageOffset } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+import { Game, GameList, GameParams, parseGameId, RegisterGameBody, toMicros, UpdateGameBody } from "./game-schemas.js";
+
+const tags = ["Games"];
+
+export const gamesRouter = createRouter();
+
+function defaultThresholdMicros(deps: AppDeps): number {
+  return usdToMicros(deps.env.LARGE_WIN_THRESHOLD_USD) ?? 0;
+}
+
+gamesRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/games",
+    tags,
+    summary: "Register a game from an ACTIVE PAR sheet",
+    description:
+      "The game is active at once and its first outcome blocks are generated right away; until they are " +
+      "loaded a spin answers 503 KS-4203 with Retry-After.",
+    request: { body: jsonBody(RegisterGameBody) },
+    responses: {
+      201: jsonResponse(Game, "The game"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4108", "KS-4109", "KS-4205", "KS-4208"),
+    },
+  }),
+  async (c) => {
+    const { deps, partner } = c.var;
+    const body = c.req.valid("json");
+    const game = await createGame(deps.db, partner, {
+      parSheetId: body.parSheetId,
+      name: body.name,
+      minWagerMicros: toMicros(body.minWagerUsd) ?? null,
+      maxWagerMicros: toMicros(body.maxWagerUsd),
+      largeWinThresholdMicros: toMicros(body.largeWinThresholdUsd) ?? null,
+    });
+    try {
+      await enqueueGeneration(deps.producers, game.id);
+    } catch (error) {
+      // The game is registered; its first spin's KS-4203 asks for generation again.
+      deps.logger.error({ err: error, gameId: game.id }, "could not enqueue the first block generation");
+    }
+    return c.json(presentGame(game, defaultThresholdMicros(deps)), 201);
+  },
+);
+
+gamesRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/games",
+    tags,
+    summary: "List your games (by gameConfigId)",
+    request: { query: PageQuery },
+    responses: {
+      200: jsonResponse(GameList, "A page of games"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101"),
+    },
+  }),
+  async (c) => {
+    const { deps, partner } = c.var;
+    const page = c.req.valid("query");
+    const result = await listGames(deps.db, partner, { limit: page.limit, offset: pageOffset(page) });
+    const threshold = defaultThresholdMicros(deps);
+    return c.json(
+      {
+        games: result.rows.map((game) => presentGame(game, threshold)),
+        page: page.page,
+        limit: page.limit,
+        total: result.total,
+      },
+      200,
+    );
+  },
+);
+
+gamesRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/games/{gameId}",
+    tags,
+    summary: "Get a game",
+    description: "A gameId you do not own in this environment (or one that cannot be an id) is 403 KS-4006.",
+    request: { params: GameParams },
+    responses: {
+      200: jsonResponse(Game, "The game"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006"),
+    },
+  }),
+  async (c) => {
+    const { deps, partner } = c.var;
+    const game = await requireOwnGame(deps.db, partner, parseGameId(c.req.valid("param").gameId, "KS-4006"));
+    return c.json(presentGame(game, defaultThresholdMicros(deps)), 200);
+  },
+);
+
+gamesRouter.openapi(
+  createRoute({
+    method: "patch",
+    path: "/games/{gameId}",
+    tags,
+    summary: "Update a game",
+    description:
+      "Only the fields sent change. `isActive: false` makes spins fail with KS-4202 (within a second on every " +
+      "API process). The bounds are checked after merging with the stored ones (min ≥ max: KS-4109).",
+    request: { params: GameParams, body: jsonBody(UpdateGameBody) },
+    responses: {
+      200: jsonResponse(Game, "The updated game"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006", "KS-4101", "KS-4102", "KS-4109"),
+    },
+  }),
+  async (c) => {
+    const { deps, partner } = c.var;
+    const gameId = parseGameId(c.req.valid("param").gameId, "KS-4006");
+    const body = c.req.valid("json");
+    const game = await updateGame(deps.db, partner, gameId, {
+      ...(body.isActive !== undefined ? { isActive: body.isActive } : {}),
+      ...(body.minWagerUsd !== undefined ? { minWagerMicros: toMicros(body.minWagerUsd) } : {}),
+      ...(body.maxWagerUsd !== undefined ? { maxWagerMicros: toMicros(body.maxWagerUsd) } : {}),
+      ...(body.largeWinThresholdUsd !== undefined
+        ? { largeWinThresholdMicros: toMicros(body.largeWinThresholdUsd) }
+        : {}),
+    });
+    return c.json(presentGame(game, defaultThresholdMicros(deps)), 200);
+  },
+);

@@ -1,0 +1,139 @@
+import { type Environment, newEventEnvelope } from "@outcomes/core";
+import { sql } from "drizzle-orm";
+import type { Executor, Transaction } from "../client.js";
+import { blocks } from "../schema/blocks.js";
+import { events } from "../schema/events.js";
+import { games } from "../schema/games.js";
+import { spins } from "../schema/spins.js";
+
+/**
+ * Block bookkeeping of the spin path and the reserve figures. A block is `ready` until its first
+ * outcome is taken, `serving` while it is being taken, `exhausted` once its last index is taken.
+ */
+export interface ReserveSettings {
+  minReadyBlocks: number;
+}
+
+export interface BlockProgress {
+  /** The block left `ready` with this spin (its first outcome was taken). */
+  started: boolean;
+  /** Fewer than MIN_READY_BLOCKS are ready: enqueue `blocks.generate` after the commit. */
+  enqueueGeneration: boolean;
+  gameId: number | null;
+}
+
+/**
+ * Call in the spin's transaction, after the spin row is written, for the outcome it used. Costs
+ * one indexed statement that changes nothing for the outcomes between a block's first and last;
+ * only those two lock the block row, so spins never queue on it.
+ */
+export async function markBlockProgress(
+  tx: Transaction,
+  outcome: { blockId: number; index: number },
+  settings: ReserveSettings,
+): Promise<BlockProgress> {
+  const rows = await tx.execute<{ game_id: number; previous: string }>(sql`
+    with target as (
+      select id, status as previous from ${blocks}
+      where id = ${outcome.blockId} and status <> 'exhausted'
+        and (${outcome.index}::int = 0 or ${outcome.index}::int + 1 >= size)
+      for update
+    )
+    update ${blocks} b set
+      status = case when ${outcome.index}::int + 1 >= b.size then 'exhausted' else 'serving' end,
+      started_at = coalesce(b.started_at, now()),
+      exhausted_at = case when ${outcome.index}::int + 1 >= b.size then now() else b.exhausted_at end
+    from target where b.id = target.id
+    returning b.game_id, target.previous`);
+  const row = rows[0];
+  // The last index may commit before index 0 (parallel spins): the block starts with whichever is first.
+  if (row?.previous !== "ready") return { started: false, enqueueGeneration: false, gameId: row?.game_id ?? null };
+  const { enqueueGeneration } = await onBlockStarted(tx, row.game_id, settings);
+  return { started: true, enqueueGeneration, gameId: row.game_id };
+}
+
+/**
+ * A block of the game just left `ready`. Under the game's row lock (block starts of one game are
+ * serialised, so each sees the others' effect on the count), when fewer than MIN_READY_BLOCKS remain:
+ * one `block.low_reserve` into the outbox if the reserve was armed (filled since the last drop), and
+ * generation is asked for. The game is re-armed by the worker when it has refilled the reserve.
+ */
+export async function onBlockStarted(
+  tx: Transaction,
+  gameId: number,
+  settings: ReserveSettings,
+): Promise<{ enqueueGeneration: boolean; eventId: string | null }> {
+  const [game] = await tx.execute<{ partner_id: string; environment: Environment; low_reserve_armed: boolean }>(sql`
+    select partner_id, environment, low_reserve_armed from ${games} where id = ${gameId} for no key update`);
+  if (!game) return { enqueueGeneration: false, eventId: null };
+  const readyBlocks = await readyBlockCount(tx, gameId);
+  if (readyBlocks >= settings.minReadyBlocks) return { enqueueGeneration: false, eventId: null };
+  if (!game.low_reserve_armed) return { enqueueGeneration: true, eventId: null };
+  await tx.execute(sql`update ${games} set low_reserve_armed = false where id = ${gameId}`);
+  const envelope = newEventEnvelope("block.low_reserve", game.environment, {
+    gameId,
+    readyBlocks,
+    minReadyBlocks: settings.minReadyBlocks,
+    remainingOutcomes: await remainingOutcomes(tx, gameId),
+  });
+  await tx.insert(events).values({
+    id: envelope.id,
+    partnerId: game.partner_id,
+    environment: game.environment,
+    type: "block.low_reserve",
+    payload: envelope,
+    createdAt: new Date(envelope.createdAt),
+  });
+  return { enqueueGeneration: true, eventId: envelope.id };
+}
+
+export async function readyBlockCount(db: Executor, gameId: number): Promise<number> {
+  const [row] = await db.execute<{ ready: number }>(sql`
+    select count(*)::int as ready from ${blocks} where game_id = ${gameId} and status = 'ready'`);
+  return row?.ready ?? 0;
+}
+
+/** Outcomes sealed for the game and not yet used by a spin (ready and serving blocks). */
+export async function remainingOutcomes(db: Executor, gameId: number): Promise<number> {
+  const [row] = await db.execute<{ remaining: number }>(sql`
+    select (
+      coalesce((select sum(size) from ${blocks} where game_id = ${gameId} and status <> 'exhausted'), 0)
+      - (select count(*) from ${spins} s join ${blocks} b on b.id = s.block_id
+         where b.game_id = ${gameId} and b.status <> 'exhausted')
+    )::int as remaining`);
+  return row?.remaining ?? 0;
+}
+
+export interface ReserveFigures {
+  readyBlocks: number;
+  servingBlocks: number;
+  exhaustedBlocks: number;
+  remainingOutcomes: number;
+  /** Highest sequence sealed so far (0 before the first block). */
+  lastSequence: number;
+  lowReserveArmed: boolean;
+}
+
+export async function reserveFigures(db: Executor, gameId: number): Promise<ReserveFigures> {
+  const [row] = await db.execute<{
+    ready: number;
+    serving: number;
+    exhausted: number;
+    last_sequence: number;
+    armed: boolean;
+  }>(sql`
+    select count(*) filter (where b.status = 'ready')::int as ready,
+           count(*) filter (where b.status = 'serving')::int as serving,
+           count(*) filter (where b.status = 'exhausted')::int as exhausted,
+           coalesce(max(b.sequence), 0)::int as last_sequence,
+           (select low_reserve_armed from ${games} where id = ${gameId}) as armed
+    from ${blocks} b where b.game_id = ${gameId}`);
+  return {
+    readyBlocks: row?.ready ?? 0,
+    servingBlocks: row?.serving ?? 0,
+    exhaustedBlocks: row?.exhausted ?? 0,
+    remainingOutcomes: await remainingOutcomes(db, gameId),
+    lastSequence: row?.last_sequence ?? 0,
+    lowReserveArmed: row?.armed ?? false,
+  };
+}

@@ -1,0 +1,183 @@
+import { type DrawMode, type Environment, microsToUsd, ServiceError } from "@outcomes/core";
+import { and, asc, count, eq } from "drizzle-orm";
+import type { Database, Executor } from "../client.js";
+import { games } from "../schema/games.js";
+import { parSheets } from "../schema/par-sheets.js";
+import type { SheetOwner } from "./par-sheets.js";
+import { isUniqueViolation } from "./pg-errors.js";
+
+export type GameRecord = typeof games.$inferSelect;
+
+export interface GameOwner {
+  partnerId: string;
+  environment: Environment;
+}
+
+/** Wager bounds and threshold in micro-USD; null means "none" (min) or "the default" (threshold). */
+export interface GameLimits {
+  minWagerMicros: number | null;
+  maxWagerMicros: number;
+  largeWinThresholdMicros: number | null;
+}
+
+export interface GameView {
+  gameConfigId: number;
+  name: string;
+  parSheetId: string;
+  minWagerUsd: number | null;
+  maxWagerUsd: number;
+  largeWinThresholdUsd: number;
+  isActive: boolean;
+  rtp: number;
+  createdAt: string;
+}
+
+/** A game with the figures of its sheet it is shown with. */
+export type GameWithRtp = GameRecord & { rtp: string; drawMode: DrawMode };
+
+/** `largeWinThresholdUsd` shows the value in force: the game's own or the deployment default. */
+export function presentGame(game: GameWithRtp, defaultThresholdMicros: number): GameView {
+  return {
+    gameConfigId: game.id,
+    name: game.name,
+    parSheetId: game.parSheetId,
+    minWagerUsd: game.minWagerMicros === null ? null : microsToUsd(game.minWagerMicros),
+    maxWagerUsd: microsToUsd(game.maxWagerMicros),
+    largeWinThresholdUsd: microsToUsd(game.largeWinThresholdMicros ?? defaultThresholdMicros),
+    isActive: game.isActive,
+    rtp: Number(game.rtp),
+    createdAt: game.createdAt.toISOString(),
+  };
+}
+
+/** min < max, or 400 KS-4109. */
+export function assertWagerBounds(limits: Pick<GameLimits, "minWagerMicros" | "maxWagerMicros">): void {
+  if (limits.minWagerMicros !== null && limits.minWagerMicros >= limits.maxWagerMicros) {
+    throw new ServiceError("KS-4109", {
+      details: [{ path: "minWagerUsd", message: "must be less than maxWagerUsd" }],
+    });
+  }
+}
+
+/**
+ * Registers a game from the owner's ACTIVE sheet. The sheet row is share-locked until the insert
+ * commits, so an operator retiring it concurrently either happens before (KS-4208) or after.
+ * The name is unique per partner and environment (the unique index decides: 409 KS-4108).
+ */
+export async function createGame(
+  db: Database,
+  owner: GameOwner,
+  input: GameLimits & { parSheetId: string; name: string },
+): Promise<GameWithRtp> {
+  assertWagerBounds(input);
+  try {
+    return await db.transaction(async (tx) => {
+      const [sheet] = await tx
+        .select({ status: parSheets.status, rtp: parSheets.rtp, drawMode: parSheets.drawMode })
+        .from(parSheets)
+        .where(ownedSheet(owner, input.parSheetId))
+        .for("share")
+        .limit(1);
+      if (!sheet) throw new ServiceError("KS-4205");
+      if (sheet.status !== "ACTIVE") {
+        throw new ServiceError("KS-4208", { message: `PAR sheet is not active (status ${sheet.status})` });
+      }
+      const [game] = await tx
+        .insert(games)
+        .values({ ...owner, ...input })
+        .returning();
+      if (!game) throw new Error("game insert returned no row");
+      return { ...game, rtp: sheet.rtp, drawMode: sheet.drawMode };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new ServiceError("KS-4108", { details: [{ path: "name", message: `"${input.name}" is already used` }] });
+    }
+    throw error;
+  }
+}
+
+export async function listGames(
+  db: Database,
+  owner: GameOwner,
+  page: { limit: number; offset: number },
+): Promise<{ rows: GameWithRtp[]; total: number }> {
+  const mine = and(eq(games.partnerId, owner.partnerId), eq(games.environment, owner.environment));
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select({ game: games, rtp: parSheets.rtp, drawMode: parSheets.drawMode })
+      .from(games)
+      .innerJoin(parSheets, eq(parSheets.id, games.parSheetId))
+      .where(mine)
+      .orderBy(asc(games.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ total: count() }).from(games).where(mine),
+  ]);
+  return {
+    rows: rows.map((row) => ({ ...row.game, rtp: row.rtp, drawMode: row.drawMode })),
+    total: totals?.total ?? 0,
+  };
+}
+
+/** The owner's game, or 403 KS-4006 (unknown, another partner's, another environment's). */
+export async function requireOwnGame(db: Executor, owner: GameOwner, gameId: number): Promise<GameWithRtp> {
+  const [row] = await db
+    .select({ game: games, rtp: parSheets.rtp, drawMode: parSheets.drawMode })
+    .from(games)
+    .innerJoin(parSheets, eq(parSheets.id, games.parSheetId))
+    .where(and(eq(games.id, gameId), eq(games.partnerId, owner.partnerId), eq(games.environment, owner.environment)))
+    .limit(1);
+  if (!row) throw new ServiceError("KS-4006");
+  return { ...row.game, rtp: row.rtp, drawMode: row.drawMode };
+}
+
+/**
+ * Applies a partial update under the game's row lock: the bounds are checked after merging with
+ * the stored ones, so two concurrent PATCHes cannot leave min ≥ max.
+ */
+export async function updateGame(
+  db: Database,
+  owner: GameOwner,
+  gameId: number,
+  patch: Partial<GameLimits> & { isActive?: boolean },
+): Promise<GameWithRtp> {
+  return db.transaction(async (tx) => {
+    const [locked] = await tx
+      .select({ id: games.id })
+      .from(games)
+      .where(and(eq(games.id, gameId), eq(games.partnerId, owner.partnerId), eq(games.environment, owner.environment)))
+      .for("no key update");
+    if (!locked) throw new ServiceError("KS-4006");
+    // Read after the lock: the statement sees any PATCH committed while we waited.
+    const current = await requireOwnGame(tx, owner, gameId);
+    const merged = {
+      minWagerMicros: patch.minWagerMicros !== undefined ? patch.minWagerMicros : current.minWagerMicros,
+      maxWagerMicros: patch.maxWagerMicros ?? current.maxWagerMicros,
+    };
+    assertWagerBounds(merged);
+    if (Object.keys(patch).length === 0) return current;
+    const [game] = await tx.update(games).set(patch).where(eq(games.id, gameId)).returning();
+    if (!game) throw new ServiceError("KS-4006");
+    return { ...game, rtp: current.rtp, drawMode: current.drawMode };
+  });
+}
+
+/** Any game by id (operator look-ups), or null. */
+export async function findGame(db: Executor, gameId: number): Promise<GameWithRtp | null> {
+  const [row] = await db
+    .select({ game: games, rtp: parSheets.rtp, drawMode: parSheets.drawMode })
+    .from(games)
+    .innerJoin(parSheets, eq(parSheets.id, games.parSheetId))
+    .where(eq(games.id, gameId))
+    .limit(1);
+  return row ? { ...row.game, rtp: row.rtp, drawMode: row.drawMode } : null;
+}
+
+function ownedSheet(owner: SheetOwner, id: string) {
+  return and(
+    eq(parSheets.id, id),
+    eq(parSheets.partnerId, owner.partnerId),
+    eq(parSheets.environment, owner.environment),
+  );
+}

@@ -1,0 +1,19 @@
+import type { Producers } from "./producers.js";
+
+/**
+ * Asks for `blocks.generate` of a game. A burst of triggers (spins starting blocks, empty-queue
+ * answers, registration) makes one job: BullMQ de-duplicates by id while a job is waiting, and
+ * `keepLastIfActive` keeps exactly one follow-up when a trigger arrives during a running job, so a
+ * drop that happens after the running job's last check is never lost.
+ */
+export async function enqueueGeneration(producers: Producers, gameId: number): Promise<void> {
+  await producers.add(
+    "blocks.generate",
+    { gameId },
+    { deduplication: { id: generationDeduplicationId(gameId), keepLastIfActive: true } },
+  );
+}
+
+export function generationDeduplicationId(gameId: number): string {
+  return `blocks.generate:${gameId}`;
+}

@@ -1,0 +1,4 @@
+export * from "./fill.js";
+export * from "./outcome-list.js";
+export * from "./recovery.js";
+export * from "./seal.js";

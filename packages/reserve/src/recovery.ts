@@ -1,0 +1,73 @@
+import { decodeBlockEntries, encodeQueuedOutcome } from "@outcomes/core";
+import { blocks, type Database, spins } from "@outcomes/db";
+import type { RedisKeys } from "@outcomes/queue";
+import { sql } from "drizzle-orm";
+import type { Redis } from "ioredis";
+import { appendOutcomes, loadedThrough, replaceOutcomes } from "./outcome-list.js";
+import { lastSequence } from "./seal.js";
+
+/**
+ * Exhausted blocks (last index taken) a rebuild still looks into: an outcome given back to the
+ * queue after a failed spin can belong to a block whose last index another spin already took.
+ */
+const RECENT_EXHAUSTED_BLOCKS = 16;
+
+export interface Reconciliation {
+  /** Outcomes reloaded into a lost list (null when the list was not lost). */
+  rebuiltOutcomes: number | null;
+  /** Outcomes of sealed blocks that had not been loaded yet (a worker died in between). */
+  appendedOutcomes: number;
+}
+
+/** Brings the game's Redis list in line with Postgres (see outcome-list.ts); call under the game lock. */
+export async function reconcileOutcomeList(
+  db: Database,
+  redis: Redis,
+  keys: RedisKeys,
+  gameId: number,
+): Promise<Reconciliation> {
+  const marker = await loadedThrough(redis, keys, gameId);
+  const last = await lastSequence(db, gameId);
+  if (marker === null) {
+    if (last === 0) return { rebuiltOutcomes: null, appendedOutcomes: 0 };
+    const items = await unservedItems(db, gameId, 0);
+    await replaceOutcomes(redis, keys, gameId, items, last);
+    return { rebuiltOutcomes: items.length, appendedOutcomes: 0 };
+  }
+  if (marker >= last) return { rebuiltOutcomes: null, appendedOutcomes: 0 };
+  const items = await unservedItems(db, gameId, marker);
+  await appendOutcomes(redis, keys, gameId, items, last);
+  return { rebuiltOutcomes: null, appendedOutcomes: items.length };
+}
+
+/**
+ * Every outcome of the game's blocks after `afterSequence` that no spin has used, in block then
+ * index order, as queue items. Exhausted blocks are skipped except the most recent few.
+ */
+export async function unservedItems(db: Database, gameId: number, afterSequence: number): Promise<string[]> {
+  // bigint ids come back from postgres.js as strings.
+  const candidates = await db.execute<{ id: string; entries: string }>(sql`
+    select id, entries from ${blocks}
+    where game_id = ${gameId} and sequence > ${afterSequence}
+      and (status <> 'exhausted' or id in (
+        select id from ${blocks} where game_id = ${gameId} and status = 'exhausted'
+        order by sequence desc limit ${RECENT_EXHAUSTED_BLOCKS}))
+    order by sequence`);
+  if (candidates.length === 0) return [];
+  const ids = candidates.map((block) => block.id);
+  const served = await db.execute<{ block_id: string; outcome_index: number }>(sql`
+    select block_id, outcome_index from ${spins}
+    where block_id in (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})`);
+  const used = new Set(served.map((spin) => `${spin.block_id}:${spin.outcome_index}`));
+  const items: string[] = [];
+  for (const block of candidates) {
+    const blockId = Number(block.id);
+    decodeBlockEntries(block.entries).forEach((outcome, index) => {
+      if (!used.has(`${blockId}:${index}`)) items.push(encodeQueuedOutcome({ ...outcome, blockId, index }));
+    });
+  }
+  return items;
+}
