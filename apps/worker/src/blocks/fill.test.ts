@@ -1,0 +1,139 @@
+import { decodeBlockEntries, encodeQueuedOutcome, payoutMicros, sampleParSheet, verifyBlock } from "@outcomes/core";
+import { blocks, games, poolCycles } from "@outcomes/db";
+import { fillReserve, loadedThroughKey } from "@outcomes/reserve";
+import { asc, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "../../../api/src/testing.js";
+import { registerTestGame } from "../../../api/src/testing-games.js";
+import { eventually, startRole } from "../webhooks/testing.js";
+import { startBlocksRole } from "./index.js";
+import { blocksProcessor } from "./process.js";
+import { listItems, recordingJob } from "./testing.js";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi({ BLOCK_SIZE: "200", MIN_READY_BLOCKS: "2", TARGET_READY_BLOCKS: "3" });
+});
+afterAll(async () => {
+  await api.close();
+});
+
+const processor = () => blocksProcessor(api.deps);
+
+async function blockRows(gameId: number) {
+  return api.database.db.select().from(blocks).where(eq(blocks.gameId, gameId)).orderBy(asc(blocks.sequence));
+}
+
+/** The queue items a block's stored entries must have produced, in serving order. */
+function expectedItems(block: { id: number; entries: string }): string[] {
+  return decodeBlockEntries(block.entries).map((outcome, index) =>
+    encodeQueuedOutcome({ ...outcome, blockId: block.id, index }),
+  );
+}
+
+describe("blocks.generate", () => {
+  it("seals each block with a commitment that verifies, then loads it: the list holds TARGET blocks", async () => {
+    const game = await registerTestGame(api, { fill: false });
+    const { job, progress, logs } = recordingJob(game.gameId);
+    const result = await processor()(job);
+    expect(result).toMatchObject({ blocksSealed: 3, outcomesSealed: 600, readyBlocks: 3, targetReadyBlocks: 3 });
+    expect(progress).toHaveLength(4);
+    expect(progress[0]).toMatchObject({ blocksSealed: 1, readyBlocks: 1, targetReadyBlocks: 3 });
+    expect(logs[0]).toContain("sealed 3 blocks (600 outcomes); 3/3 ready");
+
+    const rows = await blockRows(game.gameId);
+    expect(rows.map((row) => [row.sequence, row.status, row.size, row.cycle])).toEqual([
+      [1, "ready", 200, 0],
+      [2, "ready", 200, 0],
+      [3, "ready", 200, 0],
+    ]);
+    for (const row of rows) expect(verifyBlock(row.entries, row.commitment)).toBe(true);
+    expect(await listItems(api, game.gameId)).toEqual(rows.flatMap(expectedItems));
+    expect(await api.deps.redis.get(loadedThroughKey(api.deps.keys, game.gameId))).toBe("3");
+    const [armed] = await api.database.db.select().from(games).where(eq(games.id, game.gameId));
+    expect(armed?.lowReserveArmed).toBe(true);
+
+    const again = await processor()(recordingJob(game.gameId).job);
+    expect(again.blocksSealed).toBe(0);
+    expect(await listItems(api, game.gameId)).toHaveLength(600);
+  });
+
+  it("lets two workers fill one game at once without a duplicate sequence or outcome", async () => {
+    const game = await registerTestGame(api, { fill: false });
+    const [first, second] = await Promise.all([
+      processor()(recordingJob(game.gameId).job),
+      processor()(recordingJob(game.gameId).job),
+    ]);
+    expect((first?.blocksSealed ?? 0) + (second?.blocksSealed ?? 0)).toBe(3);
+    const rows = await blockRows(game.gameId);
+    expect(rows.map((row) => row.sequence)).toEqual([1, 2, 3]);
+    const items = await listItems(api, game.gameId);
+    expect(items).toEqual(rows.flatMap(expectedItems));
+    expect(new Set(items).size).toBe(600);
+  });
+
+  it("refuses a job for a game that does not exist without retrying", async () => {
+    await expect(processor()(recordingJob(987_654).job)).rejects.toMatchObject({ name: "UnrecoverableError" });
+  });
+
+  it("runs as the blocks role: registering a game fills its queue through BullMQ", async () => {
+    const role = await startRole(api, startBlocksRole);
+    try {
+      const game = await registerTestGame(api, { fill: false });
+      await eventually(async () => (await listItems(api, game.gameId)).length === 600);
+      expect((await blockRows(game.gameId)).map((row) => row.status)).toEqual(["ready", "ready", "ready"]);
+    } finally {
+      await role.close();
+    }
+  });
+});
+
+describe("finite_pool", () => {
+  /** Cycle of 10: T0 ×7, T1 (2×) ×2, T2 (5×) ×1: RTP exactly 0.9. */
+  function tinyPool() {
+    const sheet = sampleParSheet();
+    sheet.drawMode = "finite_pool";
+    sheet.prizeTiers = [
+      { tier: "T0", multiplier: 0, weight: 7 },
+      { tier: "T1", multiplier: 2, weight: 2 },
+      { tier: "T2", multiplier: 5, weight: 1 },
+    ];
+    sheet.combinations = [
+      { tier: "T1", symbols: ["LEMON", "LEMON", "LEMON"], weight: 1 },
+      { tier: "T2", symbols: ["BELL", "BELL", "BELL"], weight: 1 },
+    ];
+    sheet.certifiedRtp = 0.9;
+    return sheet;
+  }
+
+  it("cuts blocks in order from stored cycles, cycle after cycle, each paying exactly its RTP", async () => {
+    const game = await registerTestGame(api, { sheet: tinyPool(), fill: false });
+    const { db, redis, keys, logger } = api.deps;
+    await fillReserve(
+      { db, redis, keys, logger, targets: { blockSize: 4, minReadyBlocks: 2, targetReadyBlocks: 7 } },
+      game.gameId,
+    );
+    const rows = await blockRows(game.gameId);
+    expect(rows.map((row) => [row.cycle, row.cycleOffset, row.size])).toEqual([
+      [1, 0, 4],
+      [1, 4, 4],
+      [1, 8, 2],
+      [2, 0, 4],
+      [2, 4, 4],
+      [2, 8, 2],
+      [3, 0, 4],
+    ]);
+    const cycles = await db.select().from(poolCycles).where(eq(poolCycles.gameId, game.gameId));
+    expect(cycles.map((cycle) => cycle.tiers.length)).toEqual([10, 10, 10]);
+    for (const cycle of [1, 2]) {
+      const outcomes = rows.filter((row) => row.cycle === cycle).flatMap((row) => decodeBlockEntries(row.entries));
+      const stored = cycles.find((row) => row.cycle === cycle)?.tiers;
+      expect(outcomes.map((outcome) => `T${outcome.tier.slice(1)}`)).toEqual([...(stored ?? [])].map((t) => `T${t}`));
+      const counts = ["T0", "T1", "T2"].map((tier) => outcomes.filter((outcome) => outcome.tier === tier).length);
+      expect(counts).toEqual([7, 2, 1]);
+      const paid = outcomes.reduce((sum, outcome) => sum + payoutMicros(1_000_000, outcome.multiplierMillionths), 0);
+      expect(paid).toBe(9_000_000);
+    }
+    expect(await listItems(api, game.gameId)).toEqual(rows.flatMap(expectedItems));
+  });
+});
