@@ -1,7 +1,7 @@
 import { assertValidParSheet, OutcomeDrawer, queuedItems } from "@outcomes/core";
 import { type Database, readyBlockCount } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
-import type { Logger } from "@outcomes/runtime";
+import { countBlockGenerated, type Logger } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
 import { appendOutcomes } from "./outcome-list.js";
 import { reconcileOutcomeList } from "./recovery.js";
@@ -109,6 +109,7 @@ export async function fillReserve(
       await appendOutcomes(deps.redis, deps.keys, gameId, queuedItems(sealed.draft, sealed.blockId), sealed.sequence);
       progress.blocksSealed++;
       progress.outcomesSealed += sealed.draft.size;
+      countBlockGenerated(gameId, sealed.draft.size);
       progress.readyBlocks++;
       return false;
     });
