@@ -170,11 +170,14 @@ function whereKey(key: ReportKey) {
 }
 
 /**
- * JIT compilation costs Postgres ~0.5 s on the daily aggregate, about half its run time at 10M
- * spins (measured, docs/settlements.md), and buys nothing on a plan this simple.
+ * Session settings of the aggregate (docs/settlements.md, "Scale"). JIT compilation costs Postgres
+ * ~0.5 s here, about half the run time at 10M spins, and buys nothing on a plan this simple. A
+ * generic plan of the prepared statement guesses a tiny day (unknown bounds) and drops the
+ * parallel workers, so each run is planned for its own partner and day.
  */
 async function aggregate(tx: Transaction, key: ReportKey): Promise<ReportFigures> {
   await tx.execute(sql`set local jit = off`);
+  await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
   return computeReportFigures(tx, key);
 }
 

@@ -1,0 +1,118 @@
+import { parseArgs } from "node:util";
+import { utcDayBounds } from "@outcomes/core";
+import {
+  createDatabase,
+  type DatabaseClient,
+  generateSettlementReport,
+  type ReportKey,
+  spinTotalsByGame,
+} from "@outcomes/db";
+import type postgres from "postgres";
+import { BENCH_PARTNER_SLUG, benchDatabaseUrl, dropDatabase, seconds, seedSpins } from "./seed-spins.js";
+
+/**
+ * `npx tsx scripts/bench-settlement.ts [--rows 10000000] [--runs 5] [--keep-seed] [--reuse]`
+ *
+ * Seeds `--rows` spins of one partner on one UTC day (scripts/seed-spins.ts), then times the
+ * generation of that day's report exactly as the worker and the operator route run it
+ * (`generateSettlementReport`: aggregate, upsert under the row lock, event). The first run creates
+ * the report; later runs recompute the whole aggregate and find it unchanged. Prints the plan of
+ * the aggregate, checks the figures against a sequential scan that bypasses the index, and drops
+ * the database unless `--keep-seed`. `--reuse` measures an already seeded database; `--drop-only`
+ * just drops it.
+ */
+const TARGET_MS = 2000;
+const { values } = parseArgs({
+  options: {
+    "database-url": { type: "string" },
+    rows: { type: "string", default: "10000000" },
+    date: { type: "string", default: "2026-01-15" },
+    runs: { type: "string", default: "5" },
+    "keep-seed": { type: "boolean", default: false },
+    reuse: { type: "boolean", default: false },
+    "drop-only": { type: "boolean", default: false },
+  },
+});
+const databaseUrl = values["database-url"] ?? benchDatabaseUrl();
+const log = (line: string) => console.log(line);
+
+if (values["drop-only"]) {
+  await dropDatabase(databaseUrl);
+  log(`dropped ${databaseUrl}`);
+  process.exit(0);
+}
+
+if (!values.reuse) {
+  const started = performance.now();
+  await seedSpins({
+    databaseUrl,
+    rows: Number(values.rows),
+    reportDate: values.date,
+    noiseRows: Math.floor(Number(values.rows) / 10),
+    games: 8,
+    players: 1000,
+    log,
+  });
+  log(`seeded in ${seconds(started)} s`);
+}
+
+const database = createDatabase(databaseUrl, { max: 2 });
+try {
+  const [partner] = await database.sql<[{ id: string }]>`select id from partners where slug = ${BENCH_PARTNER_SLUG}`;
+  if (!partner) throw new Error("no seeded partner: run without --reuse");
+  const key: ReportKey = { partnerId: partner.id, environment: "production", reportDate: values.date };
+  await printPlan(database, key);
+
+  const timings: number[] = [];
+  for (let run = 1; run <= Number(values.runs); run++) {
+    const started = performance.now();
+    const { outcome, report } = await generateSettlementReport(database.db, key, "refuse");
+    const ms = performance.now() - started;
+    timings.push(ms);
+    log(`run ${run}: ${ms.toFixed(0)} ms (${outcome}; ${report.totalSpins} spins)`);
+  }
+  await verifyFigures(database.sql, key);
+  const sorted = [...timings].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  log(
+    `one report over ${values.rows} spins: min ${sorted[0]!.toFixed(0)} ms, median ${median.toFixed(0)} ms, ` +
+      `max ${sorted.at(-1)!.toFixed(0)} ms (target ≤ ${TARGET_MS} ms: ${median <= TARGET_MS ? "met" : "MISSED"})`,
+  );
+} finally {
+  await database.close();
+  if (!values["keep-seed"]) {
+    await dropDatabase(databaseUrl);
+    log(`dropped ${databaseUrl}`);
+  }
+}
+
+/** EXPLAIN ANALYZE of the very statement the service runs, with the session setting it uses. */
+async function printPlan(database: DatabaseClient, key: ReportKey) {
+  const query = spinTotalsByGame(database.db, key).toSQL();
+  await database.sql.begin(async (tx) => {
+    await tx`set local jit = off`;
+    const plan = await tx.unsafe(`explain (analyze, buffers) ${query.sql}`, query.params as never[]);
+    log(plan.map((row) => row["QUERY PLAN"]).join("\n"));
+  });
+}
+
+/** The report's totals against a sequential scan of the heap (no index involved). */
+async function verifyFigures(sql: postgres.Sql, key: ReportKey) {
+  const { start, end } = utcDayBounds(key.reportDate);
+  const [expected, report] = await sql.begin(async (tx) => {
+    await tx`set local enable_indexscan = off`;
+    await tx`set local enable_indexonlyscan = off`;
+    await tx`set local enable_bitmapscan = off`;
+    const [heap] = await tx<[{ spins: string; wagered: string; paid: string }]>`
+      select count(*)::text as spins, sum(wager_micros)::text as wagered, sum(payout_micros)::text as paid
+      from spins where partner_id = ${key.partnerId} and environment = ${key.environment}
+        and created_at >= ${start.toISOString()}::timestamptz and created_at < ${end.toISOString()}::timestamptz`;
+    const [stored] = await tx<[{ spins: string; wagered: string; paid: string }]>`
+      select total_spins::text as spins, total_wagered_micros::text as wagered, total_paid_micros::text as paid
+      from settlement_reports where partner_id = ${key.partnerId} and report_date = ${key.reportDate}`;
+    return [heap, stored];
+  });
+  const same = JSON.stringify(expected) === JSON.stringify(report);
+  log(`figures ${same ? "match" : "DIFFER from"} a sequential-scan sum: ${JSON.stringify(report)}`);
+  if (!same) process.exitCode = 1;
+}
