@@ -91,10 +91,7 @@ describe("Idempotency-Key on POST /spins", () => {
     const broken = await spin(api, apiKey, body, "key-retry");
     await api.database.sql.unsafe("drop trigger fail_spin on spins");
     expect(broken.body.errorCode).toBe("KS-5003");
-    const records = await api.database.db
-      .select()
-      .from(idempotencyKeys)
-      .where(eq(idempotencyKeys.key, "key-retry"));
+    const records = await api.database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, "key-retry"));
     expect(records).toEqual([]);
     const retried = await spin(api, apiKey, body, "key-retry");
     expect([retried.status, retried.body.outcome.payoutUsd, retried.headers.get("idempotent-replayed")]).toEqual([

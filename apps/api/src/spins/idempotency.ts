@@ -5,7 +5,7 @@ import {
   type IdempotencyScope,
   lockIdempotencyKey,
   purgeExpiredIdempotencyRecords,
-  type Transaction,
+  type SqlTransaction,
 } from "@outcomes/db";
 
 /** Expired records are deleted at most this often per process (only processes that see keyed spins). */
@@ -26,7 +26,7 @@ export function idempotentRequest(scope: IdempotencyScope, canonical: Record<str
  * Takes the key's lock for the rest of the transaction and returns the first request's response
  * when there is one; the same key with another body is KS-4101.
  */
-export async function priorResponse(tx: Transaction, request: IdempotentRequest): Promise<unknown | null> {
+export async function priorResponse(tx: SqlTransaction, request: IdempotentRequest): Promise<unknown | null> {
   const record = await lockIdempotencyKey(tx, request.scope);
   if (!record) return null;
   if (record.requestHash !== request.hash) {

@@ -1,12 +1,13 @@
-import { newId, payoutMicros, presentationOf, ServiceError, usdToMicros } from "@outcomes/core";
-import { insertEvent, isDuplicateOutcome, recordSpin, saveIdempotencyRecord, type Transaction } from "@outcomes/db";
+import { type QueuedOutcome, ServiceError, usdToMicros } from "@outcomes/core";
+import { isDuplicateOutcome, type SqlPool, saveIdempotencyRecord, sqlClientOf } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
-import { countSpin } from "@outcomes/runtime";
 import type { AppDeps, PartnerAuth } from "../context.js";
+import { BlockSizes } from "./block-sizes.js";
 import { GameCache, type GameRules } from "./game-cache.js";
 import { IdempotencyPurger, type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
 import { OutcomeQueue, type TakenOutcome } from "./outcome-queue.js";
-import { replayedBody, type SpinResultBody, spinResultBody } from "./spin-result.js";
+import { replayedBody, type SpinResultBody } from "./spin-result.js";
+import { planSpin, type SpinPlan, type WrittenSpin, writeSpin, writeSpinAlone } from "./spin-writer.js";
 import { assertPositiveWager, wagerMicrosWithin } from "./wager.js";
 
 export interface SpinRequest {
@@ -21,31 +22,49 @@ export interface SpinReply {
   replayed: boolean;
 }
 
+/** What one spin is about, once validated. */
+interface SpinContext {
+  partner: PartnerAuth;
+  game: GameRules;
+  playerId: string;
+  wagerMicros: number;
+}
+
 /**
- * A duplicate outcome (already used by a committed spin) only appears after a failure whose commit
- * in fact went through, or a queue rebuilt from stale data; each is dropped and the next one taken,
- * up to this many per request.
+ * An outcome that can never be recorded (already used by a committed spin, or of a block that was
+ * never sealed) only appears after a failure whose commit in fact went through, or a queue rebuilt
+ * from stale data. Each is dropped and the next one taken, up to this many per request.
  */
-const MAX_DUPLICATES_SKIPPED = 20;
+const MAX_UNUSABLE_SKIPPED = 20;
+const UNUSABLE = Symbol("unusable outcome");
 
-/** Marks "this attempt drew an outcome that was already used": take the next one. */
-const DUPLICATE = Symbol("duplicate outcome");
+class UnknownBlockError extends Error {}
+
+/** A keyed spin's transaction either replays the first response or writes a new spin. */
+type KeyedOutcome = { replayed: SpinResultBody } | { written: WrittenSpin };
 
 /**
- * The spin path: validate against the game, take the next outcome (one LPOP), then commit player,
- * spin, idempotency record and large-win event in one transaction. Anything that fails after the
- * pop gives the outcome back to the front of the queue and answers KS-5003, with nothing deducted.
+ * The spin path: validate against the game, take the next outcome (one LPOP), then commit the
+ * player's balance and the spin, atomically: one autocommit statement in the common case, one
+ * transaction when there is more to write (idempotency record, large-win event, the first or last
+ * outcome of a block). Anything that fails after the pop gives the outcome back to the front of
+ * the queue and answers KS-5003, with nothing deducted.
  */
 export class SpinService {
   private readonly games: GameCache;
   private readonly queue: OutcomeQueue;
+  private readonly blockSizes: BlockSizes;
   private readonly purger: IdempotencyPurger;
+  /** The spin path's own statements are prepared on postgres.js directly (see `SqlClient`). */
+  private readonly sql: SqlPool;
 
   constructor(private readonly deps: AppDeps) {
+    this.sql = sqlClientOf(deps.db);
     const defaultThreshold = usdToMicros(deps.env.LARGE_WIN_THRESHOLD_USD);
     if (defaultThreshold === null) throw new Error("LARGE_WIN_THRESHOLD_USD must have at most 6 decimals");
     this.games = new GameCache(deps.db, defaultThreshold);
     this.queue = new OutcomeQueue(deps.redis, deps.keys);
+    this.blockSizes = new BlockSizes(deps.db);
     this.purger = new IdempotencyPurger(deps.db, (error) =>
       deps.logger.warn({ err: error }, "idempotency purge failed"),
     );
@@ -54,18 +73,23 @@ export class SpinService {
   async spin(partner: PartnerAuth, request: SpinRequest, idempotencyKey?: string): Promise<SpinReply> {
     assertPositiveWager(request.wagerUsd);
     const game = await this.gameOf(partner, request.gameId);
-    const wagerMicros = wagerMicrosWithin(request.wagerUsd, game);
+    const context: SpinContext = {
+      partner,
+      game,
+      playerId: request.playerId,
+      wagerMicros: wagerMicrosWithin(request.wagerUsd, game),
+    };
     let idempotent: IdempotentRequest | undefined;
     if (idempotencyKey !== undefined) {
       idempotent = idempotentRequest(
         { partnerId: partner.partnerId, environment: partner.environment, key: idempotencyKey },
-        { route: "POST /spins", gameId: game.id, playerId: request.playerId, wagerMicros },
+        { route: "POST /spins", gameId: game.id, playerId: request.playerId, wagerMicros: context.wagerMicros },
       );
       this.purger.maybeRun();
     }
-    for (let skipped = 0; skipped <= MAX_DUPLICATES_SKIPPED; skipped++) {
-      const reply = await this.attempt(partner, game, request.playerId, wagerMicros, idempotent);
-      if (reply !== DUPLICATE) return reply;
+    for (let skipped = 0; skipped <= MAX_UNUSABLE_SKIPPED; skipped++) {
+      const reply = idempotent ? await this.spinWithKey(context, idempotent) : await this.spinWithoutKey(context);
+      if (reply !== UNUSABLE) return reply;
     }
     throw new ServiceError("KS-5003", { message: "Spin processing failed (wager not deducted): no usable outcome" });
   }
@@ -85,123 +109,74 @@ export class SpinService {
     return game;
   }
 
-  private async attempt(
-    partner: PartnerAuth,
-    game: GameRules,
-    playerId: string,
-    wagerMicros: number,
-    idempotent: IdempotentRequest | undefined,
-  ): Promise<SpinReply | typeof DUPLICATE> {
+  /** The hot path: one LPOP, then usually a single statement (atomic on its own, no BEGIN/COMMIT). */
+  private async spinWithoutKey(context: SpinContext): Promise<SpinReply | typeof UNUSABLE> {
     let taken: TakenOutcome | undefined;
-    let largeWin = false;
     try {
-      const reply = await this.deps.db.transaction(async (tx): Promise<SpinReply> => {
-        if (idempotent) {
-          const prior = await priorResponse(tx, idempotent);
-          if (prior !== null) return { body: replayedBody(prior), replayed: true };
-        }
-        // Taken inside the transaction, once a connection is held: an outcome is out of the queue
-        // only for the few milliseconds its commit takes, and in the order spins got a connection.
-        taken = await this.queue.take(game.id);
-        const committed = await this.commit(tx, partner, game, playerId, wagerMicros, taken);
-        const body = committed.body;
-        largeWin = committed.largeWin;
-        if (idempotent) {
-          await saveIdempotencyRecord(tx, idempotent.scope, {
-            requestHash: idempotent.hash,
-            responseStatus: 200,
-            responseBody: body,
-          });
-        }
-        return { body, replayed: false };
-      });
-      // After the commit, never inside it: only a hint that shortens the webhook worker's wait.
-      if (largeWin) void notifyEvents(this.deps.producers);
-      if (!reply.replayed)
-        countSpin({
-          gameId: game.id,
-          tier: reply.body.outcome.prizeTier,
-          wagerMicros,
-          payoutMicros: usdToMicros(reply.body.outcome.payoutUsd) ?? 0,
-        });
-      return reply;
+      taken = await this.queue.take(context.game.id);
+      const plan = await this.plan(context, taken.outcome);
+      const written = plan.needsTransaction
+        ? await this.sql.begin((tx) => writeSpin(tx, plan))
+        : await writeSpinAlone(this.sql, plan);
+      this.afterCommit(context.game.id, written);
+      return { body: written.body, replayed: false };
     } catch (error) {
-      return this.recover(error, game, taken);
+      return this.recover(error, context.game, taken);
     }
   }
 
-  private async commit(
-    tx: Transaction,
-    partner: PartnerAuth,
-    game: GameRules,
-    playerId: string,
-    wagerMicros: number,
-    { outcome }: TakenOutcome,
-  ): Promise<{ body: SpinResultBody; largeWin: boolean }> {
-    const spinId = newId("spn");
-    const payout = payoutMicros(wagerMicros, outcome.multiplierMillionths);
-    const presentation = presentationOf(outcome);
-    const recorded = await recordSpin(tx, {
-      id: spinId,
-      partnerId: partner.partnerId,
-      environment: partner.environment,
-      gameId: game.id,
-      externalPlayerId: playerId,
-      outcome,
-      wagerMicros,
-      payoutMicros: payout,
-      presentation,
-    });
-    const body = spinResultBody({
-      id: spinId,
-      gameId: game.id,
-      externalPlayerId: playerId,
-      wagerMicros,
-      prizeTier: outcome.tier,
-      multiplierMillionths: outcome.multiplierMillionths,
-      payoutMicros: payout,
-      balanceAfterMicros: recorded.balanceAfterMicros,
-      presentation,
-      createdAt: recorded.createdAt,
-    });
-    const largeWin = payout > 0 && payout >= game.largeWinThresholdMicros;
-    if (largeWin) await this.recordLargeWin(tx, partner, body);
-    return { body, largeWin };
+  /**
+   * With `Idempotency-Key`: the key's lock and look-up come first, in the transaction that then
+   * takes the outcome and commits the spin with its record, so a duplicate waits and replays.
+   */
+  private async spinWithKey(context: SpinContext, idempotent: IdempotentRequest): Promise<SpinReply | typeof UNUSABLE> {
+    let taken: TakenOutcome | undefined;
+    try {
+      const result = await this.sql.begin(async (tx): Promise<KeyedOutcome> => {
+        const prior = await priorResponse(tx, idempotent);
+        if (prior !== null) return { replayed: replayedBody(prior) };
+        taken = await this.queue.take(context.game.id);
+        const written = await writeSpin(tx, await this.plan(context, taken.outcome));
+        await saveIdempotencyRecord(tx, idempotent.scope, {
+          requestHash: idempotent.hash,
+          responseStatus: 200,
+          responseBody: written.body,
+        });
+        return { written };
+      });
+      if ("replayed" in result) return { body: result.replayed, replayed: true };
+      this.afterCommit(context.game.id, result.written);
+      return { body: result.written.body, replayed: false };
+    } catch (error) {
+      return this.recover(error, context.game, taken);
+    }
   }
 
-  /** The `spin.large_win` event, in the outbox, committed (or not) with the spin itself. */
-  private async recordLargeWin(tx: Transaction, partner: PartnerAuth, spin: SpinResultBody): Promise<void> {
-    await insertEvent(tx, {
-      partnerId: partner.partnerId,
-      environment: partner.environment,
-      type: "spin.large_win",
-      now: new Date(spin.createdAt),
-      data: {
-        spinId: spin.spinId,
-        gameId: spin.gameId,
-        playerId: spin.playerId,
-        wagerUsd: spin.wagerUsd,
-        payoutUsd: spin.outcome.payoutUsd,
-        prizeTier: spin.outcome.prizeTier,
-        multiplier: spin.outcome.multiplier,
-      },
-    });
+  private async plan(context: SpinContext, outcome: QueuedOutcome): Promise<SpinPlan> {
+    const blockSize = await this.blockSizes.sizeOf(outcome.blockId);
+    if (blockSize === null) throw new UnknownBlockError(`outcome of unknown block ${outcome.blockId}`);
+    return planSpin({ ...context, outcome, blockSize, minReadyBlocks: this.deps.env.MIN_READY_BLOCKS });
   }
 
-  /** After a rollback: drop a duplicate outcome, give any other one back, and name the failure. */
-  private async recover(error: unknown, game: GameRules, taken: TakenOutcome | undefined): Promise<typeof DUPLICATE> {
-    if (taken && isDuplicateOutcome(error)) {
-      this.deps.logger.warn(
-        { gameId: game.id, blockId: taken.outcome.blockId, index: taken.outcome.index },
-        "dropped an outcome already used",
-      );
-      return DUPLICATE;
+  /** Hints that only shorten other processes' waits: sent after the commit, never inside it. */
+  private afterCommit(gameId: number, written: WrittenSpin): void {
+    if (written.largeWin) void notifyEvents(this.deps.producers);
+    if (written.generationNeeded) void this.requestGeneration(gameId);
+  }
+
+  /** After a rollback: drop an unusable outcome, give any other one back, and name the failure. */
+  private async recover(error: unknown, game: GameRules, taken: TakenOutcome | undefined): Promise<typeof UNUSABLE> {
+    if (taken && (isDuplicateOutcome(error) || error instanceof UnknownBlockError)) {
+      const { blockId, index } = taken.outcome;
+      this.deps.logger.error({ err: error, gameId: game.id, blockId, index }, "dropped an outcome that cannot be used");
+      return UNUSABLE;
     }
     if (taken) {
+      const outcome = taken.outcome;
       await this.queue.giveBack(game.id, taken).catch((pushError: unknown) => {
         // The outcome stays unserved in its sealed block in Postgres, from where queues are rebuilt.
         this.deps.logger.error(
-          { err: pushError, gameId: game.id, blockId: taken.outcome.blockId },
+          { err: pushError, gameId: game.id, blockId: outcome.blockId },
           "outcome give-back failed",
         );
       });
@@ -214,7 +189,7 @@ export class SpinService {
     throw new ServiceError("KS-5003", { cause: error });
   }
 
-  /** One pending generation job per game, however many spins find the queue empty at once. */
+  /** One pending generation job per game, however many spins ask for it at once. */
   private async requestGeneration(gameId: number): Promise<void> {
     await this.deps.producers
       .add("blocks.generate", { gameId }, { deduplication: { id: `blocks.generate:${gameId}` } })

@@ -9,4 +9,5 @@ export * from "./pg-errors.js";
 export * from "./players.js";
 export * from "./settlements.js";
 export * from "./spins.js";
+export * from "./sql-client.js";
 export * from "./webhooks.js";

@@ -1,9 +1,9 @@
 import type { Environment, Presentation, QueuedOutcome } from "@outcomes/core";
-import { desc, eq, sql } from "drizzle-orm";
-import type { Executor, Transaction } from "../client.js";
-import { players } from "../schema/players.js";
+import { desc, eq } from "drizzle-orm";
+import type { Executor } from "../client.js";
 import { spins } from "../schema/spins.js";
 import { isUniqueViolation } from "./pg-errors.js";
+import type { SqlClient } from "./sql-client.js";
 
 export type SpinRecord = typeof spins.$inferSelect;
 
@@ -27,36 +27,53 @@ export interface RecordedSpin {
 }
 
 /**
- * Moves the player's balance and totals and records the spin, in one statement (one round trip).
- * The upsert adds `payout − wager` to the row under its row lock and returns the new balance, so
- * concurrent spins of one player serialise on that row and each sees the balance the one before
- * it left. The spin's unique (block_id, outcome_index) makes a second use of an outcome fail the
- * whole statement (see `isDuplicateOutcome`). `created_at` is the clock after the row lock was
- * taken (not the transaction's start), so a player's spins sort in the order their balances chain.
+ * Moves the player's balance and totals and records the spin, in one statement (atomic on its own,
+ * so a spin with nothing else to write needs no BEGIN/COMMIT), prepared (see `SqlClient`). The upsert adds `payout − wager`
+ * under the player row's lock and returns the new balance, so concurrent spins of one player
+ * serialise on that row and each sees the balance the one before it left. The spin's unique
+ * (block_id, outcome_index) makes a second use of an outcome fail the whole statement (see
+ * `isDuplicateOutcome`). `created_at` is the clock after the row lock was taken (not the
+ * transaction's start), so a player's spins sort in the order their balances chain.
  */
-export async function recordSpin(tx: Transaction, spin: NewSpin): Promise<RecordedSpin> {
-  const delta = spin.payoutMicros - spin.wagerMicros;
-  const [row] = await tx.execute<{ player_id: string; balance_after_micros: string; created_at: string | Date }>(sql`
-    with player as (
-      insert into ${players} (partner_id, environment, external_id, balance_micros, total_spins,
-        total_wagered_micros, total_paid_micros)
-      values (${spin.partnerId}, ${spin.environment}, ${spin.externalPlayerId}, ${delta}, 1,
-        ${spin.wagerMicros}, ${spin.payoutMicros})
-      on conflict (partner_id, environment, external_id) do update set
-        balance_micros = ${players}.balance_micros + excluded.balance_micros,
-        total_spins = ${players}.total_spins + 1,
-        total_wagered_micros = ${players}.total_wagered_micros + excluded.total_wagered_micros,
-        total_paid_micros = ${players}.total_paid_micros + excluded.total_paid_micros,
-        updated_at = now()
-      returning id, balance_micros
-    )
-    insert into ${spins} (id, partner_id, environment, game_id, player_id, block_id, outcome_index, prize_tier,
-      multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
-    select ${spin.id}, ${spin.partnerId}, ${spin.environment}, ${spin.gameId}, player.id, ${spin.outcome.blockId},
-      ${spin.outcome.index}, ${spin.outcome.tier}, ${spin.outcome.multiplierMillionths}, ${spin.wagerMicros},
-      ${spin.payoutMicros}, player.balance_micros, ${JSON.stringify(spin.presentation)}::jsonb, clock_timestamp()
-    from player
-    returning player_id, balance_after_micros, created_at`);
+const RECORD_SPIN = `
+  with player as (
+    insert into players (partner_id, environment, external_id, balance_micros, total_spins,
+      total_wagered_micros, total_paid_micros)
+    values ($1, $2, $3, $4::bigint - $5::bigint, 1, $5, $4)
+    on conflict (partner_id, environment, external_id) do update set
+      balance_micros = players.balance_micros + excluded.balance_micros,
+      total_spins = players.total_spins + 1,
+      total_wagered_micros = players.total_wagered_micros + excluded.total_wagered_micros,
+      total_paid_micros = players.total_paid_micros + excluded.total_paid_micros,
+      updated_at = now()
+    returning id, balance_micros
+  )
+  insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, prize_tier,
+    multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
+  select $6, $1, $2, $7, player.id, $8, $9, $10, $11, $5, $4, player.balance_micros, $12::jsonb, clock_timestamp()
+  from player
+  returning player_id, balance_after_micros, created_at`;
+
+export async function recordSpin(client: SqlClient, spin: NewSpin): Promise<RecordedSpin> {
+  const { outcome } = spin;
+  const [row] = await client.unsafe<{ player_id: string; balance_after_micros: string; created_at: string | Date }[]>(
+    RECORD_SPIN,
+    [
+      spin.partnerId,
+      spin.environment,
+      spin.externalPlayerId,
+      spin.payoutMicros,
+      spin.wagerMicros,
+      spin.id,
+      spin.gameId,
+      outcome.blockId,
+      outcome.index,
+      outcome.tier,
+      outcome.multiplierMillionths,
+      JSON.stringify(spin.presentation),
+    ],
+    { prepare: true },
+  );
   if (!row) throw new Error("spin insert returned no row");
   return {
     playerId: Number(row.player_id),

@@ -1,0 +1,69 @@
+import { blocks, events, games } from "@outcomes/db";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startTestApi, type TestApi } from "../testing.js";
+import { addBlock, createGame, spin } from "./testing.js";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi({ MIN_READY_BLOCKS: "2" });
+});
+afterAll(async () => {
+  await api.close();
+});
+
+async function statuses(gameId: number) {
+  const rows = await api.database.db
+    .select({ sequence: blocks.sequence, status: blocks.status })
+    .from(blocks)
+    .where(eq(blocks.gameId, gameId))
+    .orderBy(blocks.sequence);
+  return rows.map((row) => row.status);
+}
+
+async function generationJobs(gameId: number) {
+  const jobs = await api.deps.producers.queues.blocks.getJobs(["waiting", "prioritized", "delayed"]);
+  return jobs.filter((job) => job.name === "blocks.generate" && job.data.gameId === gameId).length;
+}
+
+describe("block bookkeeping in the spin path", () => {
+  it("starts a block with its first outcome and exhausts it with its last", async () => {
+    const { partnerId, apiKey } = await api.createPartner();
+    const game = await createGame(api, partnerId);
+    for (let i = 0; i < 3; i++) {
+      await addBlock(api, game.gameId, [
+        ["T0", 0],
+        ["T1", 2],
+        ["T0", 0],
+      ]);
+    }
+    const play = () => spin(api, apiKey, { gameId: game.gameId, playerId: "p", wagerUsd: 1 });
+    expect(await statuses(game.gameId)).toEqual(["ready", "ready", "ready"]);
+    await play();
+    expect(await statuses(game.gameId)).toEqual(["serving", "ready", "ready"]);
+    await play();
+    expect(await statuses(game.gameId)).toEqual(["serving", "ready", "ready"]);
+    expect(await generationJobs(game.gameId)).toBe(0);
+    await play();
+    await play();
+    // Two ready blocks were left when the first started; now one: below MIN_READY_BLOCKS.
+    expect(await statuses(game.gameId)).toEqual(["exhausted", "serving", "ready"]);
+    // Requested after the commit, without holding up the answer.
+    await vi.waitFor(async () => expect(await generationJobs(game.gameId)).toBe(1));
+  });
+
+  it("writes one block.low_reserve per drop when the reserve was armed", async () => {
+    const { partnerId, apiKey } = await api.createPartner();
+    const game = await createGame(api, partnerId);
+    await addBlock(api, game.gameId, [["T0", 0]]);
+    await addBlock(api, game.gameId, [["T0", 0]]);
+    await api.database.db.update(games).set({ lowReserveArmed: true }).where(eq(games.id, game.gameId));
+    for (let i = 0; i < 2; i++) {
+      const response = await spin(api, apiKey, { gameId: game.gameId, playerId: "p", wagerUsd: 1 });
+      expect(response.status).toBe(200);
+    }
+    const written = await api.database.db.select().from(events).where(eq(events.partnerId, partnerId));
+    expect(written.map((event) => event.type)).toEqual(["block.low_reserve"]);
+    expect((written[0]!.payload as any).data).toMatchObject({ gameId: game.gameId, readyBlocks: 1, minReadyBlocks: 2 });
+  });
+});
