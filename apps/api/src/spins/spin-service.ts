@@ -1,6 +1,7 @@
 import { type QueuedOutcome, ServiceError, usdToMicros } from "@outcomes/core";
 import { isDuplicateOutcome, type SqlPool, saveIdempotencyRecord, sqlClientOf } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
+import { countSpin } from "@outcomes/runtime";
 import type { AppDeps, PartnerAuth } from "../context.js";
 import { BlockSizes } from "./block-sizes.js";
 import { GameCache, type GameRules } from "./game-cache.js";
@@ -162,6 +163,13 @@ export class SpinService {
   private afterCommit(gameId: number, written: WrittenSpin): void {
     if (written.largeWin) void notifyEvents(this.deps.producers);
     if (written.generationNeeded) void this.requestGeneration(gameId);
+    const { outcome, wagerUsd } = written.body;
+    countSpin({
+      gameId,
+      tier: outcome.prizeTier,
+      wagerMicros: usdToMicros(wagerUsd) ?? 0,
+      payoutMicros: usdToMicros(outcome.payoutUsd) ?? 0,
+    });
   }
 
   /** After a rollback: drop an unusable outcome, give any other one back, and name the failure. */
