@@ -42,7 +42,7 @@ const ParSheetList = z
   .object({ parSheets: z.array(ParSheet), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
   .openapi("ParSheetList");
 
-export const ParSheetParams = z.object({ parSheetId: z.string().max(64) });
+export const ParSheetParams = z.object({ parSheetId: z.string() });
 
 /** Reads the raw body first, so the document is stored exactly as it was sent. */
 const keepRawBody: MiddlewareHandler<AppEnv> = async (c, next) => {

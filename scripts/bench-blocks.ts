@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import {
+  assertValidParSheet,
+  draftBlock,
+  entriesTextOf,
+  newId,
+  OutcomeDrawer,
+  queuedItems,
+  SAMPLE_PAR_SHEET,
+} from "@outcomes/core";
+import { createDatabase, createGame, insertParSheet, migrateDatabase, partners } from "@outcomes/db";
+import { createWorkerRedis, redisKeys } from "@outcomes/queue";
+import { fillReserve, loadedThroughKey, type ReserveDeps } from "@outcomes/reserve";
+import { createLogger } from "@outcomes/runtime";
+import postgres from "postgres";
+
+/**
+ * `npx tsx scripts/bench-blocks.ts [--block-size 10000] [--blocks 10]`
+ *
+ * Measures outcome generation on this machine: drawing alone (entries text, SHA-256 commitment and
+ * queue items of the sample sheet, in memory), then the whole reserve fill against the local
+ * Postgres and Redis (seal in Postgres, load into the Redis list) for an independent and a
+ * finite_pool game, then a rebuild of a lost list from Postgres. Uses a database and a Redis
+ * prefix of its own and removes both.
+ */
+const { values } = parseArgs({
+  options: {
+    "database-url": {
+      type: "string",
+      default: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+    },
+    "redis-url": { type: "string", default: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" },
+    "block-size": { type: "string", default: "10000" },
+    blocks: { type: "string", default: "10" },
+  },
+});
+const blockSize = Number(values["block-size"]);
+const blockCount = Number(values.blocks);
+const rate = (outcomes: number, ms: number) => `${Math.round((outcomes / ms) * 1000).toLocaleString("en")} outcomes/s`;
+
+function drawingOnly(): string {
+  const drawer = new OutcomeDrawer(assertValidParSheet(SAMPLE_PAR_SHEET));
+  const best = Math.max(
+    ...[1, 2, 3].map(() => {
+      const started = performance.now();
+      for (let outcomes = 0; outcomes < 1_000_000; outcomes += blockSize) {
+        const draft = draftBlock(drawer, drawer.drawTiers(blockSize));
+        entriesTextOf(draft);
+        queuedItems(draft, 1);
+      }
+      return 1_000_000 / (performance.now() - started);
+    }),
+  );
+  return `${Math.round(best * 1000).toLocaleString("en")} outcomes/s`;
+}
+
+const admin = new URL(values["database-url"]);
+const name = `outcomes_bench_blocks_${randomBytes(4).toString("hex")}`;
+const url = new URL(admin);
+url.pathname = `/${name}`;
+await migrateDatabase(url.toString());
+const database = createDatabase(url.toString(), { max: 4 });
+const redis = createWorkerRedis(values["redis-url"]);
+const keys = redisKeys(`bench-blocks:${randomBytes(4).toString("hex")}`);
+const owner = { partnerId: newId("ptr"), environment: "sandbox" as const };
+await database.db.insert(partners).values({ id: owner.partnerId, slug: owner.partnerId.toLowerCase(), name: "Bench" });
+
+async function fill(drawMode: "independent" | "finite_pool") {
+  const document = { ...SAMPLE_PAR_SHEET, drawMode };
+  const sheet = await insertParSheet(database.db, owner, assertValidParSheet(document), JSON.stringify(document));
+  const game = await createGame(database.db, owner, {
+    parSheetId: sheet.id,
+    name: drawMode,
+    minWagerMicros: null,
+    maxWagerMicros: 100_000_000,
+    largeWinThresholdMicros: null,
+  });
+  const deps: ReserveDeps = {
+    db: database.db,
+    redis,
+    keys,
+    logger: createLogger("silent", "bench"),
+    targets: { blockSize, minReadyBlocks: 1, targetReadyBlocks: blockCount },
+  };
+  const started = performance.now();
+  const result = await fillReserve(deps, game.id);
+  const ms = performance.now() - started;
+  return {
+    game,
+    deps,
+    line: `${drawMode}: ${result.outcomesSealed} outcomes sealed and loaded in ${Math.round(ms)} ms, ${rate(result.outcomesSealed, ms)}`,
+  };
+}
+
+try {
+  console.log(`drawing only (sample sheet, best of 3 × 1,000,000): ${drawingOnly()}`);
+  const independent = await fill("independent");
+  console.log(independent.line);
+  console.log((await fill("finite_pool")).line);
+
+  await redis.del(keys.outcomeQueue(independent.game.id), loadedThroughKey(keys, independent.game.id));
+  const started = performance.now();
+  const rebuilt = await fillReserve(independent.deps, independent.game.id);
+  const ms = performance.now() - started;
+  console.log(
+    `rebuild of a lost list: ${rebuilt.rebuiltOutcomes} outcomes in ${Math.round(ms)} ms, ${rate(rebuilt.rebuiltOutcomes ?? 0, ms)}`,
+  );
+} finally {
+  const queued = await redis.keys(`${keys.outcomeQueue(0).split(":outcomes:")[0]}:*`);
+  if (queued.length > 0) await redis.del(...queued);
+  await redis.quit();
+  await database.close();
+  const cleanup = postgres(admin.toString(), { max: 1, onnotice: () => {} });
+  await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
+  await cleanup.end();
+}
