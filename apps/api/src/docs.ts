@@ -54,12 +54,13 @@ const PARTNER_TAGS: Tag[] = [
 ];
 
 const ADMIN_TAGS: Tag[] = [
-  { name: "Partners", description: "Partner accounts" },
-  { name: "API keys", description: "Issue, list, revoke and rotate partner keys" },
-  { name: "PAR sheets", description: "Approve or retire PAR sheets" },
-  { name: "Settlements", description: "Generate reports and resolve disputes" },
-  { name: "Operations", description: "Maintenance mode and outcome reserve" },
-  { name: "Jobs", description: "Run scheduled jobs now" },
+  { name: "Operator: partners", description: "Partner accounts: create, list, deactivate, activate" },
+  { name: "Operator: API keys", description: "Issue, list, revoke and rotate partner keys" },
+  { name: "Operator: PAR sheets", description: "Approve or retire PAR sheets" },
+  { name: "Operator: games", description: "Outcome reserve of a game" },
+  { name: "Operator: settlements", description: "Generate reports and resolve disputes" },
+  { name: "Operator: maintenance", description: "Maintenance mode for the partner API" },
+  { name: "Operator: jobs", description: "Run scheduled jobs now" },
   { name: "API description", description: "This document" },
 ];
 
