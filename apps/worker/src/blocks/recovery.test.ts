@@ -1,6 +1,6 @@
 import { assertValidParSheet, decodeQueuedOutcome, OutcomeDrawer, queuedItems, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { blocks, events, games, spins } from "@outcomes/db";
-import { appendOutcomes, loadedThroughKey, sealNextBlock } from "@outcomes/reserve";
+import { appendOutcomes, fillReserve, loadedThroughKey, sealNextBlock } from "@outcomes/reserve";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../../api/src/testing.js";
@@ -110,6 +110,22 @@ describe("block.low_reserve", () => {
     const after = await lowReserveEvents(game.gameId);
     expect(after).toHaveLength(2);
     expect(after.map((row) => (row.payload as { data: { readyBlocks: number } }).data.readyBlocks)).toEqual([1, 1]);
+  });
+
+  it("is written exactly once when many blocks start in parallel", async () => {
+    const game = await registerTestGame(api, { fill: false });
+    const { db, redis, keys, logger } = api.deps;
+    // One outcome per block: every spin starts (and exhausts) a block, all at the same time.
+    await fillReserve(
+      { db, redis, keys, logger, targets: { blockSize: 1, minReadyBlocks: 2, targetReadyBlocks: 8 } },
+      game.gameId,
+    );
+    const results = (await Promise.all(Array.from({ length: 8 }, () => serveOutcomes(api, game, 1)))).flat();
+    expect(results.every((progress) => progress.started)).toBe(true);
+    expect(results.filter((progress) => progress.enqueueGeneration)).toHaveLength(2);
+    const written = await lowReserveEvents(game.gameId);
+    expect(written).toHaveLength(1);
+    expect((written[0]?.payload as { data: { readyBlocks: number } }).data.readyBlocks).toBe(1);
   });
 
   it("is not written while a new game fills its first reserve", async () => {

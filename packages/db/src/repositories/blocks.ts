@@ -25,7 +25,8 @@ export interface BlockProgress {
 /**
  * Call in the spin's transaction, after the spin row is written, for the outcome it used. Costs
  * one indexed statement that changes nothing for the outcomes between a block's first and last;
- * only those two lock the block row, so spins never queue on it.
+ * only those two lock the block row, so spins never queue on it. The lock is FOR NO KEY UPDATE:
+ * it does not wait for the key-share locks other spins' foreign keys hold on the block.
  */
 export async function markBlockProgress(
   tx: Transaction,
@@ -37,7 +38,7 @@ export async function markBlockProgress(
       select id, status as previous from ${blocks}
       where id = ${outcome.blockId} and status <> 'exhausted'
         and (${outcome.index}::int = 0 or ${outcome.index}::int + 1 >= size)
-      for update
+      for no key update
     )
     update ${blocks} b set
       status = case when ${outcome.index}::int + 1 >= b.size then 'exhausted' else 'serving' end,
