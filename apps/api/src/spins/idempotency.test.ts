@@ -1,4 +1,4 @@
-import { idempotencyKeys, purgeExpiredIdempotencyRecords, spins } from "@outcomes/db";
+import { games, idempotencyKeys, purgeExpiredIdempotencyRecords, spins } from "@outcomes/db";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../testing.js";
@@ -121,6 +121,20 @@ describe("Idempotency-Key on POST /spins", () => {
       .where(eq(idempotencyKeys.key, "key-old"));
     expect(await purgeExpiredIdempotencyRecords(db)).toBe(1);
     expect(await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, "key-old"))).toEqual([]);
+  });
+
+  it("replays the first result even after the game was made inactive", async () => {
+    const own = await createGame(api, game.partnerId);
+    await addBlock(api, own.gameId, [["T1", 2]]);
+    const body = { gameId: own.gameId, playerId: "idem-7", wagerUsd: 1 };
+    const first = await spin(api, apiKey, body, "key-inactive");
+    await api.database.db.update(games).set({ isActive: false }).where(eq(games.id, own.gameId));
+    // The game cache holds rules for up to a second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const fresh = await spin(api, apiKey, body, "key-inactive-2");
+    const replay = await spin(api, apiKey, body, "key-inactive");
+    expect(fresh.body.errorCode).toBe("KS-4202");
+    expect([replay.status, replay.body.spinId]).toEqual([200, first.body.spinId]);
   });
 
   it("refuses a key longer than 255 characters with KS-4101", async () => {

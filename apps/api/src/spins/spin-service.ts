@@ -9,7 +9,7 @@ import { IdempotencyPurger, type IdempotentRequest, idempotentRequest, priorResp
 import { OutcomeQueue, type TakenOutcome } from "./outcome-queue.js";
 import { replayedBody, type SpinResultBody } from "./spin-result.js";
 import { planSpin, type SpinPlan, type WrittenSpin, writeSpin, writeSpinAlone } from "./spin-writer.js";
-import { assertPositiveWager, wagerMicrosWithin } from "./wager.js";
+import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
 
 export interface SpinRequest {
   gameId: number;
@@ -73,26 +73,31 @@ export class SpinService {
 
   async spin(partner: PartnerAuth, request: SpinRequest, idempotencyKey?: string): Promise<SpinReply> {
     assertPositiveWager(request.wagerUsd);
-    const game = await this.gameOf(partner, request.gameId);
-    const context: SpinContext = {
-      partner,
-      game,
-      playerId: request.playerId,
-      wagerMicros: wagerMicrosWithin(request.wagerUsd, game),
-    };
-    let idempotent: IdempotentRequest | undefined;
-    if (idempotencyKey !== undefined) {
-      idempotent = idempotentRequest(
-        { partnerId: partner.partnerId, environment: partner.environment, key: idempotencyKey },
-        { route: "POST /spins", gameId: game.id, playerId: request.playerId, wagerMicros: context.wagerMicros },
-      );
-      this.purger.maybeRun();
+    if (idempotencyKey === undefined) {
+      const context = await this.validated(partner, request);
+      return this.skippingUnusable(() => this.spinWithoutKey(context));
     }
+    // The request as understood (the wager as an exact decimal), so `1` and `1.0` are one request.
+    const idempotent = idempotentRequest(
+      { partnerId: partner.partnerId, environment: partner.environment, key: idempotencyKey },
+      { route: "POST /spins", gameId: request.gameId, playerId: request.playerId, wager: exactWager(request.wagerUsd) },
+    );
+    this.purger.maybeRun();
+    return this.skippingUnusable(() => this.spinWithKey(partner, request, idempotent));
+  }
+
+  private async skippingUnusable(attempt: () => Promise<SpinReply | typeof UNUSABLE>): Promise<SpinReply> {
     for (let skipped = 0; skipped <= MAX_UNUSABLE_SKIPPED; skipped++) {
-      const reply = idempotent ? await this.spinWithKey(context, idempotent) : await this.spinWithoutKey(context);
+      const reply = await attempt();
       if (reply !== UNUSABLE) return reply;
     }
     throw new ServiceError("KS-5003", { message: "Spin processing failed (wager not deducted): no usable outcome" });
+  }
+
+  /** The game's rules applied to the request: KS-4006, KS-4202, KS-4103. */
+  private async validated(partner: PartnerAuth, request: SpinRequest): Promise<SpinContext> {
+    const game = await this.gameOf(partner, request.gameId);
+    return { partner, game, playerId: request.playerId, wagerMicros: wagerMicrosWithin(request.wagerUsd, game) };
   }
 
   private async gameOf(partner: PartnerAuth, gameId: number): Promise<GameRules> {
@@ -119,23 +124,29 @@ export class SpinService {
       const written = plan.needsTransaction
         ? await this.sql.begin((tx) => writeSpin(tx, plan))
         : await writeSpinAlone(this.sql, plan);
-      this.afterCommit(context.game.id, written);
+      this.afterCommit(written);
       return { body: written.body, replayed: false };
     } catch (error) {
-      return this.recover(error, context.game, taken);
+      return this.recover(error, context.game.id, taken);
     }
   }
 
   /**
    * With `Idempotency-Key`: the key's lock and look-up come first, in the transaction that then
-   * takes the outcome and commits the spin with its record, so a duplicate waits and replays.
+   * takes the outcome and commits the spin with its record, so a duplicate waits and replays. A
+   * replay returns the first result even if the game has changed since (made inactive, re-priced).
    */
-  private async spinWithKey(context: SpinContext, idempotent: IdempotentRequest): Promise<SpinReply | typeof UNUSABLE> {
+  private async spinWithKey(
+    partner: PartnerAuth,
+    request: SpinRequest,
+    idempotent: IdempotentRequest,
+  ): Promise<SpinReply | typeof UNUSABLE> {
     let taken: TakenOutcome | undefined;
     try {
       const result = await this.sql.begin(async (tx): Promise<KeyedOutcome> => {
         const prior = await priorResponse(tx, idempotent);
         if (prior !== null) return { replayed: replayedBody(prior) };
+        const context = await this.validated(partner, request);
         taken = await this.queue.take(context.game.id);
         const written = await writeSpin(tx, await this.plan(context, taken.outcome));
         await saveIdempotencyRecord(tx, idempotent.scope, {
@@ -146,10 +157,10 @@ export class SpinService {
         return { written };
       });
       if ("replayed" in result) return { body: result.replayed, replayed: true };
-      this.afterCommit(context.game.id, result.written);
+      this.afterCommit(result.written);
       return { body: result.written.body, replayed: false };
     } catch (error) {
-      return this.recover(error, context.game, taken);
+      return this.recover(error, request.gameId, taken);
     }
   }
 
@@ -160,40 +171,36 @@ export class SpinService {
   }
 
   /** Hints that only shorten other processes' waits: sent after the commit, never inside it. */
-  private afterCommit(gameId: number, written: WrittenSpin): void {
-    if (written.largeWin) void notifyEvents(this.deps.producers);
-    if (written.generationNeeded) void this.requestGeneration(gameId);
-    const { outcome, wagerUsd } = written.body;
+  private afterCommit({ spin, largeWin, generationNeeded }: WrittenSpin): void {
+    if (largeWin) void notifyEvents(this.deps.producers);
+    if (generationNeeded) void this.requestGeneration(spin.gameId);
     countSpin({
-      gameId,
-      tier: outcome.prizeTier,
-      wagerMicros: usdToMicros(wagerUsd) ?? 0,
-      payoutMicros: usdToMicros(outcome.payoutUsd) ?? 0,
+      gameId: spin.gameId,
+      tier: spin.outcome.tier,
+      wagerMicros: spin.wagerMicros,
+      payoutMicros: spin.payoutMicros,
     });
   }
 
   /** After a rollback: drop an unusable outcome, give any other one back, and name the failure. */
-  private async recover(error: unknown, game: GameRules, taken: TakenOutcome | undefined): Promise<typeof UNUSABLE> {
+  private async recover(error: unknown, gameId: number, taken: TakenOutcome | undefined): Promise<typeof UNUSABLE> {
     if (taken && (isDuplicateOutcome(error) || error instanceof UnknownBlockError)) {
       const { blockId, index } = taken.outcome;
-      this.deps.logger.error({ err: error, gameId: game.id, blockId, index }, "dropped an outcome that cannot be used");
+      this.deps.logger.error({ err: error, gameId, blockId, index }, "dropped an outcome that cannot be used");
       return UNUSABLE;
     }
     if (taken) {
       const outcome = taken.outcome;
-      await this.queue.giveBack(game.id, taken).catch((pushError: unknown) => {
+      await this.queue.giveBack(gameId, taken).catch((pushError: unknown) => {
         // The outcome stays unserved in its sealed block in Postgres, from where queues are rebuilt.
-        this.deps.logger.error(
-          { err: pushError, gameId: game.id, blockId: outcome.blockId },
-          "outcome give-back failed",
-        );
+        this.deps.logger.error({ err: pushError, gameId, blockId: outcome.blockId }, "outcome give-back failed");
       });
     }
     if (error instanceof ServiceError) {
-      if (error.code === "KS-4203") await this.requestGeneration(game.id);
+      if (error.code === "KS-4203") await this.requestGeneration(gameId);
       throw error;
     }
-    this.deps.logger.error({ err: error, gameId: game.id }, "spin failed");
+    this.deps.logger.error({ err: error, gameId }, "spin failed");
     throw new ServiceError("KS-5003", { cause: error });
   }
 

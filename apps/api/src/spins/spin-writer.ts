@@ -27,6 +27,7 @@ export interface SpinPlan {
 }
 
 export interface WrittenSpin {
+  spin: NewSpin;
   body: SpinResultBody;
   largeWin: boolean;
   /** Fewer than MIN_READY_BLOCKS are ready now: ask for generation after the commit. */
@@ -85,7 +86,7 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
 export async function writeSpinAlone(client: SqlClient, plan: SpinPlan): Promise<WrittenSpin> {
   if (plan.needsTransaction) throw new Error("this spin has more to write: use writeSpin in a transaction");
   const body = resultOf(plan.spin, await recordSpin(client, plan.spin));
-  return { body, largeWin: false, generationNeeded: false };
+  return { spin: plan.spin, body, largeWin: false, generationNeeded: false };
 }
 
 /**
@@ -94,7 +95,7 @@ export async function writeSpinAlone(client: SqlClient, plan: SpinPlan): Promise
  */
 export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<WrittenSpin> {
   const body = resultOf(plan.spin, await recordSpin(tx, plan.spin));
-  if (!plan.largeWin && !plan.blockBoundary) return { body, largeWin: false, generationNeeded: false };
+  if (!plan.largeWin && !plan.blockBoundary) return { spin: plan.spin, body, largeWin: false, generationNeeded: false };
   const txDb = drizzleTransactionOn(tx);
   if (plan.largeWin) {
     await insertEvent(txDb, {
@@ -118,5 +119,5 @@ export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<Wri
     const progress = await markBlockProgress(txDb, plan.spin.outcome, { minReadyBlocks: plan.minReadyBlocks });
     generationNeeded = progress.enqueueGeneration;
   }
-  return { body, largeWin: plan.largeWin, generationNeeded };
+  return { spin: plan.spin, body, largeWin: plan.largeWin, generationNeeded };
 }

@@ -5,6 +5,13 @@ export function hasAtMostSixDecimals(usd: number): boolean {
   return Number.isFinite(usd) && parseScaledDecimal(String(usd), 6) !== null;
 }
 
+/** The wager as an exact decimal string of micro-USD (whatever its size), e.g. 1.5 → "1500000". */
+export function exactWager(usd: number): string {
+  const micros = parseScaledDecimal(String(usd), 6);
+  if (micros === null) throw new ServiceError("KS-4101", { message: "wagerUsd has more than 6 decimal places" });
+  return micros.toString();
+}
+
 export interface WagerLimits {
   minWagerMicros: number | null;
   maxWagerMicros: number;

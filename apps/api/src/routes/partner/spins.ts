@@ -40,7 +40,7 @@ const spinRoute = createRoute({
         .string()
         .max(255)
         .optional()
-        .openapi({ description: "Up to 255 characters, unique per intended spin" }),
+        .openapi({ description: "`Idempotency-Key`: up to 255 characters, one per intended spin" }),
     }),
     body: jsonBody(SpinRequestBody),
   },
