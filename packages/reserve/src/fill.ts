@@ -1,4 +1,4 @@
-import { assertValidParSheet, OutcomeDrawer, queuedItems } from "@outcomes/core";
+import { assertValidParSheet, OutcomeDrawer, type ParSheetAnalysis, queuedItems } from "@outcomes/core";
 import { type Database, readyBlockCount } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import { countBlockGenerated, type Logger } from "@outcomes/runtime";
@@ -76,7 +76,8 @@ export async function fillReserve(
     rebuiltOutcomes: null,
     appendedOutcomes: 0,
   };
-  let drawing: { sheet: ReturnType<typeof assertValidParSheet>; drawer: OutcomeDrawer } | undefined;
+  // The sheet is checked and compiled once per job, at its first block.
+  let drawing: { sheet: ParSheetAnalysis; drawer: OutcomeDrawer } | undefined;
   for (;;) {
     const done = await deps.db.transaction(async (lock) => {
       const game = await lockGame(lock, gameId);

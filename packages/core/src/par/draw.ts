@@ -44,7 +44,6 @@ export class ByteWriter {
 export class OutcomeDrawer {
   readonly reels: number;
   readonly rows: number;
-  readonly tierCount: number;
   /** Upper bound of one entry body's length in bytes. */
   readonly maxBodyBytes: number;
   private readonly middleRow: number;
@@ -63,7 +62,6 @@ export class OutcomeDrawer {
     this.reels = document.layout.reels;
     this.rows = document.layout.rows;
     this.middleRow = Math.floor(this.rows / 2);
-    this.tierCount = sheet.tiers.length;
     const symbolIndex = new Map(document.symbols.map((symbol, index) => [symbol.id, index] as const));
     this.symbolBytes = document.symbols.map((symbol) => ascii(JSON.stringify(symbol.id)));
     this.tierPrefix = sheet.tiers.map((tier) =>
