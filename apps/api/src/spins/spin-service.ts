@@ -1,6 +1,6 @@
 import { type QueuedOutcome, ServiceError, usdToMicros } from "@outcomes/core";
 import { isDuplicateOutcome, type SqlPool, saveIdempotencyRecord, sqlClientOf } from "@outcomes/db";
-import { notifyEvents } from "@outcomes/queue";
+import { enqueueGeneration, notifyEvents } from "@outcomes/queue";
 import { countSpin } from "@outcomes/runtime";
 import type { AppDeps, PartnerAuth } from "../context.js";
 import { BlockSizes } from "./block-sizes.js";
@@ -204,10 +204,10 @@ export class SpinService {
     throw new ServiceError("KS-5003", { cause: error });
   }
 
-  /** One pending generation job per game, however many spins ask for it at once. */
+  /** One pending generation job per game, however many spins ask for it at once (see enqueueGeneration). */
   private async requestGeneration(gameId: number): Promise<void> {
-    await this.deps.producers
-      .add("blocks.generate", { gameId }, { deduplication: { id: `blocks.generate:${gameId}` } })
-      .catch((error: unknown) => this.deps.logger.error({ err: error, gameId }, "could not request block generation"));
+    await enqueueGeneration(this.deps.producers, gameId).catch((error: unknown) =>
+      this.deps.logger.error({ err: error, gameId }, "could not request block generation"),
+    );
   }
 }
