@@ -1,11 +1,13 @@
-import { PartnerApiError, PartnerClient, type PartnerClientOptions } from "@outcomes/sdk";
+import { SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { type ParSheetDocument, PartnerApiError, PartnerClient, type PartnerClientOptions } from "@outcomes/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addBlock, createGame } from "./spins/testing.js";
 import { startTestApi, type TestApi } from "./testing.js";
+import { fillTestGameQueue } from "./testing-games.js";
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startTestApi({ RATE_LIMIT_REQUESTS_PER_SECOND: "5" });
+  api = await startTestApi({ RATE_LIMIT_REQUESTS_PER_SECOND: "50" });
 });
 afterAll(async () => {
   await api.close();
@@ -67,13 +69,32 @@ describe("the SDK against the running service", () => {
   });
 
   it("waits Retry-After on 429 and then succeeds", async () => {
-    const { apiKey } = await api.createPartner();
-    // Drain the 5-per-second bucket, so the client's first attempt is refused.
-    for (let i = 0; i < 5; i++) await api.request("/api/partner/v1/players/nobody", { apiKey });
-    const { client, attempts, waits } = sdkFor(apiKey, { onSleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
-    await expect(client.players.get("nobody")).rejects.toMatchObject({ errorCode: "KS-4204" });
-    expect(waits).toEqual([1000]);
-    expect(attempts).toEqual(["GET /api/partner/v1/players/nobody", "GET /api/partner/v1/players/nobody"]);
+    // A deployment of its own with one request per second, so the bucket cannot refill unseen.
+    const strict = await startTestApi({ RATE_LIMIT_REQUESTS_PER_SECOND: "1" });
+    try {
+      const { apiKey } = await strict.createPartner();
+      await strict.request("/api/partner/v1/players/nobody", { apiKey });
+      const attempts: number[] = [];
+      const waits: number[] = [];
+      const client = new PartnerClient({
+        apiKey,
+        baseUrl: strict.baseUrl,
+        fetch: async (input, init) => {
+          const response = await fetch(input, init);
+          attempts.push(response.status);
+          return response;
+        },
+        sleep: (ms) => {
+          waits.push(ms);
+          return new Promise((resolve) => setTimeout(resolve, ms));
+        },
+      });
+      await expect(client.players.get("nobody")).rejects.toMatchObject({ errorCode: "KS-4204" });
+      expect(attempts).toEqual([429, 404]);
+      expect(waits).toEqual([1000]);
+    } finally {
+      await strict.close();
+    }
   });
 
   it("retries a read through maintenance (503 KS-5002) after its Retry-After", async () => {
@@ -109,4 +130,94 @@ describe("the SDK against the running service", () => {
     expect(waits).toHaveLength(1);
     await expect(client.players.get("retry-player")).resolves.toMatchObject({ totalSpins: 1 });
   });
+
+  it("uploads a PAR sheet, registers and updates a game, spins, and manages a webhook", async () => {
+    const { apiKey } = await api.createPartner();
+    const { client } = sdkFor(apiKey, { onSleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+    const sheet = await client.parSheets.upload(SAMPLE_PAR_SHEET);
+    expect(sheet).toMatchObject({ status: "ACTIVE", certifiedRtp: SAMPLE_PAR_SHEET.certifiedRtp });
+    expect((await client.parSheets.get(sheet.id)).document.name).toBe(SAMPLE_PAR_SHEET.name);
+    expect((await client.parSheets.list()).parSheets.map((listed) => listed.id)).toEqual([sheet.id]);
+
+    const game = await client.games.register({ parSheetId: sheet.id, name: "SDK game", maxWagerUsd: 50 });
+    expect(game).toMatchObject({ name: "SDK game", minWagerUsd: null, maxWagerUsd: 50, isActive: true });
+    const updated = await client.games.update(game.gameConfigId, { minWagerUsd: 0.5 });
+    expect(updated.minWagerUsd).toBe(0.5);
+    expect(await client.games.get(game.gameConfigId)).toEqual(updated);
+    const all: number[] = [];
+    for await (const listed of client.all((page) => client.games.list(page), "games")) all.push(listed.gameConfigId);
+    expect(all).toEqual([game.gameConfigId]);
+
+    await fillTestGameQueue(api, game.gameConfigId);
+    const result = await client.spin({ gameId: game.gameConfigId, playerId: "flow", wagerUsd: 1 });
+    expect(result.balance.currency).toBe("USD");
+
+    const webhook = await client.webhooks.register({
+      url: "https://hooks.example.com/outcomes",
+      events: ["spin.large_win"],
+    });
+    expect(webhook.secret).toMatch(/^whsec_/);
+    expect((await client.webhooks.list()).webhooks[0]).not.toHaveProperty("secret");
+    expect((await client.webhooks.deliveries(webhook.id)).deliveries).toEqual([]);
+    expect(await client.webhooks.delete(webhook.id)).toMatchObject({ id: webhook.id, isActive: false });
+    expect((await client.settlements.list()).reports).toEqual([]);
+    await expect(client.settlements.get("2020-01-01")).rejects.toMatchObject({ errorCode: "KS-4301" });
+  });
+
+  it("has a method for every partner operation of the OpenAPI document, on its documented path", async () => {
+    const described = await api.request("/api/partner/v1/openapi.json");
+    expect(described.status).toBe(200);
+    const documented = described.body.paths as Record<string, object>;
+    const operations = Object.entries(documented).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => ({ method: method.toUpperCase(), pattern: templateRegex(path), path })),
+    );
+    const seen: string[] = [];
+    const client = new PartnerClient({
+      apiKey: "ks_sandbox_x",
+      baseUrl: "https://outcomes.test",
+      fetch: async (input, init) => {
+        seen.push(`${init.method} ${new URL(input).pathname}`);
+        return new Response("{}", { status: 200 });
+      },
+    });
+    const spin = { gameId: 1, playerId: "p", wagerUsd: 1 };
+    await Promise.all([
+      client.games.list(),
+      client.games.get(1),
+      client.games.register({ parSheetId: "par_1", name: "g", maxWagerUsd: 1 }),
+      client.games.update(1, { isActive: false }),
+      client.parSheets.upload(SAMPLE_PAR_SHEET),
+      client.parSheets.list(),
+      client.parSheets.get("par_1"),
+      client.spin(spin),
+      client.players.get("p"),
+      client.players.spins("p"),
+      client.webhooks.register({ url: "https://x.test", events: ["spin.large_win"] }),
+      client.webhooks.list(),
+      client.webhooks.delete("whk_1"),
+      client.webhooks.deliveries("whk_1"),
+      client.webhooks.redeliver("whk_1", "dlv_1"),
+      client.settlements.list(),
+      client.settlements.get("2026-01-01"),
+      client.settlements.acknowledge("2026-01-01"),
+      client.settlements.dispute("2026-01-01", "numbers differ"),
+    ]);
+    for (const call of seen) {
+      const [method, path] = call.split(" ");
+      expect(
+        operations.some((op) => op.method === method && op.pattern.test(path ?? "")),
+        call,
+      ).toBe(true);
+    }
+    for (const op of operations.filter((candidate) => !candidate.path.endsWith("/openapi.json"))) {
+      const covered = seen.some(
+        (call) => call.startsWith(`${op.method} `) && op.pattern.test(call.split(" ")[1] ?? ""),
+      );
+      expect(covered, `${op.method} ${op.path} has no SDK method`).toBe(true);
+    }
+  });
 });
+
+function templateRegex(path: string): RegExp {
+  return new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+}

@@ -7,6 +7,7 @@ import type {
   PageRequest,
   ParSheet,
   ParSheetDocument,
+  ParSheetWithDocument,
   Player,
   RegisterGameInput,
   SettlementReport,
@@ -89,7 +90,7 @@ export class PartnerClient {
   readonly parSheets = {
     upload: (document: ParSheetDocument) => this.write<ParSheet>("POST", "/par-sheets", document),
     list: (page?: PageRequest) => this.get<{ parSheets: ParSheet[] } & PageInfo>("/par-sheets", pageQuery(page)),
-    get: (parSheetId: string) => this.get<ParSheet>(`/par-sheets/${segment(parSheetId)}`),
+    get: (parSheetId: string) => this.get<ParSheetWithDocument>(`/par-sheets/${segment(parSheetId)}`),
   };
 
   readonly players = {

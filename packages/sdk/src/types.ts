@@ -23,16 +23,18 @@ export interface Game {
   maxWagerUsd: number;
   largeWinThresholdUsd: number;
   isActive: boolean;
-  rtp: number | string;
+  rtp: number;
   createdAt: string;
 }
 
 export interface RegisterGameInput {
   parSheetId: string;
   name: string;
-  minWagerUsd?: number;
+  /** Absent or null: any positive wager up to the maximum. */
+  minWagerUsd?: number | null;
   maxWagerUsd: number;
-  largeWinThresholdUsd?: number;
+  /** Absent or null: the deployment's default. */
+  largeWinThresholdUsd?: number | null;
 }
 
 export interface UpdateGameInput {
@@ -47,13 +49,20 @@ export type ParSheetStatus = "ACTIVE" | "PENDING_APPROVAL" | "RETIRED";
 export interface ParSheet {
   id: string;
   name: string;
+  version: string;
   status: ParSheetStatus;
-  rtp: number | string;
-  certifiedRtp: number | string;
+  drawMode: "independent" | "finite_pool";
+  rtp: number;
+  certifiedRtp: number;
   hitFrequency: number;
   volatility: number;
   createdAt: string;
-  [field: string]: unknown;
+  approvedAt: string | null;
+  retiredAt: string | null;
+}
+
+export interface ParSheetWithDocument extends ParSheet {
+  document: ParSheetDocument & Record<string, unknown>;
 }
 
 /** The PAR sheet document as uploaded (see the service's PAR sheet schema). */
@@ -61,9 +70,9 @@ export interface ParSheetDocument {
   name: string;
   version: string;
   layout: { reels: number; rows: number };
-  symbols: Array<{ id: string; name: string }>;
-  prizeTiers: Array<{ tier: string; multiplier: number; weight: number }>;
-  combinations: Array<{ tier: string; symbols: string[]; weight: number }>;
+  symbols: ReadonlyArray<{ id: string; name: string }>;
+  prizeTiers: ReadonlyArray<{ tier: string; multiplier: number; weight: number }>;
+  combinations: ReadonlyArray<{ tier: string; symbols: readonly string[]; weight: number }>;
   certifiedRtp: number;
   drawMode?: "independent" | "finite_pool";
 }
@@ -112,11 +121,11 @@ export interface Webhook {
   events: WebhookEventType[];
   isActive: boolean;
   createdAt: string;
-  deletedAt?: string | null;
+  deletedAt: string | null;
 }
 
 /** Only the registration answer carries the secret: store it, it is never shown again. */
-export interface CreatedWebhook extends Webhook {
+export interface CreatedWebhook extends Omit<Webhook, "deletedAt"> {
   secret: string;
 }
 
@@ -148,7 +157,7 @@ export interface SettlementFigures {
 export interface SettlementReport extends SettlementFigures {
   reportDate: string;
   status: SettlementStatus;
-  games: Array<SettlementFigures & { gameId: number; [field: string]: unknown }>;
+  games: Array<SettlementFigures & { gameId: number }>;
   generatedAt: string;
   acknowledgedAt: string | null;
   disputedAt: string | null;
