@@ -1,5 +1,5 @@
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
-import { type ParSheetDocument, PartnerApiError, PartnerClient, type PartnerClientOptions } from "@outcomes/sdk";
+import { PartnerApiError, PartnerClient, type PartnerClientOptions } from "@outcomes/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addBlock, createGame } from "./spins/testing.js";
 import { startTestApi, type TestApi } from "./testing.js";
