@@ -12,9 +12,8 @@ export interface TestGame {
 }
 
 export interface TestGameOptions {
-  /** Key of an existing partner; default: a new sandbox partner. */
-  apiKey?: string;
-  partnerId?: string;
+  /** An existing partner (from `api.createPartner`); default: a new sandbox partner. */
+  partner?: { partnerId: string; apiKey: string };
   /** The PAR sheet document; default: the contract's sample (RTP 0.96). */
   sheet?: unknown;
   /** Fields of POST /games besides parSheetId; default: a unique name, maxWagerUsd 100. */
@@ -30,10 +29,7 @@ export interface TestGameOptions {
  * exactly as the `blocks` role does. Block size and targets come from the API's env overrides.
  */
 export async function registerTestGame(api: TestApi, options: TestGameOptions = {}): Promise<TestGame> {
-  const partner =
-    options.apiKey && options.partnerId
-      ? { apiKey: options.apiKey, partnerId: options.partnerId }
-      : await api.createPartner();
+  const partner = options.partner ?? (await api.createPartner());
   const sheet = await api.request("/api/partner/v1/par-sheets", {
     method: "POST",
     apiKey: partner.apiKey,
@@ -53,7 +49,12 @@ export async function registerTestGame(api: TestApi, options: TestGameOptions = 
     json: { parSheetId: sheet.body.id, name: `Game ${sheet.body.id}`, maxWagerUsd: 100, ...options.game },
   });
   if (game.status !== 201) throw new Error(`game registration failed: ${JSON.stringify(game.body)}`);
-  const registered: TestGame = { ...partner, parSheetId: sheet.body.id, gameId: game.body.gameConfigId };
+  const registered: TestGame = {
+    partnerId: partner.partnerId,
+    apiKey: partner.apiKey,
+    parSheetId: sheet.body.id,
+    gameId: game.body.gameConfigId,
+  };
   if (options.fill !== false) registered.fill = await fillTestGameQueue(api, registered.gameId);
   return registered;
 }

@@ -183,7 +183,7 @@ describe("GET and PATCH /games", () => {
 });
 
 describe("GET /api/admin/v1/games/{gameId}/reserve", () => {
-  it("shows the reserve of a filled game, and 404 KS-4201 for an unknown id", async () => {
+  it("shows the reserve of a filled game (either environment), and 404 KS-4201 for an unknown id", async () => {
     const game = await registerTestGame(api);
     const reserve = await api.request(`/api/admin/v1/games/${game.gameId}/reserve`, { admin: true });
     expect(reserve.status).toBe(200);
@@ -201,6 +201,9 @@ describe("GET /api/admin/v1/games/{gameId}/reserve", () => {
       targetReadyBlocks: 3,
       lowReserve: false,
     });
+    const production = await registerTestGame(api, { partner: await api.createPartner({ environment: "production" }) });
+    const filled = await api.request(`/api/admin/v1/games/${production.gameId}/reserve`, { admin: true });
+    expect(filled.body).toMatchObject({ readyBlocks: 3, queuedOutcomes: 150 });
     for (const id of ["424242", "abc"]) {
       const unknown = await api.request(`/api/admin/v1/games/${id}/reserve`, { admin: true });
       expect([unknown.status, unknown.body.errorCode]).toEqual([404, "KS-4201"]);
