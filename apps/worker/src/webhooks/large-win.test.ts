@@ -1,0 +1,75 @@
+import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "../../../api/src/testing.js";
+import { registerTestGame } from "../../../api/src/testing-games.js";
+import { webhooksRole } from "./index.js";
+import { deliveriesOf, eventually, type Receiver, startReceiver, startRole } from "./testing.js";
+
+let api: TestApi;
+let worker: Awaited<ReturnType<typeof startRole>>;
+let target: Receiver;
+
+beforeAll(async () => {
+  api = await startTestApi({ BLOCK_SIZE: "500", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" });
+  worker = await startRole(api, webhooksRole({ pollIntervalMs: 100 }));
+  target = await startReceiver();
+});
+afterAll(async () => {
+  await worker?.close();
+  await target?.close();
+  await api?.close();
+});
+
+describe("a large win, end to end", () => {
+  it("reaches the partner's webhook as a verifiable signed spin.large_win", async () => {
+    const partner = await api.createPartner();
+    const registered = await api.request("/api/partner/v1/webhooks", {
+      method: "POST",
+      apiKey: partner.apiKey,
+      json: { url: target.url, events: ["spin.large_win"] },
+    });
+    const { id: webhookId, secret } = registered.body;
+    const game = await registerTestGame(api, { partner, game: { largeWinThresholdUsd: 2 } });
+
+    let win: Record<string, any> | undefined;
+    for (let i = 0; i < 500 && !win; i++) {
+      const spin = await api.request("/api/partner/v1/spins", {
+        method: "POST",
+        apiKey: partner.apiKey,
+        json: { gameId: game.gameId, playerId: "lucky-player", wagerUsd: 1 },
+      });
+      expect(spin.status).toBe(200);
+      if (spin.body.outcome.payoutUsd >= 2) win = spin.body;
+    }
+    expect(win).toBeDefined();
+
+    const request = await eventually(() => target.requests[0]);
+    const headers = request.headers as Record<string, string>;
+    expect(
+      verifyWebhookSignature({ rawBody: request.rawBody, signatureHeader: headers["x-service-signature"], secret }),
+    ).toBe(true);
+    expect(verifyStandardWebhook({ rawBody: request.rawBody, headers, secret })).toBe(true);
+    const body = JSON.parse(request.rawBody.toString("utf8"));
+    expect(body).toMatchObject({
+      type: "spin.large_win",
+      environment: "sandbox",
+      data: {
+        spinId: win!.spinId,
+        gameId: game.gameId,
+        playerId: "lucky-player",
+        wagerUsd: 1,
+        payoutUsd: win!.outcome.payoutUsd,
+        prizeTier: win!.outcome.prizeTier,
+        multiplier: win!.outcome.multiplier,
+      },
+    });
+    expect(body.id).toMatch(/^evt_/);
+    const [delivery] = await eventually(async () => {
+      const list = await deliveriesOf(api, partner.apiKey, webhookId);
+      return list[0]?.status === "succeeded" && list;
+    });
+    expect(delivery!.id).toBe(headers["x-service-delivery-id"]);
+    // The spins before it paid less than the threshold: nothing was pushed for them.
+    expect(target.requests).toHaveLength(1);
+  });
+});
