@@ -87,7 +87,7 @@ describe("a spin whose commit fails", () => {
   });
 });
 
-describe("an outcome that was already used", () => {
+describe("outcomes that cannot be used", () => {
   it("is dropped, never served twice, and the next outcome is served instead", async () => {
     const own = await createGame(api, game.partnerId);
     const [used, next] = await addBlock(api, own.gameId, [
@@ -104,5 +104,25 @@ describe("an outcome that was already used", () => {
     expect(await queueLength(api, own.gameId)).toBe(0);
     const rows = await api.database.db.select().from(spins).where(eq(spins.gameId, own.gameId));
     expect(rows.map((row) => row.outcomeIndex).sort()).toEqual([used!.index, next!.index]);
+  });
+
+  it("drops unreadable items and outcomes of unknown blocks, and serves the next", async () => {
+    const own = await createGame(api, game.partnerId);
+    await addBlock(api, own.gameId, [["T1", 2]]);
+    const ghost = encodeQueuedOutcome({
+      blockId: 987_654,
+      index: 0,
+      tier: "T6",
+      multiplierMillionths: 1e9,
+      reelSymbols: [],
+    });
+    await api.deps.redis.lpush(api.deps.keys.outcomeQueue(own.gameId), "not json", ghost);
+    const response = await spin(api, apiKey, { gameId: own.gameId, playerId: "ghost", wagerUsd: 1 });
+    expect([response.status, response.body.outcome.prizeTier, response.body.balance.balanceUsd]).toEqual([
+      200,
+      "T1",
+      1,
+    ]);
+    expect(await queueLength(api, own.gameId)).toBe(0);
   });
 });

@@ -5,6 +5,12 @@ import type { Redis } from "ioredis";
 /** How long a partner should wait after KS-4203: generating a block takes about a second. */
 export const EXHAUSTED_RETRY_AFTER_SECONDS = 2;
 
+/**
+ * An outcome that can never be recorded: unreadable, or of a block that was never sealed. The spin
+ * path drops it (it is never given back) and takes the next one.
+ */
+export class UnusableOutcomeError extends Error {}
+
 export interface TakenOutcome {
   outcome: QueuedOutcome;
   /** The list item exactly as popped, so a failed spin can put back the very same bytes. */
@@ -32,7 +38,11 @@ export class OutcomeQueue {
     if (raw === null) {
       throw new ServiceError("KS-4203", { retryAfterSeconds: EXHAUSTED_RETRY_AFTER_SECONDS });
     }
-    return { outcome: decodeQueuedOutcome(raw), raw };
+    try {
+      return { outcome: decodeQueuedOutcome(raw), raw };
+    } catch (error) {
+      throw new UnusableOutcomeError(`unreadable queue item: ${raw.slice(0, 200)}`, { cause: error });
+    }
   }
 
   /** Puts an unused outcome back at the front, so it is the next one served. */

@@ -6,7 +6,7 @@ import type { AppDeps, PartnerAuth } from "../context.js";
 import { BlockSizes } from "./block-sizes.js";
 import { GameCache, type GameRules } from "./game-cache.js";
 import { IdempotencyPurger, type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
-import { OutcomeQueue, type TakenOutcome } from "./outcome-queue.js";
+import { OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
 import { replayedBody, type SpinResultBody } from "./spin-result.js";
 import { planSpin, type SpinPlan, type WrittenSpin, writeSpin, writeSpinAlone } from "./spin-writer.js";
 import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
@@ -32,14 +32,12 @@ interface SpinContext {
 }
 
 /**
- * An outcome that can never be recorded (already used by a committed spin, or of a block that was
- * never sealed) only appears after a failure whose commit in fact went through, or a queue rebuilt
- * from stale data. Each is dropped and the next one taken, up to this many per request.
+ * An outcome that can never be recorded (already used by a committed spin, unreadable, or of a block
+ * that was never sealed) only appears after a failure whose commit in fact went through, or a queue
+ * rebuilt from stale data. Each is dropped and the next one taken, up to this many per request.
  */
 const MAX_UNUSABLE_SKIPPED = 20;
 const UNUSABLE = Symbol("unusable outcome");
-
-class UnknownBlockError extends Error {}
 
 /** A keyed spin's transaction either replays the first response or writes a new spin. */
 type KeyedOutcome = { replayed: SpinResultBody } | { written: WrittenSpin };
@@ -166,7 +164,7 @@ export class SpinService {
 
   private async plan(context: SpinContext, outcome: QueuedOutcome): Promise<SpinPlan> {
     const blockSize = await this.blockSizes.sizeOf(outcome.blockId);
-    if (blockSize === null) throw new UnknownBlockError(`outcome of unknown block ${outcome.blockId}`);
+    if (blockSize === null) throw new UnusableOutcomeError(`outcome of unknown block ${outcome.blockId}`);
     return planSpin({ ...context, outcome, blockSize, minReadyBlocks: this.deps.env.MIN_READY_BLOCKS });
   }
 
@@ -184,9 +182,9 @@ export class SpinService {
 
   /** After a rollback: drop an unusable outcome, give any other one back, and name the failure. */
   private async recover(error: unknown, gameId: number, taken: TakenOutcome | undefined): Promise<typeof UNUSABLE> {
-    if (taken && (isDuplicateOutcome(error) || error instanceof UnknownBlockError)) {
-      const { blockId, index } = taken.outcome;
-      this.deps.logger.error({ err: error, gameId, blockId, index }, "dropped an outcome that cannot be used");
+    if (error instanceof UnusableOutcomeError || (taken && isDuplicateOutcome(error))) {
+      const where = taken ? { blockId: taken.outcome.blockId, index: taken.outcome.index } : {};
+      this.deps.logger.error({ err: error, gameId, ...where }, "dropped an outcome that cannot be used");
       return UNUSABLE;
     }
     if (taken) {
