@@ -7,6 +7,7 @@ import { registerDocs } from "./docs.js";
 import { renderError } from "./errors.js";
 import { httpMetrics, registerMetricsRoute } from "./metrics.js";
 import { adminAuth } from "./middleware/admin-auth.js";
+import { jsonGuard } from "./middleware/json-guard.js";
 import { partnerAuth } from "./middleware/partner-auth.js";
 import { rateLimit } from "./middleware/rate-limit.js";
 import { ADMIN_BASE, createRouter, PARTNER_BASE } from "./router.js";
@@ -40,7 +41,10 @@ export function createApp(deps: AppDeps) {
     "*",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: () => {
+      onError: (c) => {
+        // The body is refused unread: closing the connection lets the client stop sending and read
+        // the answer (on a kept-alive socket it can be cut off mid-upload and never see the 400).
+        c.header("Connection", "close");
         throw new ServiceError("KS-4101", { message: "Request body is too large (limit 1 MiB)" });
       },
     }),
@@ -62,6 +66,8 @@ export function createApp(deps: AppDeps) {
     });
   });
   app.use(`${ADMIN_BASE}/*`, adminAuth());
+  // After authentication: an anonymous caller learns nothing about its body.
+  app.use("*", jsonGuard());
   // After the operator auth: a handler registered earlier would answer before it runs.
   registerDocs(app);
 

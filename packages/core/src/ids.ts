@@ -18,3 +18,12 @@ export function newId(prefix: string): string {
   for (const byte of random) tail += BASE62[byte % 62];
   return `${prefix}_${head}${tail}`;
 }
+
+/**
+ * Whether `text` has the shape of an id this service makes (letters, digits and `_`). Anything else
+ * names nothing stored, so look-ups answer "not found" without a query, and text Postgres cannot
+ * hold (U+0000) never reaches it.
+ */
+export function couldBeId(text: string): boolean {
+  return /^[A-Za-z0-9_]{1,64}$/.test(text);
+}

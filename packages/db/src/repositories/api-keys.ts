@@ -1,4 +1,5 @@
 import {
+  couldBeId,
   DEFAULT_ROTATION_OVERLAP_HOURS,
   defaultKeyExpiry,
   type Environment,
@@ -138,6 +139,7 @@ export async function listApiKeys(
 /** The partner's key, locked for update: unknown partner KS-4209, unknown key KS-4212, another's KS-4213. */
 async function lockPartnerKey(tx: Executor, partnerId: string, keyId: string) {
   const partner = await requirePartner(tx, partnerId, "share");
+  if (!couldBeId(keyId)) throw new ServiceError("KS-4212");
   const [key] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId)).for("update");
   if (!key) throw new ServiceError("KS-4212");
   if (key.partnerId !== partnerId) throw new ServiceError("KS-4213");

@@ -1,4 +1,4 @@
-import { type DrawMode, type Environment, newId, type ParSheetAnalysis, ServiceError } from "@outcomes/core";
+import { couldBeId, type DrawMode, type Environment, newId, type ParSheetAnalysis, ServiceError } from "@outcomes/core";
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { parSheets } from "../schema/par-sheets.js";
@@ -95,6 +95,7 @@ export async function listParSheets(
 
 /** The owner's sheet, or 404 KS-4205 (unknown, another partner's, another environment's). */
 export async function requireOwnParSheet(db: Executor, owner: SheetOwner, id: string): Promise<ParSheetRecord> {
+  if (!couldBeId(id)) throw new ServiceError("KS-4205");
   const [record] = await db
     .select()
     .from(parSheets)
@@ -116,6 +117,7 @@ export async function decideParSheet(
   id: string,
   decision: "approve" | "retire",
 ): Promise<ParSheetRecord> {
+  if (!couldBeId(id)) throw new ServiceError("KS-4205");
   return db.transaction(async (tx) => {
     const [record] = await tx.select().from(parSheets).where(eq(parSheets.id, id)).for("update").limit(1);
     if (!record) throw new ServiceError("KS-4205");

@@ -1,4 +1,4 @@
-import { newId, type PartnerInput, partnerInputProblems, ServiceError } from "@outcomes/core";
+import { couldBeId, newId, type PartnerInput, partnerInputProblems, ServiceError } from "@outcomes/core";
 import { count, desc, eq } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { partners } from "../schema/partners.js";
@@ -71,6 +71,7 @@ export async function listPartners(
  * the caller's transaction ends (a key issued in it can never belong to a partner deactivated before).
  */
 export async function requirePartner(db: Executor, partnerId: string, lock?: "share"): Promise<PartnerRecord> {
+  if (!couldBeId(partnerId)) throw new ServiceError("KS-4209");
   const query = db.select().from(partners).where(eq(partners.id, partnerId));
   const [partner] = lock ? await query.for(lock) : await query;
   if (!partner) throw new ServiceError("KS-4209");

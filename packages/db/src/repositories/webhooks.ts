@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Environment, type EventType, newId, ServiceError, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
+import { couldBeId, type Environment, type EventType, newId, ServiceError, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
@@ -108,6 +108,7 @@ export async function requireOwnWebhook(
   webhookId: string,
   options: { lock?: boolean } = {},
 ): Promise<WebhookRecord> {
+  if (!couldBeId(webhookId)) throw new ServiceError("KS-4206");
   const query = executor.select().from(webhooks).where(eq(webhooks.id, webhookId));
   const [record] = options.lock ? await query.for("update") : await query;
   if (!record || record.environment !== owner.environment) throw new ServiceError("KS-4206");
@@ -165,6 +166,7 @@ export async function createRedelivery(
   webhook: WebhookRecord,
   deliveryId: string,
 ): Promise<DeliveryRecord> {
+  if (!couldBeId(deliveryId)) throw new ServiceError("KS-4215", { message: "Webhook delivery not found" });
   const [original] = await db
     .select()
     .from(webhookDeliveries)

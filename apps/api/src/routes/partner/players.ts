@@ -13,6 +13,7 @@ import {
 } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { SpinResult, spinResultBody } from "../../spins/spin-result.js";
+import { PLAYER_ID_PATTERN } from "./spins.js";
 
 const PlayerParams = z.object({
   playerId: z.string().openapi({ param: { name: "playerId", in: "path" }, example: "player-42" }),
@@ -61,6 +62,8 @@ const listSpinsRoute = createRoute({
 });
 
 async function requirePlayer(c: Context<AppEnv>, playerId: string): Promise<PlayerRecord> {
+  // An id no spin could have created names no player (and U+0000 must not reach Postgres).
+  if (!PLAYER_ID_PATTERN.test(playerId)) throw new ServiceError("KS-4204");
   const player = await findPlayer(c.var.deps.db, c.var.partner, playerId);
   if (!player) throw new ServiceError("KS-4204");
   return player;
