@@ -89,14 +89,28 @@ async function stop(child: ChildProcess): Promise<void> {
   await once(child, "exit");
 }
 
-/** Runs a load and measures the server process's CPU time over it. */
-async function measured(pid: number | undefined, run: () => Promise<LoadResult>) {
-  const cpuBefore = processCpuMs(pid);
+/** CPU time used so far by some processes together; null when it cannot be read. */
+function cpuMsOf(pids: Array<number | undefined>): number | null {
+  const each = pids.map(processCpuMs);
+  return each.some((ms) => ms === null) ? null : each.reduce<number>((sum, ms) => sum + (ms ?? 0), 0);
+}
+
+/** Runs a load and measures the CPU time the given processes used over it, per request. */
+async function measured(pids: Array<number | undefined>, run: () => Promise<LoadResult>) {
+  const before = cpuMsOf(pids);
   const result = await run();
-  const cpuAfter = processCpuMs(pid);
-  const cpuUsPerRequest =
-    cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / Math.max(1, result.completed);
-  return { ...result, cpuUsPerRequest };
+  const after = cpuMsOf(pids);
+  const perRequest = (from: number | null, to: number | null) =>
+    from === null || to === null ? null : ((to - from) * 1000) / Math.max(1, result.completed);
+  return { ...result, cpuUsPerRequest: perRequest(before, after) };
+}
+
+/** The Postgres backends serving the API's pool (open after the warm-up); none when Postgres is remote. */
+async function apiBackendPids(sql: postgres.Sql): Promise<number[]> {
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(benchUrl).hostname)) return [];
+  const rows = await sql<{ pid: number }[]>`
+    select pid from pg_stat_activity where datname = 'outcomes_bench' and pid <> pg_backend_pid()`;
+  return rows.map((row) => row.pid);
 }
 
 function line(name: string, result: LoadResult & { cpuUsPerRequest: number | null }): string {
@@ -148,7 +162,10 @@ try {
     });
   const warm = await spinLoad(warmupMs);
   const loadBefore = loadAverage();
-  const spinResult = await measured(api.child.pid, () => spinLoad(durationMs));
+  const backends = await apiBackendPids(database.sql);
+  const backendCpuBefore = cpuMsOf(backends);
+  const spinResult = await measured([api.child.pid], () => spinLoad(durationMs));
+  const backendCpuAfter = cpuMsOf(backends);
   await stop(api.child);
 
   const hello = await startProcess("scripts/bench/hello.ts", {}, "/hello");
@@ -156,7 +173,7 @@ try {
   const helloLoad = (ms: number) =>
     runLoad({ url: `${hello.url}/hello`, method: "GET", headers: {}, connections, durationMs: ms });
   await helloLoad(warmupMs);
-  const helloResult = await measured(hello.child.pid, () => helloLoad(durationMs));
+  const helloResult = await measured([hello.child.pid], () => helloLoad(durationMs));
 
   // Every 200 is exactly one spin row and one outcome gone from the queue: nothing lost or doubled.
   const served = (warm.statuses["200"] ?? 0) + (spinResult.statuses["200"] ?? 0);
@@ -170,6 +187,12 @@ try {
   console.log(line("POST /spins", spinResult));
   console.log(line("hello-world", helloResult));
   console.log(`\nspins/s ÷ hello/s: ${(spinResult.perSecond / helloResult.perSecond).toFixed(3)}`);
+  if (backends.length > 0 && backendCpuBefore !== null && backendCpuAfter !== null) {
+    const perSpin = ((backendCpuAfter - backendCpuBefore) * 1000) / Math.max(1, spinResult.completed);
+    console.log(
+      `Postgres CPU per spin (the API's ${backends.length} backends, not WAL writer): ${Math.round(perSpin)} µs`,
+    );
+  }
   console.log(
     `consistency: ${served} spins answered 200, ${rows?.n} spin rows, queue fell by ${queuedBefore - queuedAfter}`,
   );
