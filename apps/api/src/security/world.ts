@@ -27,7 +27,8 @@ export const testResolver: HostResolver = async (host) =>
 /** Env overrides for APIs that build worlds: small blocks, so a game's reserve fills in milliseconds. */
 export const WORLD_ENV = { BLOCK_SIZE: "150", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" };
 
-const todayUtc = () => new Date().toISOString().slice(0, 10);
+/** A UTC day `daysAgo` before today, as YYYY-MM-DD. */
+export const utcDay = (daysAgo = 0) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
 
 async function call(api: TestApi, path: string, init: Parameters<TestApi["request"]>[1], expected: number) {
   const response = await api.request(path, init);
@@ -39,17 +40,19 @@ async function call(api: TestApi, path: string, init: Parameters<TestApi["reques
 
 /**
  * Builds a world for `partner` in the environment its key selects: a PAR sheet and a game (its
- * reserve filled), a player with one spin, a webhook with one delivery, and today's settlement report.
+ * reserve filled), a player with one spin, a webhook with one delivery, and the settlement report of
+ * `reportDate` (default today). Player ids are unique per partner and environment.
  */
 export async function buildWorld(
   api: TestApi,
   partner: { partnerId: string; apiKey: string },
   environment: Environment,
+  reportDate = utcDay(),
 ): Promise<World> {
   api.deps.resolveHost = testResolver;
   const { apiKey, partnerId } = partner;
   const game = await registerTestGame(api, { partner, game: { name: `World ${newId("g")}`, maxWagerUsd: 50 } });
-  const playerId = `player-${environment}`;
+  const playerId = `player-${partnerId}-${environment}`;
   await call(
     api,
     "/api/partner/v1/spins",
@@ -78,7 +81,6 @@ export async function buildWorld(
     status: "succeeded",
     attempts: 1,
   });
-  const reportDate = todayUtc();
   await call(
     api,
     `/api/admin/v1/partners/${partnerId}/settlements`,

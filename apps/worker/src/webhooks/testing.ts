@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Environment, EventType } from "@outcomes/core";
 import { createDatabase, insertEvent, webhookDeliveries } from "@outcomes/db";
 import { createWorkerRedis, notifyEvents, Producers, redisKeys } from "@outcomes/queue";
-import { createLogger, type Env } from "@outcomes/runtime";
+import { createLogger, type Env, type Logger } from "@outcomes/runtime";
 import { eq } from "drizzle-orm";
 import type { TestApi } from "../../../api/src/testing.js";
 import type { RoleStarter, WorkerContext } from "../context.js";
@@ -78,7 +78,12 @@ export async function eventually<T>(
  * Starts a worker role the way `main.ts` does (its own Postgres pool and Redis connections) on the
  * test API's database and Redis prefix: the two talk only through Postgres and BullMQ, as in production.
  */
-export async function startRole(api: TestApi, role: RoleStarter, env: Partial<Env> = {}) {
+export async function startRole(
+  api: TestApi,
+  role: RoleStarter,
+  env: Partial<Env> = {},
+  options: { logger?: Logger } = {},
+) {
   const serviceEnv: Env = { ...api.deps.env, ...env };
   const database = createDatabase(api.database.url, { max: 5 });
   const redis = createWorkerRedis(serviceEnv.REDIS_URL);
@@ -90,7 +95,7 @@ export async function startRole(api: TestApi, role: RoleStarter, env: Partial<En
     newConnection: () => createWorkerRedis(serviceEnv.REDIS_URL),
     keys: redisKeys(serviceEnv.REDIS_PREFIX),
     producers,
-    logger: createLogger("silent", "worker-test"),
+    logger: options.logger ?? createLogger("silent", "worker-test"),
     bullPrefix: `${serviceEnv.REDIS_PREFIX}:bull`,
   };
   const running = await role(context);
