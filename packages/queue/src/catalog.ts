@@ -37,6 +37,13 @@ export const JOBS = {
     }),
     options: { attempts: 5, backoff: { type: "exponential", delay: 5000 }, ...removeOld },
   },
+  "settlement.rollup": {
+    queue: "settlements",
+    payload: z.object({}),
+    // Runs every minute: a failed step is simply redone by the next one, and a minute's worth of
+    // finished jobs is all anyone needs to look at.
+    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { age: 24 * 3600 } },
+  },
   "key-expiry.sweep": {
     queue: "key-expiry",
     payload: z.object({}),

@@ -1,31 +1,47 @@
 import { parseReportDate } from "@outcomes/core";
+import { sealSpinRollups } from "@outcomes/db";
 import { JOBS, type JobPayload, notifyEvents } from "@outcomes/queue";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { RoleStarter } from "../context.js";
 import { runSettlements } from "./run.js";
 
-/** The scheduler's id: one per deployment, so every worker upserting it keeps a single schedule. */
+/** The schedulers' ids: one each per deployment, so every worker upserting them keeps one schedule. */
 export const SETTLEMENT_SCHEDULER_ID = "settlement.daily";
+export const ROLLUP_SCHEDULER_ID = "settlement.rollup";
+/** How often the hourly roll-ups are advanced: an hour is sealed a minute or two after it ends. */
+export const ROLLUP_EVERY_MS = 60_000;
 
 /**
  * The `settlements` role: a BullMQ job scheduler queues `settlement.generate` on SETTLEMENT_CRON
- * (UTC), which settles the previous UTC day; operators queue the same job on demand. Upserting the
- * scheduler from every copy keeps one schedule, and two runs at once still yield one report each
- * (the unique index and row lock in the repository decide).
+ * (UTC), which settles the previous UTC day; operators queue the same job on demand. A second
+ * scheduler runs `settlement.rollup` every minute, sealing finished hours into the roll-ups the
+ * reports add up. Upserting the schedulers from every copy keeps one schedule each, and two runs at
+ * once still yield one report each (the unique index and row lock in the repository decide).
  */
 export const startSettlementsRole: RoleStarter = async (ctx) => {
   const { env, db, producers, logger } = ctx;
   const definition = JOBS["settlement.generate"];
-  await producers.queues[definition.queue].upsertJobScheduler(
+  const queue = producers.queues[definition.queue];
+  await queue.upsertJobScheduler(
     SETTLEMENT_SCHEDULER_ID,
     { pattern: env.SETTLEMENT_CRON, tz: "UTC" },
     { name: "settlement.generate", data: {}, opts: definition.options },
+  );
+  await queue.upsertJobScheduler(
+    ROLLUP_SCHEDULER_ID,
+    { every: ROLLUP_EVERY_MS },
+    { name: "settlement.rollup", data: {}, opts: JOBS["settlement.rollup"].options },
   );
 
   const connection = ctx.newConnection();
   const worker = new Worker(
     definition.queue,
     async (job: Job) => {
+      if (job.name === "settlement.rollup") {
+        const sealed = await sealSpinRollups(db);
+        if (sealed.sealedHours > 0) logger.info(sealed, "spin roll-ups sealed");
+        return sealed;
+      }
       if (job.name !== "settlement.generate") throw new UnrecoverableError(`Unknown job ${job.name}`);
       const parsed = definition.payload.safeParse(job.data);
       if (!parsed.success) throw new UnrecoverableError(`Bad settlement.generate payload: ${parsed.error.message}`);

@@ -3,6 +3,7 @@ import {
   events,
   generateSettlementReport,
   partners,
+  rollupCoverage,
   settlementReports,
   transitionSettlementReport,
 } from "@outcomes/db";
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../../api/src/testing.js";
 import { webhooksRole } from "../webhooks/index.js";
 import { eventually, registerWebhook, startReceiver, startRole } from "../webhooks/testing.js";
-import { SETTLEMENT_SCHEDULER_ID, startSettlementsRole } from "./index.js";
+import { ROLLUP_SCHEDULER_ID, SETTLEMENT_SCHEDULER_ID, startSettlementsRole } from "./index.js";
 import type { SettlementRunProgress } from "./run.js";
 
 let api: TestApi;
@@ -63,13 +64,18 @@ async function eventsOf(partnerId: string) {
 }
 
 describe("settlements role", () => {
-  it("keeps one UTC job scheduler on SETTLEMENT_CRON", async () => {
-    const scheduler = await queue().getJobScheduler(SETTLEMENT_SCHEDULER_ID);
-    expect(scheduler).toMatchObject({ name: "settlement.generate", pattern: "15 3 * * *", tz: "UTC" });
-    // A second copy of the role upserts the same scheduler instead of adding one.
+  it("keeps one UTC scheduler on SETTLEMENT_CRON and one minute scheduler for the roll-ups", async () => {
+    const daily = await queue().getJobScheduler(SETTLEMENT_SCHEDULER_ID);
+    expect(daily).toMatchObject({ name: "settlement.generate", pattern: "15 3 * * *", tz: "UTC" });
+    const rollup = await queue().getJobScheduler(ROLLUP_SCHEDULER_ID);
+    expect(rollup).toMatchObject({ name: "settlement.rollup", every: 60_000 });
+    // A second copy of the role upserts the same schedulers instead of adding any.
     const second = await startRole(api, startSettlementsRole);
     await second.close();
-    expect(await queue().getJobSchedulersCount()).toBe(1);
+    expect(await queue().getJobSchedulersCount()).toBe(2);
+    // The first roll-up step runs at once and starts the coverage at the current hour.
+    const coverage = await eventually(() => rollupCoverage(api.database.db));
+    expect(coverage.coveredFrom.getTime() % 3_600_000).toBe(0);
   });
 
   it("settles the previous UTC day for every partner and environment with games, and skips the rest", async () => {

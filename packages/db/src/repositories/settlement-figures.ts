@@ -1,16 +1,10 @@
-import {
-  type Environment,
-  presentSettlementFigures,
-  type SettlementFigures,
-  type SettlementFiguresView,
-  type SettlementStatus,
-  utcDayBounds,
-} from "@outcomes/core";
+import { type Environment, type SettlementFigures, utcDayBounds } from "@outcomes/core";
 import { and, asc, eq, lt, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { games } from "../schema/games.js";
-import type { settlementReports } from "../schema/settlement-reports.js";
+import { spinHourlyTotals } from "../schema/spin-rollups.js";
 import { spins } from "../schema/spins.js";
+import { rollupCoverage } from "./spin-rollups.js";
 
 /** One report's identity: the unique key of `settlement_reports`. */
 export interface ReportKey {
@@ -29,48 +23,96 @@ export interface ReportFigures extends SettlementFigures {
   games: GameFigures[];
 }
 
+/** Where a day's figures come from: the sealed roll-ups where they cover it, or the spins themselves. */
+export type FigureSource = "rollups" | "spins";
+
+export interface TimeRange {
+  from: Date;
+  to: Date;
+}
+
+interface PerGameRow {
+  gameId: number;
+  spins: string;
+  wagered: string;
+  paid: string;
+}
+
 /**
  * The figures of one partner's UTC day, exact: Postgres sums the bigint micro-USD columns (as
- * numeric, never float) per game over the covering index `spins_settlement_idx`, and the totals
- * are the BigInt sum of those. Every game registered before the day ended is listed, with zeros
- * when it had no spins, so a statement shows the partner's whole catalogue.
+ * numeric, never float) per game, from the sealed hourly roll-ups where they cover the day and from
+ * `spins` (index-only over `spins_settlement_idx`) for the rest; totals are BigInt sums of the
+ * per-game rows. Every game registered before the day ended is listed, with zeros when it had no
+ * spins, so a statement shows the partner's whole catalogue.
  */
-export async function computeReportFigures(executor: Executor, key: ReportKey): Promise<ReportFigures> {
-  const { end } = utcDayBounds(key.reportDate);
-  const perGame = await spinTotalsByGame(executor, key);
+export async function computeReportFigures(
+  executor: Executor,
+  key: ReportKey,
+  source: FigureSource = "rollups",
+): Promise<ReportFigures> {
+  const { start, end } = utcDayBounds(key.reportDate);
+  const day = { from: start, to: end };
+  const coverage = source === "rollups" ? await rollupCoverage(executor) : null;
+  const rolled = coverage ? intersect(day, { from: coverage.coveredFrom, to: coverage.sealedUntil }) : null;
+  const rows: PerGameRow[] = [];
+  if (rolled) {
+    rows.push(...(await rollupTotalsByGame(executor, key, rolled)));
+    if (day.from < rolled.from) rows.push(...(await spinTotalsByGame(executor, key, { ...day, to: rolled.from })));
+    if (rolled.to < day.to) rows.push(...(await spinTotalsByGame(executor, key, { ...day, from: rolled.to })));
+  } else {
+    rows.push(...(await spinTotalsByGame(executor, key, day)));
+  }
   const registered = await executor
     .select({ gameId: games.id })
     .from(games)
     .where(and(eq(games.partnerId, key.partnerId), eq(games.environment, key.environment), lt(games.createdAt, end)))
     .orderBy(asc(games.id));
 
-  const byGame = new Map<number, GameFigures>();
-  for (const { gameId } of registered) byGame.set(gameId, zeroFigures(gameId));
-  for (const row of perGame) {
+  const byGame = new Map<number, { spins: bigint; wagered: bigint; paid: bigint }>();
+  for (const { gameId } of registered) byGame.set(gameId, { spins: 0n, wagered: 0n, paid: 0n });
+  for (const row of rows) {
+    const game = byGame.get(row.gameId) ?? { spins: 0n, wagered: 0n, paid: 0n };
     byGame.set(row.gameId, {
-      gameId: row.gameId,
-      totalSpins: safeInteger(row.spins),
-      totalWageredMicros: safeInteger(row.wagered),
-      totalPaidMicros: safeInteger(row.paid),
+      spins: game.spins + BigInt(row.spins),
+      wagered: game.wagered + BigInt(row.wagered),
+      paid: game.paid + BigInt(row.paid),
     });
   }
-  const gameFigures = [...byGame.values()].sort((a, b) => a.gameId - b.gameId);
+  const perGame: GameFigures[] = [...byGame.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([gameId, game]) => ({
+      gameId,
+      totalSpins: safeInteger(game.spins),
+      totalWageredMicros: safeInteger(game.wagered),
+      totalPaidMicros: safeInteger(game.paid),
+    }));
   const sum = (pick: (game: GameFigures) => number) =>
-    safeInteger(gameFigures.reduce((total, game) => total + BigInt(pick(game)), 0n).toString());
+    safeInteger(perGame.reduce((total, game) => total + BigInt(pick(game)), 0n));
   return {
     totalSpins: sum((game) => game.totalSpins),
     totalWageredMicros: sum((game) => game.totalWageredMicros),
     totalPaidMicros: sum((game) => game.totalPaidMicros),
-    games: gameFigures,
+    games: perGame,
   };
 }
 
+function intersect(a: TimeRange, b: TimeRange): TimeRange | null {
+  const from = new Date(Math.max(a.from.getTime(), b.from.getTime()));
+  const to = new Date(Math.min(a.to.getTime(), b.to.getTime()));
+  return from < to ? { from, to } : null;
+}
+
+/** Beyond 2^53 micro-USD (~9 billion USD a day) a JS number is not exact: refuse rather than round. */
+function safeInteger(value: bigint): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`settlement figure out of range: ${value}`);
+  return Number(value);
+}
+
 /**
- * The one heavy query: spins of the day per game. Exported so the benchmark can EXPLAIN the very
- * statement the service runs.
+ * Spins of a range per game: the heavy query of an unsealed range, one index-only range scan.
+ * Exported so the benchmark can EXPLAIN the very statement the service runs.
  */
-export function spinTotalsByGame(executor: Executor, key: ReportKey) {
-  const { start, end } = utcDayBounds(key.reportDate);
+export function spinTotalsByGame(executor: Executor, key: ReportKey, range: TimeRange) {
   return executor
     .select({
       gameId: spins.gameId,
@@ -83,80 +125,29 @@ export function spinTotalsByGame(executor: Executor, key: ReportKey) {
       and(
         eq(spins.partnerId, key.partnerId),
         eq(spins.environment, key.environment),
-        sql`${spins.createdAt} >= ${start.toISOString()}::timestamptz`,
-        sql`${spins.createdAt} < ${end.toISOString()}::timestamptz`,
+        sql`${spins.createdAt} >= ${range.from.toISOString()}::timestamptz`,
+        sql`${spins.createdAt} < ${range.to.toISOString()}::timestamptz`,
       ),
     )
     .groupBy(spins.gameId);
 }
 
-function zeroFigures(gameId: number): GameFigures {
-  return { gameId, totalSpins: 0, totalWageredMicros: 0, totalPaidMicros: 0 };
-}
-
-/** Sums arrive as decimal text; beyond 2^53 micro-USD (~9 billion USD a day) a number is not exact. */
-function safeInteger(text: string): number {
-  const value = BigInt(text);
-  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`settlement figure out of range: ${text}`);
-  return Number(value);
-}
-
-/** Same figures, game by game: a run that finds them unchanged leaves the report (and events) alone. */
-export function sameFigures(a: ReportFigures, b: ReportFigures): boolean {
-  const key = (figures: SettlementFigures) =>
-    `${figures.totalSpins}/${figures.totalWageredMicros}/${figures.totalPaidMicros}`;
-  if (key(a) !== key(b) || a.games.length !== b.games.length) return false;
-  return a.games.every((game, i) => {
-    const other = b.games[i];
-    return other !== undefined && other.gameId === game.gameId && key(other) === key(game);
-  });
-}
-
-export type SettlementReportRecord = typeof settlementReports.$inferSelect;
-
-export function figuresOf(record: SettlementReportRecord): ReportFigures {
-  return {
-    totalSpins: record.totalSpins,
-    totalWageredMicros: record.totalWageredMicros,
-    totalPaidMicros: record.totalPaidMicros,
-    games: record.games as GameFigures[],
-  };
-}
-
-/** The report as the API shows it (CONTRACT §8). */
-export interface SettlementReportView extends SettlementFiguresView {
-  reportDate: string;
-  status: SettlementStatus;
-  games: Array<{ gameId: number } & SettlementFiguresView>;
-  generatedAt: string;
-  acknowledgedAt: string | null;
-  disputedAt: string | null;
-  disputeReason: string | null;
-}
-
-export function presentSettlementReport(record: SettlementReportRecord): SettlementReportView {
-  const figures = figuresOf(record);
-  return {
-    reportDate: record.reportDate,
-    status: record.status,
-    ...presentSettlementFigures(figures),
-    games: figures.games.map((game) => ({ gameId: game.gameId, ...presentSettlementFigures(game) })),
-    generatedAt: record.generatedAt.toISOString(),
-    acknowledgedAt: record.acknowledgedAt?.toISOString() ?? null,
-    disputedAt: record.disputedAt?.toISOString() ?? null,
-    disputeReason: record.disputeReason,
-  };
-}
-
-/** `data` of the `settlement.report_ready` event (CONTRACT §7). */
-export function reportReadyData(record: SettlementReportRecord) {
-  const view = presentSettlementReport(record);
-  return {
-    reportDate: view.reportDate,
-    status: view.status,
-    totalSpins: view.totalSpins,
-    totalWageredUsd: view.totalWageredUsd,
-    totalPaidUsd: view.totalPaidUsd,
-    netUsd: view.netUsd,
-  };
+function rollupTotalsByGame(executor: Executor, key: ReportKey, range: TimeRange) {
+  return executor
+    .select({
+      gameId: spinHourlyTotals.gameId,
+      spins: sql<string>`sum(${spinHourlyTotals.totalSpins})::text`,
+      wagered: sql<string>`sum(${spinHourlyTotals.totalWageredMicros})::text`,
+      paid: sql<string>`sum(${spinHourlyTotals.totalPaidMicros})::text`,
+    })
+    .from(spinHourlyTotals)
+    .where(
+      and(
+        eq(spinHourlyTotals.partnerId, key.partnerId),
+        eq(spinHourlyTotals.environment, key.environment),
+        sql`${spinHourlyTotals.hour} >= ${range.from.toISOString()}::timestamptz`,
+        sql`${spinHourlyTotals.hour} < ${range.to.toISOString()}::timestamptz`,
+      ),
+    )
+    .groupBy(spinHourlyTotals.gameId);
 }

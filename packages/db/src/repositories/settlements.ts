@@ -15,17 +15,12 @@ import { partners } from "../schema/partners.js";
 import { settlementReports } from "../schema/settlement-reports.js";
 import { spins } from "../schema/spins.js";
 import { insertEvent } from "./events.js";
-import {
-  computeReportFigures,
-  figuresOf,
-  type ReportFigures,
-  type ReportKey,
-  reportReadyData,
-  type SettlementReportRecord,
-  sameFigures,
-} from "./settlement-figures.js";
+import { computeReportFigures, type FigureSource, type ReportFigures, type ReportKey } from "./settlement-figures.js";
+import { figuresOf, reportReadyData, type SettlementReportRecord, sameFigures } from "./settlement-view.js";
 
 export * from "./settlement-figures.js";
+export * from "./settlement-view.js";
+export * from "./spin-rollups.js";
 
 /**
  * What a run does to a report that was already acknowledged or disputed: the operator's explicit
@@ -57,7 +52,7 @@ export async function generateSettlementReport(
   if (current && !isOpenSettlementStatus(current.status)) return settledResult(current, settled);
 
   return db.transaction(async (tx) => {
-    const figures = await aggregate(tx, key);
+    const figures = await aggregate(tx, key, "rollups");
     const now = new Date();
     const [inserted] = await tx
       .insert(settlementReports)
@@ -81,15 +76,16 @@ export async function generateSettlementReport(
 }
 
 /**
- * Operator reissue after a dispute: recomputes the figures and makes the report PENDING (the last
- * dispute's reason and time stay on it as the record of what the reissue answered).
+ * Operator reissue after a dispute: recomputes the figures from the spins themselves (not the
+ * roll-ups: a dispute is the moment to go back to the record) and makes the report PENDING (the
+ * last dispute's reason and time stay on it as the record of what the reissue answered).
  */
 export async function reissueSettlementReport(db: Database, key: ReportKey): Promise<SettlementReportRecord> {
   return db.transaction(async (tx) => {
     const existing = await lockReport(tx, key);
     if (!existing) throw new ServiceError("KS-4301");
     const status = reissueSettlementStatus(existing.status);
-    const figures = await aggregate(tx, key);
+    const figures = await aggregate(tx, key, "spins");
     const now = new Date();
     const updated = await updateReport(tx, existing, { ...figures, status, generatedAt: now });
     await announce(tx, updated, now);
@@ -175,10 +171,10 @@ function whereKey(key: ReportKey) {
  * generic plan of the prepared statement guesses a tiny day (unknown bounds) and drops the
  * parallel workers, so each run is planned for its own partner and day.
  */
-async function aggregate(tx: Transaction, key: ReportKey): Promise<ReportFigures> {
+async function aggregate(tx: Transaction, key: ReportKey, source: FigureSource): Promise<ReportFigures> {
   await tx.execute(sql`set local jit = off`);
   await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
-  return computeReportFigures(tx, key);
+  return computeReportFigures(tx, key, source);
 }
 
 async function updateReport(

@@ -8,5 +8,6 @@ export * from "./partners.js";
 export * from "./players.js";
 export * from "./pool-cycles.js";
 export * from "./settlement-reports.js";
+export * from "./spin-rollups.js";
 export * from "./spins.js";
 export * from "./webhooks.js";

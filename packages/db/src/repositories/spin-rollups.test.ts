@@ -1,0 +1,166 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { and, eq } from "drizzle-orm";
+import type postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spinHourlyTotals, spins } from "../schema/index.js";
+import { createTestDatabase, type TestDatabase } from "../testing.js";
+import { createSpinFixture, insertFixtureSpins, type SpinFixture } from "../testing-spins.js";
+import { computeReportFigures } from "./settlement-figures.js";
+import { rollupCoverage, type SealResult, sealSpinRollups } from "./spin-rollups.js";
+
+/**
+ * The seal on a timeline of its own: the database clock is replaced by `now` (from 2026-03-10
+ * 05:30 UTC on), while transaction ids and snapshots are the real ones of this Postgres.
+ */
+let database: TestDatabase;
+let fixture: SpinFixture;
+const at = (time: string) => new Date(`2026-03-10T${time}Z`);
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  fixture = await createSpinFixture(database.db, { environment: "production", games: 2 });
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+const spin = (time: string, wagerMicros: number, payoutMicros = 0, game = 0) => ({
+  gameId: fixture.gameIds[game]!,
+  wagerMicros,
+  payoutMicros,
+  createdAt: at(time),
+});
+
+/** Another transaction on this cluster may be running at any moment: step until the hours are in. */
+async function sealUntil(now: Date, sealedUntil: Date): Promise<SealResult> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const result = await sealSpinRollups(database.db, { now });
+    if (result.sealedUntil.getTime() >= sealedUntil.getTime()) return result;
+    await sleep(25);
+  }
+  throw new Error(`not sealed until ${sealedUntil.toISOString()}`);
+}
+
+async function hourRows() {
+  return database.db
+    .select()
+    .from(spinHourlyTotals)
+    .where(and(eq(spinHourlyTotals.partnerId, fixture.partnerId), eq(spinHourlyTotals.environment, "production")))
+    .orderBy(spinHourlyTotals.hour, spinHourlyTotals.gameId);
+}
+
+const key = () => ({ partnerId: fixture.partnerId, environment: "production" as const, reportDate: "2026-03-10" });
+
+describe("sealSpinRollups", () => {
+  it("starts coverage at the hour the first step runs in; earlier hours stay with the spins", async () => {
+    await insertFixtureSpins(database.db, fixture, [spin("01:00:00.000", 7_000_000, 1_000_000)]);
+    const first = await sealSpinRollups(database.db, { now: at("05:30:00.000") });
+    expect(first).toEqual({ sealedUntil: at("05:00:00.000"), sealedHours: 0 });
+    expect(await rollupCoverage(database.db)).toEqual({
+      coveredFrom: at("05:00:00.000"),
+      sealedUntil: at("05:00:00.000"),
+    });
+  });
+
+  it("sums finished hours per game once the transactions that could still add to them have ended", async () => {
+    await insertFixtureSpins(database.db, fixture, [
+      spin("05:10:00.000", 1_000_000, 2_500_000),
+      spin("05:59:59.999", 2_000_000),
+      spin("06:00:00.000", 3_000_000, 0, 1),
+      spin("06:30:00.000", 4_000_000, 4_000_000, 1),
+      spin("07:00:00.000", 9_000_000), // in the hour still open at 07:05
+    ]);
+    const recorded = await sealSpinRollups(database.db, { now: at("07:05:00.000") });
+    expect(recorded.sealedHours).toBe(0); // this step only records the candidate
+    const sealed = await sealUntil(at("07:06:00.000"), at("07:00:00.000"));
+    expect(sealed).toEqual({ sealedUntil: at("07:00:00.000"), sealedHours: 2 });
+    expect(
+      (await hourRows()).map((row) => [
+        row.hour.toISOString(),
+        row.gameId,
+        row.totalSpins,
+        row.totalWageredMicros,
+        row.totalPaidMicros,
+      ]),
+    ).toEqual([
+      ["2026-03-10T05:00:00.000Z", fixture.gameIds[0], 2, 3_000_000, 2_500_000],
+      ["2026-03-10T06:00:00.000Z", fixture.gameIds[1], 2, 7_000_000, 4_000_000],
+    ]);
+  });
+
+  it("waits for a transaction that was running when the hour was recorded, then counts its spin", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inFlight!: Promise<unknown>;
+    const started = new Promise<void>((resolve) => {
+      inFlight = database.sql.begin(async (tx) => {
+        await tx`select txid_current()`; // it has its id, as a spin's transaction has by its insert
+        resolve();
+        await gate;
+        await insertRawSpin(tx, fixture, { createdAt: at("07:20:00.000"), wagerMicros: 5_000_000 });
+      });
+    });
+    await started;
+    await sealSpinRollups(database.db, { now: at("08:05:00.000") });
+    for (let step = 0; step < 3; step++) {
+      expect((await sealSpinRollups(database.db, { now: at("08:06:00.000") })).sealedHours).toBe(0);
+    }
+    release();
+    await inFlight;
+    expect((await sealUntil(at("08:07:00.000"), at("08:00:00.000"))).sealedHours).toBe(1);
+    const seven = (await hourRows()).filter((row) => row.hour.getTime() === at("07:00:00.000").getTime());
+    expect(seven.map((row) => [row.totalSpins, row.totalWageredMicros])).toEqual([[2, 14_000_000]]);
+  });
+
+  it("lets two copies step at once without summing an hour twice", async () => {
+    await insertFixtureSpins(database.db, fixture, [spin("08:15:00.000", 1_000_000)]);
+    await sealSpinRollups(database.db, { now: at("09:05:00.000") });
+    await sleep(50);
+    const results = await Promise.all([
+      sealUntil(at("09:06:00.000"), at("09:00:00.000")),
+      sealUntil(at("09:06:00.000"), at("09:00:00.000")),
+    ]);
+    expect(results.map((result) => result.sealedHours).sort()).toEqual([0, 1]);
+    expect((await hourRows()).filter((row) => row.hour.getTime() === at("08:00:00.000").getTime())).toHaveLength(1);
+  });
+});
+
+describe("report figures over roll-ups and spins", () => {
+  it("adds the spins before coverage, the sealed hours and the open hours into the exact day", async () => {
+    await insertFixtureSpins(database.db, fixture, [spin("23:59:59.999", 10_000_000, 30_000_000, 1)]);
+    const fromRollups = await computeReportFigures(database.db, key());
+    const fromSpins = await computeReportFigures(database.db, key(), "spins");
+    expect(fromRollups).toEqual(fromSpins);
+    expect(fromRollups).toMatchObject({ totalSpins: 9, totalWageredMicros: 42_000_000, totalPaidMicros: 37_500_000 });
+  });
+
+  it("reads sealed hours from the roll-ups, not from the spins", async () => {
+    // Remove a spin of a sealed hour behind the roll-ups' back: only the spins path sees it.
+    await database.db
+      .delete(spins)
+      .where(and(eq(spins.partnerId, fixture.partnerId), eq(spins.createdAt, at("06:30:00.000"))));
+    expect((await computeReportFigures(database.db, key())).totalSpins).toBe(9);
+    expect((await computeReportFigures(database.db, key(), "spins")).totalSpins).toBe(8);
+  });
+});
+
+/** A spin written in the caller's transaction (its own block, as the fixture does). */
+async function insertRawSpin(
+  tx: postgres.TransactionSql,
+  owner: SpinFixture,
+  spinRow: { createdAt: Date; wagerMicros: number },
+) {
+  const gameId = owner.gameIds[0]!;
+  const [block] = await tx<[{ id: string }]>`
+    insert into blocks (game_id, sequence, size, entries, commitment, status)
+    values (${gameId}, (select coalesce(max(sequence), 0) + 1 from blocks where game_id = ${gameId}), 1, '[]', 'test',
+      'exhausted')
+    returning id`;
+  await tx`
+    insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, prize_tier,
+      multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
+    values (${`spn_raw_${block!.id}`}, ${owner.partnerId}, ${owner.environment}, ${gameId}, ${owner.playerId},
+      ${block!.id}, 0, 'T0', 0, ${spinRow.wagerMicros}, 0, 0, '{}', ${spinRow.createdAt.toISOString()})`;
+}

@@ -1,0 +1,124 @@
+import { eq, sql } from "drizzle-orm";
+import type { Database, Executor, Transaction } from "../client.js";
+import { games } from "../schema/games.js";
+import { spinHourlyTotals, spinRollupState } from "../schema/spin-rollups.js";
+import { spins } from "../schema/spins.js";
+
+/**
+ * Hourly roll-ups of spins for settlement (docs/settlements.md, "Scale").
+ *
+ * An hour may be summed once no spin can still appear in it. A spin's `created_at` is the clock at
+ * its insert (`clock_timestamp()`), after its transaction got its id, so a spin dated before hour
+ * boundary B belongs to a transaction whose id was assigned before B. The seal therefore records,
+ * at a moment after B, the first transaction id not yet assigned (`xmax` of a snapshot), and sums
+ * the hours before B only once every transaction below that id has ended (snapshot `xmin` ≥ it):
+ * from then on no spin dated before B can commit. Nothing is guessed from clocks or timeouts.
+ */
+const SEAL_LOCK = 7_283_542;
+
+export interface RollupCoverage {
+  /** Hours in [coveredFrom, sealedUntil) are summed in `spin_hourly_totals`. */
+  coveredFrom: Date;
+  sealedUntil: Date;
+}
+
+export async function rollupCoverage(executor: Executor): Promise<RollupCoverage | null> {
+  const [state] = await executor
+    .select({ coveredFrom: spinRollupState.coveredFrom, sealedUntil: spinRollupState.sealedUntil })
+    .from(spinRollupState)
+    .where(eq(spinRollupState.id, 1));
+  return state ?? null;
+}
+
+export interface SealResult {
+  sealedUntil: Date;
+  /** Hours summed by this call (0 while waiting for older transactions). */
+  sealedHours: number;
+}
+
+/**
+ * One step of the seal; the settlements role runs it every minute, and any number of copies may
+ * (an advisory lock makes them take turns). The first call starts coverage at the current hour:
+ * earlier days keep being summed from `spins`. `now` is the database clock unless a test sets it.
+ */
+export async function sealSpinRollups(db: Database, options: { now?: Date } = {}): Promise<SealResult> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEAL_LOCK})`);
+    // Compiling this small per-hour plan would cost more than running it (as for the reports).
+    await tx.execute(sql`set local jit = off`);
+    const clock = options.now ? sql`${options.now.toISOString()}::timestamptz` : sql`clock_timestamp()`;
+    // The spin insert and its id assignment are microseconds apart; the minute only keeps the hour
+    // just ended from being recorded while a spin dated in it is between the two.
+    const [moment] = await tx.execute<{ xmin: string; xmax: string; boundary: string }>(sql`
+      select pg_snapshot_xmin(s)::text as xmin, pg_snapshot_xmax(s)::text as xmax,
+        date_trunc('hour', ${clock} - interval '1 minute', 'UTC') as boundary
+      from pg_current_snapshot() s`);
+    const boundary = new Date(moment!.boundary);
+    const [state] = await tx.select().from(spinRollupState).where(eq(spinRollupState.id, 1));
+    if (!state) {
+      await tx.insert(spinRollupState).values({ id: 1, coveredFrom: boundary, sealedUntil: boundary });
+      return { sealedUntil: boundary, sealedHours: 0 };
+    }
+
+    let { sealedUntil, pendingUntil, pendingXmax } = state;
+    let sealedHours = 0;
+    if (pendingUntil && pendingXmax !== null && BigInt(moment!.xmin) >= BigInt(pendingXmax)) {
+      await sumHours(tx, sealedUntil, pendingUntil);
+      sealedHours = (pendingUntil.getTime() - sealedUntil.getTime()) / 3_600_000;
+      sealedUntil = pendingUntil;
+      pendingUntil = null;
+      pendingXmax = null;
+    }
+    // A pending seal is kept until it completes: re-recording xmax every minute could wait for ever
+    // under steady traffic, where some transaction below the newest xmax is always running.
+    if (!pendingUntil && boundary > sealedUntil) {
+      pendingUntil = boundary;
+      pendingXmax = moment!.xmax;
+    }
+    await tx
+      .update(spinRollupState)
+      .set({ sealedUntil, pendingUntil, pendingXmax, updatedAt: sql`now()` })
+      .where(eq(spinRollupState.id, 1));
+    return { sealedUntil, sealedHours };
+  });
+}
+
+/**
+ * Sums [from, to) per partner, environment, UTC hour and game: one index range scan of
+ * `spins_settlement_idx` per partner and environment (every spin's game is registered to them).
+ */
+async function sumHours(tx: Transaction, from: Date, to: Date): Promise<void> {
+  await tx.execute(sql`
+    insert into ${spinHourlyTotals} (partner_id, environment, hour, game_id, total_spins, total_wagered_micros,
+      total_paid_micros)
+    select owner.partner_id, owner.environment, day.hour, day.game_id, day.spins, day.wagered, day.paid
+    from (select distinct ${games.partnerId} as partner_id, ${games.environment} as environment from ${games}) owner
+    cross join lateral (
+      select date_trunc('hour', ${spins.createdAt}, 'UTC') as hour, ${spins.gameId} as game_id, count(*) as spins,
+        sum(${spins.wagerMicros})::bigint as wagered, sum(${spins.payoutMicros})::bigint as paid
+      from ${spins}
+      where ${spins.partnerId} = owner.partner_id and ${spins.environment} = owner.environment
+        and ${spins.createdAt} >= ${from.toISOString()}::timestamptz
+        and ${spins.createdAt} < ${to.toISOString()}::timestamptz
+      group by 1, 2
+    ) day`);
+}
+
+/**
+ * Declares [from, to) summed from what `spins` holds now, for data loaded in bulk with nothing
+ * writing spins (the benchmark's seed, a restored backup): the seal's proof does not apply there.
+ */
+export async function backfillSpinRollups(db: Database, from: Date, to: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEAL_LOCK})`);
+    await tx.delete(spinHourlyTotals);
+    await sumHours(tx, from, to);
+    await tx
+      .insert(spinRollupState)
+      .values({ id: 1, coveredFrom: from, sealedUntil: to })
+      .onConflictDoUpdate({
+        target: spinRollupState.id,
+        set: { coveredFrom: from, sealedUntil: to, pendingUntil: null, pendingXmax: null, updatedAt: sql`now()` },
+      });
+  });
+}

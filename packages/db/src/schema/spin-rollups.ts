@@ -1,0 +1,45 @@
+import { sql } from "drizzle-orm";
+import { bigint, check, integer, pgTable, primaryKey, smallint, text, timestamp } from "drizzle-orm/pg-core";
+import { environment } from "./columns.js";
+
+const hour = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+/**
+ * Settlement roll-ups: the spins of each sealed UTC hour, summed per partner, environment and game.
+ * A day's report adds 24 rows per game instead of scanning the day's spins; hours not sealed (yet)
+ * are summed from `spins` directly. Written only by `sealSpinRollups` (docs/settlements.md).
+ */
+export const spinHourlyTotals = pgTable(
+  "spin_hourly_totals",
+  {
+    partnerId: text("partner_id").notNull(),
+    environment: environment(),
+    /** Start of the UTC hour. */
+    hour: hour("hour").notNull(),
+    gameId: integer("game_id").notNull(),
+    totalSpins: bigint("total_spins", { mode: "number" }).notNull(),
+    /** Summed as numeric, stored as bigint: an hour of one game stays far below 2^63 micro-USD. */
+    totalWageredMicros: bigint("total_wagered_micros", { mode: "number" }).notNull(),
+    totalPaidMicros: bigint("total_paid_micros", { mode: "number" }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.partnerId, table.environment, table.hour, table.gameId] })],
+);
+
+/**
+ * The one row saying which hours the roll-ups cover: [coveredFrom, sealedUntil). `pendingUntil` and
+ * `pendingXmax` are the next seal's candidate: the hour boundary, and the first transaction id not
+ * yet assigned when it was recorded; the seal waits until every transaction below it has ended.
+ */
+export const spinRollupState = pgTable(
+  "spin_rollup_state",
+  {
+    id: smallint("id").primaryKey().default(1),
+    coveredFrom: hour("covered_from").notNull(),
+    sealedUntil: hour("sealed_until").notNull(),
+    pendingUntil: hour("pending_until"),
+    /** `xid8` as text (drizzle has no xid8 column). */
+    pendingXmax: text("pending_xmax"),
+    updatedAt: hour("updated_at").notNull().defaultNow(),
+  },
+  (table) => [check("spin_rollup_state_single_row", sql`${table.id} = 1`)],
+);
