@@ -18,6 +18,17 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        // Fault injection on the real processes (tests/faults/README in docs/guarantees.md): `npm run test:faults`.
+        test: {
+          name: "faults",
+          include: ["tests/faults/**/*.test.ts"],
+          globalSetup: ["scripts/test-global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

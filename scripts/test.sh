@@ -12,4 +12,5 @@ if [ -z "${REDIS_URL:-}" ] && redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&
 fi
 echo "== typecheck" && npx tsc -b
 echo "== lint" && npx biome check --error-on-warnings .
-echo "== tests" && npx vitest run
+echo "== tests" && npx vitest run --project unit --project integration
+echo "== fault injection (real processes)" && npx vitest run --project faults

@@ -41,12 +41,24 @@ export const envSchema = z.object({
   RATE_LIMIT_SPINS_PER_SECOND: positiveInt.default(100),
   /** Other partner requests per second, per partner and environment. */
   RATE_LIMIT_REQUESTS_PER_SECOND: positiveInt.default(20),
+  /**
+   * Group commit of spins: at most this many spins per transaction (1 turns batching off: each spin
+   * commits alone).
+   */
+  SPIN_BATCH_MAX_SIZE: positiveInt.max(1_000).default(64),
+  /** Group commit: how long the first spin of a batch waits for others before the batch commits. */
+  SPIN_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(2),
   /** Large-win threshold for games that set none. */
   LARGE_WIN_THRESHOLD_USD: z.coerce.number().positive().default(1000),
   /** Daily settlement generation (UTC) for the previous UTC day. */
   SETTLEMENT_CRON: z.string().min(1).default("0 2 * * *"),
   /** Key-expiry notice sweep (UTC). */
   KEY_EXPIRY_CRON: z.string().min(1).default("0 * * * *"),
+  /**
+   * BullMQ job lock of every worker role (lockDuration; the stalled-job check runs as often). A worker
+   * that dies mid-job loses its jobs to another worker within about twice this.
+   */
+  WORKER_JOB_LOCK_MS: positiveInt.default(30_000),
   /** Worker Prometheus port (0 picks a free one). */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9100),
   /** pino level. */

@@ -1,5 +1,6 @@
 import { Worker } from "bullmq";
 import type { RoleStarter } from "../context.js";
+import { jobLockOptions } from "../job-lock.js";
 import { blocksProcessor } from "./process.js";
 
 /** Games refilled in parallel per process; jobs of one game serialise on its row lock anyway. */
@@ -15,6 +16,7 @@ export const startBlocksRole: RoleStarter = async (ctx) => {
     connection,
     prefix: ctx.bullPrefix,
     concurrency: CONCURRENCY,
+    ...jobLockOptions(ctx.env),
   });
   worker.on("error", (error) => ctx.logger.error({ err: error }, "blocks worker error"));
   worker.on("failed", (job, error) =>

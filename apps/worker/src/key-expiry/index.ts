@@ -1,6 +1,7 @@
 import { JOBS, notifyEvents } from "@outcomes/queue";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { RoleStarter } from "../context.js";
+import { jobLockOptions } from "../job-lock.js";
 import { sweepExpiringKeys } from "./sweep.js";
 
 /** The scheduler's id: one per deployment, so every worker upserting it keeps a single schedule. */
@@ -32,7 +33,7 @@ export const startKeyExpiryRole: RoleStarter = async (ctx) => {
       }
       return { notices: notices.length };
     },
-    { connection, prefix: ctx.bullPrefix, concurrency: 1 },
+    { connection, prefix: ctx.bullPrefix, concurrency: 1, ...jobLockOptions(env) },
   );
   worker.on("error", (error) => logger.error({ err: error }, "key-expiry worker error"));
 

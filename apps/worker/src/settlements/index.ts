@@ -3,6 +3,7 @@ import { sealSpinRollups } from "@outcomes/db";
 import { JOBS, type JobPayload, notifyEvents } from "@outcomes/queue";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { RoleStarter } from "../context.js";
+import { jobLockOptions } from "../job-lock.js";
 import { runSettlements } from "./run.js";
 
 /** The schedulers' ids: one each per deployment, so every worker upserting them keeps one schedule. */
@@ -65,7 +66,7 @@ export const startSettlementsRole: RoleStarter = async (ctx) => {
       return summary;
     },
     // One run at a time per process: a run is a sequence of heavy aggregates, not I/O waits.
-    { connection, prefix: ctx.bullPrefix, concurrency: 1 },
+    { connection, prefix: ctx.bullPrefix, concurrency: 1, ...jobLockOptions(env) },
   );
   worker.on("error", (error) => logger.error({ err: error }, "settlements worker error"));
 

@@ -22,7 +22,7 @@ export interface WebhooksRoleOptions {
   reconcileIntervalMs?: number;
   /** How overdue an open delivery must be before the reconciler looks for its job. */
   reconcileGraceMs?: number;
-  /** BullMQ job lock; a killed worker's job is taken over after it lapses. */
+  /** BullMQ job lock (default WORKER_JOB_LOCK_MS); a killed worker's job is taken over after it lapses. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
 }
@@ -33,8 +33,6 @@ const DEFAULTS = {
   pollIntervalMs: 300,
   reconcileIntervalMs: 60_000,
   reconcileGraceMs: 120_000,
-  lockDurationMs: 30_000,
-  stalledIntervalMs: 30_000,
 } satisfies WebhooksRoleOptions;
 
 /**
@@ -83,8 +81,8 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
         connection,
         prefix: ctx.bullPrefix,
         concurrency: options.concurrency,
-        lockDuration: options.lockDurationMs,
-        stalledInterval: options.stalledIntervalMs,
+        lockDuration: options.lockDurationMs ?? env.WORKER_JOB_LOCK_MS,
+        stalledInterval: options.stalledIntervalMs ?? env.WORKER_JOB_LOCK_MS,
         // A delivery whose worker died is taken over; the attempt count in Postgres stays true.
         maxStalledCount: 3,
         settings: { backoffStrategy: webhookBackoffStrategy(env.WEBHOOK_RETRY_DELAYS_MS) },

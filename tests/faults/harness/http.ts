@@ -1,0 +1,98 @@
+import { randomUUID } from "node:crypto";
+import { SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { eventually } from "./processes.js";
+
+export const FAULT_ADMIN_TOKEN = "faults-admin-token-0123456789";
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** JSON over HTTP to one API address; `admin` adds the operator token, `apiKey` the partner key. */
+export class ApiClient {
+  constructor(readonly baseUrl: string) {}
+
+  async call(
+    method: string,
+    path: string,
+    options: {
+      json?: unknown;
+      apiKey?: string;
+      admin?: boolean;
+      headers?: Record<string, string>;
+      timeoutMs?: number;
+    } = {},
+  ): Promise<Answer> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.json !== undefined) headers["content-type"] = "application/json";
+    if (options.apiKey) headers["x-api-key"] = options.apiKey;
+    if (options.admin) headers.authorization = `Bearer ${FAULT_ADMIN_TOKEN}`;
+    const response = await fetch(this.baseUrl + path, {
+      method,
+      headers,
+      body: options.json === undefined ? undefined : JSON.stringify(options.json),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body };
+  }
+
+  /** Same as `call`, but anything other than `expected` throws with the answer. */
+  async expect(expected: number, method: string, path: string, options: Parameters<ApiClient["call"]>[2] = {}) {
+    const answer = await this.call(method, path, options);
+    if (answer.status !== expected) {
+      throw new Error(`${method} ${path}: expected ${expected}, got ${answer.status} ${JSON.stringify(answer.body)}`);
+    }
+    return answer.body;
+  }
+}
+
+export interface World {
+  partnerId: string;
+  apiKey: string;
+  gameId: number;
+}
+
+/** A partner, a sandbox key and a game of the sample PAR sheet, all through the operator and partner APIs. */
+export async function createWorld(api: ApiClient, options: { maxWagerUsd?: number } = {}): Promise<World> {
+  const slug = `faults-${randomUUID().slice(0, 8)}`;
+  const partner = await api.expect(201, "POST", "/api/admin/v1/partners", { admin: true, json: { slug, name: slug } });
+  const key = await api.expect(201, "POST", `/api/admin/v1/partners/${partner.id}/api-keys`, {
+    admin: true,
+    json: { environment: "sandbox" },
+  });
+  const sheet = await api.expect(201, "POST", "/api/partner/v1/par-sheets", {
+    apiKey: key.key,
+    json: SAMPLE_PAR_SHEET,
+  });
+  const gameId = await registerGame(api, key.key, sheet.id, options.maxWagerUsd ?? 100);
+  return { partnerId: partner.id, apiKey: key.key, gameId };
+}
+
+export async function registerGame(api: ApiClient, apiKey: string, parSheetId: string, maxWagerUsd = 100) {
+  const game = await api.expect(201, "POST", "/api/partner/v1/games", {
+    apiKey,
+    json: { parSheetId, name: `game-${randomUUID().slice(0, 8)}`, maxWagerUsd },
+  });
+  return game.gameConfigId as number;
+}
+
+/** Waits until the blocks worker has filled the game's reserve to `readyBlocks` (operator reserve view). */
+export async function waitForReserve(api: ApiClient, gameId: number, readyBlocks: number, timeoutMs = 30_000) {
+  return eventually(
+    async () => {
+      const reserve = await api.expect(200, "GET", `/api/admin/v1/games/${gameId}/reserve`, { admin: true });
+      return reserve.readyBlocks >= readyBlocks && reserve.queuedOutcomes > 0 && reserve;
+    },
+    timeoutMs,
+    `game ${gameId} to reach ${readyBlocks} ready blocks`,
+  );
+}

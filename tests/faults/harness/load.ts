@@ -1,0 +1,144 @@
+import { randomInt, randomUUID } from "node:crypto";
+import { usdToMicros } from "@outcomes/core";
+import type { ApiClient, World } from "./http.js";
+import { sleep } from "./processes.js";
+
+const WAGERS_USD = [0.25, 1, 1.5, 2.37, 5];
+
+export interface SpinRecord {
+  playerId: string;
+  wagerUsd: number;
+  idempotencyKey?: string;
+  sentAt: number;
+  /** HTTP status, or "network" when no answer came (process killed, connection reset). */
+  status: number | "network";
+  code?: string;
+  spinId?: string;
+  retryAfter?: string | null;
+  /** Set when a failed keyed request was retried after the fault: what the retry answered. */
+  retried?: { spinId: string; replayed: boolean };
+}
+
+export interface LoadOptions {
+  clients: number;
+  /** Distinct players per client (a player is only ever used by one client, so answers chain). */
+  playersPerClient?: number;
+  /** Every n-th client sends `Idempotency-Key` on every spin (0: none). */
+  keyedEvery?: number;
+  /** Pause after an error answer, so a down service is not hammered in a tight loop. */
+  errorPauseMs?: number;
+}
+
+/** Closed-loop spin clients over real HTTP; every request and answer is recorded. */
+export class SpinLoad {
+  readonly records: SpinRecord[] = [];
+  private running = false;
+  private loops: Promise<void>[] = [];
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly world: World,
+    private readonly options: LoadOptions,
+  ) {}
+
+  start(): this {
+    this.running = true;
+    const tag = randomUUID().slice(0, 6);
+    this.loops = Array.from({ length: this.options.clients }, (_, client) => this.loop(client, tag));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+  }
+
+  private async loop(client: number, tag: string): Promise<void> {
+    const keyed = (this.options.keyedEvery ?? 0) > 0 && client % (this.options.keyedEvery ?? 1) === 0;
+    const players = this.options.playersPerClient ?? 3;
+    for (let n = 0; this.running; n++) {
+      const record: SpinRecord = {
+        playerId: `${tag}-c${client}-p${n % players}`,
+        wagerUsd: WAGERS_USD[randomInt(WAGERS_USD.length)]!,
+        idempotencyKey: keyed ? `${tag}-c${client}-${n}` : undefined,
+        sentAt: Date.now(),
+        status: "network",
+      };
+      this.records.push(record);
+      try {
+        const answer = await this.spin(record);
+        record.status = answer.status;
+        record.code = answer.body?.errorCode;
+        record.spinId = answer.status === 200 ? answer.body.spinId : undefined;
+        record.retryAfter = answer.headers.get("retry-after");
+      } catch {
+        record.status = "network";
+      }
+      if (record.status !== 200) await sleep(this.options.errorPauseMs ?? 50);
+    }
+  }
+
+  private spin(record: SpinRecord) {
+    return this.api.call("POST", "/api/partner/v1/spins", {
+      apiKey: this.world.apiKey,
+      json: { gameId: this.world.gameId, playerId: record.playerId, wagerUsd: record.wagerUsd },
+      headers: record.idempotencyKey ? { "idempotency-key": record.idempotencyKey } : {},
+      timeoutMs: 10_000,
+    });
+  }
+
+  /**
+   * After the fault: re-sends every keyed request that got no 200 with its key, until it answers
+   * 200. A replay means the first attempt had committed although its caller saw a failure.
+   */
+  async settleKeyed(timeoutMs = 20_000): Promise<{ retried: number; replayed: number }> {
+    const deadline = Date.now() + timeoutMs;
+    const pending = this.records.filter((record) => record.idempotencyKey && record.status !== 200);
+    for (const record of pending) {
+      for (;;) {
+        const answer = await this.spin(record).catch(() => undefined);
+        if (answer?.status === 200) {
+          record.retried = {
+            spinId: answer.body.spinId,
+            replayed: answer.headers.get("idempotent-replayed") === "true",
+          };
+          break;
+        }
+        if (Date.now() > deadline) throw new Error(`keyed retry never succeeded: ${JSON.stringify(answer?.body)}`);
+        await sleep(100);
+      }
+    }
+    return { retried: pending.length, replayed: pending.filter((record) => record.retried?.replayed).length };
+  }
+
+  /** spinId → what the client asked, for every spin a client saw succeed (directly or on retry). */
+  accepted(): Map<string, { playerId: string; wagerMicros: number }> {
+    const accepted = new Map<string, { playerId: string; wagerMicros: number }>();
+    for (const record of this.records) {
+      const spinId = record.spinId ?? record.retried?.spinId;
+      if (spinId) accepted.set(spinId, { playerId: record.playerId, wagerMicros: usdToMicros(record.wagerUsd)! });
+    }
+    return accepted;
+  }
+
+  /** Requests whose fate the client could not know: no answer, or a 5xx, without a key to retry with. */
+  unresolved(): number {
+    return this.records.filter(
+      (record) => !record.idempotencyKey && (record.status === "network" || (record.status as number) >= 500),
+    ).length;
+  }
+
+  /** Answer counts by status and code, e.g. {"200": 950, "500 KS-5003": 12, "network": 4}. */
+  summary(records = this.records): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const record of records) {
+      const label = record.status === "network" ? "network" : `${record.status}${record.code ? ` ${record.code}` : ""}`;
+      counts[label] = (counts[label] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  between(from: number, to: number): SpinRecord[] {
+    return this.records.filter((record) => record.sentAt >= from && record.sentAt < to);
+  }
+}

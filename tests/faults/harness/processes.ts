@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const API_MAIN = `${ROOT}apps/api/src/main.ts`;
+const WORKER_MAIN = `${ROOT}apps/worker/src/main.ts`;
+
+/** A free loopback port (the API is restarted on the same one, so clients keep their address). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+export async function eventually<T>(
+  probe: () => Promise<T | false | undefined> | T | false | undefined,
+  timeoutMs: number,
+  what = "condition",
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch {
+      // not yet: the thing probed may be down on purpose
+    }
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** One real service process (`tsx apps/api/src/main.ts` or the worker), its output kept for the report. */
+export class ServiceProcess {
+  readonly output: string[] = [];
+  private child: ChildProcess | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly script: string,
+    private readonly args: string[],
+    private readonly env: Record<string, string>,
+  ) {}
+
+  static api(name: string, env: Record<string, string>): ServiceProcess {
+    return new ServiceProcess(name, API_MAIN, [], env);
+  }
+
+  static worker(name: string, roles: string[], env: Record<string, string>): ServiceProcess {
+    return new ServiceProcess(name, WORKER_MAIN, ["--role", roles.join(",")], env);
+  }
+
+  /** Starts the process and waits until it logs `readyLine` (pino JSON lines on stdout). */
+  async start(readyLine: string, timeoutMs = 30_000): Promise<void> {
+    const child = spawn(process.execPath, ["--import", "tsx", this.script, ...this.args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...this.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child = child;
+    const collect = (chunk: Buffer) => {
+      for (const line of chunk.toString().split("\n")) if (line.trim()) this.output.push(line);
+      if (this.output.length > 5000) this.output.splice(0, this.output.length - 5000);
+    };
+    child.stdout?.on("data", collect);
+    child.stderr?.on("data", collect);
+    await eventually(
+      () => {
+        if (child.exitCode !== null) throw new Error(`${this.name} exited: ${this.output.slice(-5).join("\n")}`);
+        return this.output.some((line) => line.includes(readyLine));
+      },
+      timeoutMs,
+      `${this.name} to log "${readyLine}"`,
+    ).catch((error) => {
+      child.kill("SIGKILL");
+      throw new Error(`${this.name} did not start: ${error.message}\n${this.output.slice(-10).join("\n")}`);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Sends a signal and waits for the process to be gone. */
+  async kill(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    const exited = once(child, "exit");
+    child.kill(signal);
+    await exited;
+  }
+
+  /** Lines of output (pino JSON) that mention `text`. */
+  linesWith(text: string): string[] {
+    return this.output.filter((line) => line.includes(text));
+  }
+}
+
+/** API readiness: it answers /healthz on its port. */
+export async function startApi(api: ServiceProcess, baseUrl: string): Promise<void> {
+  await api.start("api listening");
+  await eventually(async () => (await fetch(`${baseUrl}/healthz`)).ok, 10_000, "API /healthz");
+}

@@ -1,0 +1,121 @@
+import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/db/testing";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import postgres, { type Sql } from "postgres";
+import { ApiClient, FAULT_ADMIN_TOKEN } from "./http.js";
+import { eventually, freePort, ServiceProcess, startApi } from "./processes.js";
+
+export interface StackOptions {
+  /** Where the processes find Redis (default: the machine's, under a prefix of this file's own). */
+  redisUrl?: string;
+  /** Rewrites the database URL the processes get (e.g. through a proxy); checks connect directly. */
+  databaseUrlFor?: (url: string) => string;
+  env?: Record<string, string>;
+}
+
+/**
+ * One test file's deployment: a fresh database, a Redis prefix of its own, the environment every
+ * process gets, and the real processes started from it. The test's own checks connect directly.
+ */
+export class Stack {
+  readonly processes: ServiceProcess[] = [];
+  api!: ApiClient;
+  apiProcess!: ServiceProcess;
+  sql!: Sql;
+  redis!: Redis;
+  env: Record<string, string> = {};
+  private database!: TestDatabase;
+
+  static async create(options: StackOptions = {}): Promise<Stack> {
+    const stack = new Stack();
+    stack.database = await createTestDatabase();
+    const redisUrl = options.redisUrl ?? requiredEnv("REDIS_URL");
+    const port = await freePort();
+    stack.env = {
+      DATABASE_URL: options.databaseUrlFor?.(stack.database.url) ?? stack.database.url,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: testRedisPrefix(),
+      PORT: String(port),
+      ADMIN_TOKEN: FAULT_ADMIN_TOKEN,
+      BLOCK_SIZE: "500",
+      MIN_READY_BLOCKS: "2",
+      TARGET_READY_BLOCKS: "4",
+      WEBHOOK_RETRY_DELAYS_MS: "200,200,200,200",
+      WEBHOOK_TIMEOUT_MS: "2000",
+      RATE_LIMIT_SPINS_PER_SECOND: "100000",
+      RATE_LIMIT_REQUESTS_PER_SECOND: "100000",
+      WORKER_JOB_LOCK_MS: "1000",
+      WORKER_METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      ...options.env,
+    };
+    stack.api = new ApiClient(`http://127.0.0.1:${port}`);
+    stack.sql = postgres(stack.database.url, { max: 3, onnotice: () => {} });
+    stack.redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+    return stack;
+  }
+
+  get redisPrefix(): string {
+    return this.env.REDIS_PREFIX!;
+  }
+
+  async startApi(name = "api"): Promise<ServiceProcess> {
+    this.apiProcess = ServiceProcess.api(name, this.env);
+    this.processes.push(this.apiProcess);
+    await startApi(this.apiProcess, this.api.baseUrl);
+    return this.apiProcess;
+  }
+
+  async startWorker(name: string, roles: string[], env: Record<string, string> = {}): Promise<ServiceProcess> {
+    const worker = ServiceProcess.worker(name, roles, { ...this.env, ...env });
+    this.processes.push(worker);
+    await worker.start("role started");
+    const started = (role: string) =>
+      worker.linesWith("role started").some((line) => line.includes(`"role":"${role}"`));
+    await eventually(() => roles.every(started), 20_000, `${name} roles`);
+    return worker;
+  }
+
+  /** A BullMQ queue handle on this deployment's prefix (to add or inspect jobs as an operator would). */
+  queue(name: string): Queue {
+    const url = new URL(this.env.REDIS_URL!);
+    return new Queue(name, {
+      // Options rather than a client: the queue then owns its connection and closes it.
+      connection: { host: url.hostname, port: Number(url.port), maxRetriesPerRequest: null },
+      prefix: `${this.redisPrefix}:bull`,
+    });
+  }
+
+  /** Runs one `blocks.generate` of a game to completion: the reconciliation turn the design relies on. */
+  async runGeneration(gameId: number, timeoutMs = 20_000): Promise<void> {
+    const queue = this.queue("blocks");
+    try {
+      const job = await queue.add("blocks.generate", { gameId });
+      await eventually(async () => (await job.getState()) === "completed", timeoutMs, "blocks.generate to complete");
+    } finally {
+      await queue.close();
+    }
+  }
+
+  private async deleteRedisKeys(): Promise<void> {
+    let cursor = "0";
+    do {
+      const [next, keys] = await this.redis.scan(cursor, "MATCH", `${this.redisPrefix}:*`, "COUNT", 1000);
+      if (keys.length > 0) await this.redis.del(...keys);
+      cursor = next;
+    } while (cursor !== "0");
+  }
+
+  /** Lines any process logged at error level or above, or with a 500 KS-5001. */
+  serverErrors(text: string): string[] {
+    return this.processes.flatMap((process) => process.linesWith(text).map((line) => `${process.name}: ${line}`));
+  }
+
+  async close(): Promise<void> {
+    for (const process of this.processes) await process.kill();
+    await this.deleteRedisKeys().catch(() => {});
+    this.redis.disconnect();
+    await this.sql.end();
+    await this.database.drop();
+  }
+}
