@@ -83,7 +83,7 @@ export class SpinLoad {
       apiKey: this.world.apiKey,
       json: { gameId: this.world.gameId, playerId: record.playerId, wagerUsd: record.wagerUsd },
       headers: record.idempotencyKey ? { "idempotency-key": record.idempotencyKey } : {},
-      timeoutMs: 10_000,
+      timeoutMs: 8_000,
     });
   }
 

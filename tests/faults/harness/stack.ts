@@ -52,6 +52,8 @@ export class Stack {
     stack.api = new ApiClient(`http://127.0.0.1:${port}`);
     stack.sql = postgres(stack.database.url, { max: 3, onnotice: () => {} });
     stack.redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+    // The checks' own connection: Redis may be down on purpose; commands then fail, events are noise.
+    stack.redis.on("error", () => {});
     return stack;
   }
 
@@ -112,6 +114,10 @@ export class Stack {
   }
 
   async close(): Promise<void> {
+    // FAULTS_DEBUG=1 shows what each process said last (their logs are otherwise only kept in memory).
+    if (process.env.FAULTS_DEBUG) {
+      for (const service of this.processes) console.log(`--- ${service.name}\n${service.output.slice(-20).join("\n")}`);
+    }
     for (const process of this.processes) await process.kill();
     await this.deleteRedisKeys().catch(() => {});
     this.redis.disconnect();
