@@ -5,6 +5,7 @@ import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@ou
 import { createLogger, loadEnvOrExit, ShutdownManager } from "@outcomes/runtime";
 import { createApp } from "./app.js";
 import { KeyVerifier } from "./auth/key-verifier.js";
+import { answerClientErrors } from "./client-errors.js";
 import { subscribeInvalidations } from "./invalidation.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
 
@@ -32,4 +33,5 @@ shutdown.register("invalidation subscriber", () => subscriber.quit());
 
 const app = createApp({ env, db: database.db, redis, keys, producers, logger, keyVerifier, maintenance });
 const server = serve({ fetch: app.fetch, port: env.PORT }, (info) => logger.info({ port: info.port }, "api listening"));
+answerClientErrors(server, logger);
 shutdown.register("http server", () => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -8,6 +8,7 @@ import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime
 import type { Redis } from "ioredis";
 import { createApp } from "./app.js";
 import { KeyVerifier } from "./auth/key-verifier.js";
+import { answerClientErrors } from "./client-errors.js";
 import type { AppDeps } from "./context.js";
 import { subscribeInvalidations } from "./invalidation.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
@@ -72,6 +73,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   const deps: AppDeps = { env: serviceEnv, db: client.db, redis, keys, producers, logger, keyVerifier, maintenance };
   const app = createApp(deps);
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  answerClientErrors(server, logger);
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../testing.js";
@@ -192,5 +193,45 @@ describe("body size", () => {
     const answer = await expectHarmless(api, request, world.apiKey);
     expect([answer.status, answer.body.errorCode]).toEqual([400, "KS-4101"]);
     expect(answer.body.message).not.toMatch(/too large/i);
+  });
+});
+
+/** Raw bytes to the server, the answer as text (for what fetch refuses to send). */
+async function rawExchange(bytes: string): Promise<string> {
+  const { port } = new URL(api.baseUrl);
+  const socket = connect(Number(port), "127.0.0.1");
+  const chunks: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+  await new Promise<void>((resolve, reject) => {
+    socket.on("close", () => resolve());
+    socket.on("error", reject);
+    socket.write(bytes);
+  });
+  return Buffer.concat(chunks).toString();
+}
+
+describe("requests the HTTP parser refuses", () => {
+  it("a request line over 16 KiB is 400 KS-4101 with a request id, like any error", async () => {
+    const answer = await send(
+      api,
+      { method: "GET", url: `/api/partner/v1/players/${"x".repeat(17_000)}`, headers: {} },
+      world.apiKey,
+    );
+    expect([answer.status, answer.body.errorCode]).toEqual([400, "KS-4101"]);
+    expect(answer.body.message).toMatch(/too large/);
+    expect(answer.body.requestId).toBe(answer.headers.get("x-request-id"));
+  });
+
+  it.each([
+    ["not HTTP", "HELLO\r\n\r\n"],
+    ["a header line without a colon", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Injected\r\n\r\n"],
+    ["a bare CR inside a header value", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\rX-B: b\r\n\r\n"],
+    ["a NUL in the request line", "GET /api/partner/v1/games\u0000 HTTP/1.1\r\nHost: x\r\n\r\n"],
+  ])("%s: 400 KS-4101 with a JSON body", async (_, bytes) => {
+    const answer = await rawExchange(bytes);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4));
+    expect(body.errorCode).toBe("KS-4101");
+    expect(answer).toContain(`X-Request-Id: ${body.requestId}`);
   });
 });
