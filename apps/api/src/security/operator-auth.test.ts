@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DASHBOARD_BASE } from "../dashboard.js";
 import { ADMIN_BASE } from "../router.js";
 import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "../testing.js";
-import { send } from "./probe.js";
+import { expectHarmless, send } from "./probe.js";
 import { type DeclaredRoute, declaredRoutes, fillPath } from "./route-table.js";
 import { snapshotState } from "./snapshot.js";
 
@@ -19,7 +19,10 @@ let partnerKey: string;
 beforeAll(async () => {
   api = await startTestApi();
   unconfigured = await startTestApi({ ADMIN_TOKEN: "" }, { shareWith: api });
-  partnerKey = (await api.createPartner()).apiKey;
+  const partner = await api.createPartner();
+  partnerKey = partner.apiKey;
+  // A real partner: refusals must hold for a target that exists, and key ids get checked past it.
+  PARAMS.partnerId = partner.partnerId;
 });
 afterAll(async () => {
   await unconfigured?.close();
@@ -94,6 +97,18 @@ describe("operator API and dashboard refuse without the token", () => {
       await expectRefused(unconfigured, route, authorization, "KS-5002");
     }
     expect(await snapshotState(api)).toEqual(before);
+  });
+
+  it("with the token, path ids that cannot be ids are refused cleanly (4xx KS-, nothing changed)", async () => {
+    for (const route of operatorRoutes.filter((entry) => entry.path.includes("{"))) {
+      for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
+        for (const segment of ["%00", "a%00b", "x".repeat(3000)]) {
+          const request = requestFor(route, `Bearer ${TEST_ADMIN_TOKEN}`);
+          const url = fillPath(route.path, { ...PARAMS, [name.slice(1, -1)]: segment });
+          await expectHarmless(api, { ...request, url, mutation: `${name}=${segment.slice(0, 10)}` }, "");
+        }
+      }
+    }
   });
 
   it("the right token opens the same routes (the refusals are about the token alone)", async () => {

@@ -80,6 +80,7 @@ export async function requirePartner(db: Executor, partnerId: string, lock?: "sh
 
 /** Deactivates or re-activates; repeating either is harmless. Unknown partner 404 KS-4209. */
 export async function setPartnerActive(db: Database, partnerId: string, isActive: boolean): Promise<PartnerRecord> {
+  if (!couldBeId(partnerId)) throw new ServiceError("KS-4209");
   const [updated] = await db.update(partners).set({ isActive }).where(eq(partners.id, partnerId)).returning();
   if (!updated) throw new ServiceError("KS-4209");
   return updated;
