@@ -1,5 +1,4 @@
 import { redactApiKeys, ServiceError } from "@outcomes/core";
-import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import type { AppDeps } from "./context.js";
 import { registerDashboard } from "./dashboard.js";
@@ -7,6 +6,7 @@ import { registerDocs } from "./docs.js";
 import { renderError } from "./errors.js";
 import { httpMetrics, registerMetricsRoute } from "./metrics.js";
 import { adminAuth } from "./middleware/admin-auth.js";
+import { nodeBody } from "./middleware/body.js";
 import { jsonGuard } from "./middleware/json-guard.js";
 import { partnerAuth } from "./middleware/partner-auth.js";
 import { rateLimit } from "./middleware/rate-limit.js";
@@ -37,18 +37,7 @@ export function createApp(deps: AppDeps) {
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
   });
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => {
-        // The body is refused unread: closing the connection lets the client stop sending and read
-        // the answer (on a kept-alive socket it can be cut off mid-upload and never see the 400).
-        c.header("Connection", "close");
-        throw new ServiceError("KS-4101", { message: "Request body is too large (limit 1 MiB)" });
-      },
-    }),
-  );
+  app.use("*", nodeBody(MAX_BODY_BYTES));
 
   registerHealthRoutes(app);
   registerMetricsRoute(app, deps);

@@ -7,8 +7,9 @@ import { BlockSizes } from "./block-sizes.js";
 import { GameCache, type GameRules } from "./game-cache.js";
 import { IdempotencyPurger, type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
 import { OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
+import { SpinBatcher } from "./spin-batcher.js";
 import { replayedBody, type SpinResultBody } from "./spin-result.js";
-import { planSpin, type SpinPlan, type WrittenSpin, writeSpin, writeSpinAlone } from "./spin-writer.js";
+import { planSpin, type SpinPlan, type WrittenSpin, writeSpin } from "./spin-writer.js";
 import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
 
 export interface SpinRequest {
@@ -44,9 +45,9 @@ type KeyedOutcome = { replayed: SpinResultBody } | { written: WrittenSpin };
 
 /**
  * The spin path: validate against the game, take the next outcome (one LPOP), then commit the
- * player's balance and the spin, atomically: one autocommit statement in the common case, one
- * transaction when there is more to write (idempotency record, large-win event, the first or last
- * outcome of a block). Anything that fails after the pop gives the outcome back to the front of
+ * player's balance and the spin, atomically: plain spins in a group commit with the others arriving
+ * within a few ms (see `SpinBatcher`), keyed spins in a transaction of their own (the key's lock and
+ * look-up come first). Anything that fails after the pop gives the outcome back to the front of
  * the queue and answers KS-5003, with nothing deducted.
  */
 export class SpinService {
@@ -56,9 +57,14 @@ export class SpinService {
   private readonly purger: IdempotencyPurger;
   /** The spin path's own statements are prepared on postgres.js directly (see `SqlClient`). */
   private readonly sql: SqlPool;
+  private readonly batcher: SpinBatcher;
 
   constructor(private readonly deps: AppDeps) {
     this.sql = sqlClientOf(deps.db);
+    this.batcher = new SpinBatcher(this.sql, {
+      maxSize: deps.env.SPIN_BATCH_MAX_SIZE,
+      maxWaitMs: deps.env.SPIN_BATCH_MAX_WAIT_MS,
+    });
     const defaultThreshold = usdToMicros(deps.env.LARGE_WIN_THRESHOLD_USD);
     if (defaultThreshold === null) throw new Error("LARGE_WIN_THRESHOLD_USD must have at most 6 decimals");
     this.games = new GameCache(deps.db, defaultThreshold);
@@ -113,15 +119,15 @@ export class SpinService {
     return game;
   }
 
-  /** The hot path: one LPOP, then usually a single statement (atomic on its own, no BEGIN/COMMIT). */
+  /**
+   * The hot path: one LPOP, then the spin joins the next group commit (usually one autocommit
+   * statement for the whole batch); the answer waits for that commit.
+   */
   private async spinWithoutKey(context: SpinContext): Promise<SpinReply | typeof UNUSABLE> {
     let taken: TakenOutcome | undefined;
     try {
       taken = await this.queue.take(context.game.id);
-      const plan = await this.plan(context, taken.outcome);
-      const written = plan.needsTransaction
-        ? await this.sql.begin((tx) => writeSpin(tx, plan))
-        : await writeSpinAlone(this.sql, plan);
+      const written = await this.batcher.submit(await this.plan(context, taken.outcome));
       this.afterCommit(written);
       return { body: written.body, replayed: false };
     } catch (error) {

@@ -6,8 +6,11 @@ import {
   type NewSpin,
   type RecordedSpin,
   recordSpin,
+  recordSpinBatch,
   type SqlClient,
+  type SqlPool,
   type SqlTransaction,
+  type Transaction,
 } from "@outcomes/db";
 import type { PartnerAuth } from "../context.js";
 import type { GameRules } from "./game-cache.js";
@@ -22,7 +25,7 @@ export interface SpinPlan {
   /** The first or last outcome of its block: the block's status (and the reserve) change. */
   blockBoundary: boolean;
   minReadyBlocks: number;
-  /** Without an idempotency key, a spin with nothing else to write is one autocommit statement. */
+  /** A large win or a block boundary: more than the spin itself to write, so a transaction. */
   needsTransaction: boolean;
 }
 
@@ -82,11 +85,40 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
   });
 }
 
-/** The spin alone, as one statement: balance and spin row commit together or not at all. */
-export async function writeSpinAlone(client: SqlClient, plan: SpinPlan): Promise<WrittenSpin> {
-  if (plan.needsTransaction) throw new Error("this spin has more to write: use writeSpin in a transaction");
-  const body = resultOf(plan.spin, await recordSpin(client, plan.spin));
-  return { spin: plan.spin, body, largeWin: false, generationNeeded: false };
+/**
+ * A batch of spins (group commit), answered in the batch's order: one autocommit statement (atomic
+ * on its own) when no spin has more to write, else one transaction with each spin's extras.
+ */
+export async function writeSpinBatch(sql: SqlPool, plans: readonly SpinPlan[]): Promise<WrittenSpin[]> {
+  if (!plans.some((plan) => plan.needsTransaction)) return recordBatch(sql, plans);
+  return sql.begin(async (tx) => {
+    const written = await recordBatch(tx, plans);
+    const extras = plans.flatMap((plan, i) =>
+      plan.needsTransaction ? [{ plan, spin: written[i] as WrittenSpin }] : [],
+    );
+    // Block rows are locked in block order, after every player row: batches cannot deadlock.
+    extras.sort(
+      (a, b) =>
+        a.plan.spin.outcome.blockId - b.plan.spin.outcome.blockId ||
+        a.plan.spin.outcome.index - b.plan.spin.outcome.index,
+    );
+    const txDb = drizzleTransactionOn(tx);
+    for (const { plan, spin } of extras) spin.generationNeeded = await writeExtras(txDb, plan, spin.body);
+    return written;
+  });
+}
+
+async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promise<WrittenSpin[]> {
+  const recorded = await recordSpinBatch(
+    client,
+    plans.map((plan) => plan.spin),
+  );
+  return plans.map((plan, i) => ({
+    spin: plan.spin,
+    body: resultOf(plan.spin, recorded[i] as RecordedSpin),
+    largeWin: plan.largeWin,
+    generationNeeded: false,
+  }));
 }
 
 /**
@@ -95,8 +127,12 @@ export async function writeSpinAlone(client: SqlClient, plan: SpinPlan): Promise
  */
 export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<WrittenSpin> {
   const body = resultOf(plan.spin, await recordSpin(tx, plan.spin));
-  if (!plan.largeWin && !plan.blockBoundary) return { spin: plan.spin, body, largeWin: false, generationNeeded: false };
-  const txDb = drizzleTransactionOn(tx);
+  const generationNeeded = plan.needsTransaction ? await writeExtras(drizzleTransactionOn(tx), plan, body) : false;
+  return { spin: plan.spin, body, largeWin: plan.largeWin, generationNeeded };
+}
+
+/** The large-win event and the block's bookkeeping; true when generation should be asked for. */
+async function writeExtras(txDb: Transaction, plan: SpinPlan, body: SpinResultBody): Promise<boolean> {
   if (plan.largeWin) {
     await insertEvent(txDb, {
       partnerId: plan.partner.partnerId,
@@ -114,10 +150,7 @@ export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<Wri
       },
     });
   }
-  let generationNeeded = false;
-  if (plan.blockBoundary) {
-    const progress = await markBlockProgress(txDb, plan.spin.outcome, { minReadyBlocks: plan.minReadyBlocks });
-    generationNeeded = progress.enqueueGeneration;
-  }
-  return { spin: plan.spin, body, largeWin: plan.largeWin, generationNeeded };
+  if (!plan.blockBoundary) return false;
+  const progress = await markBlockProgress(txDb, plan.spin.outcome, { minReadyBlocks: plan.minReadyBlocks });
+  return progress.enqueueGeneration;
 }

@@ -8,6 +8,7 @@ export * from "./partners.js";
 export * from "./pg-errors.js";
 export * from "./players.js";
 export * from "./settlements.js";
+export * from "./spin-batch.js";
 export * from "./spins.js";
 export * from "./sql-client.js";
 export * from "./webhooks.js";

@@ -1,0 +1,69 @@
+import { isDuplicateOutcome, type SqlPool } from "@outcomes/db";
+import { type SpinPlan, type WrittenSpin, writeSpinBatch } from "./spin-writer.js";
+
+export interface BatchSettings {
+  /** At most this many spins per commit (SPIN_BATCH_MAX_SIZE). */
+  maxSize: number;
+  /** How long the first spin of a batch waits for company (SPIN_BATCH_MAX_WAIT_MS). */
+  maxWaitMs: number;
+}
+
+interface Waiting {
+  plan: SpinPlan;
+  resolve: (written: WrittenSpin) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit: spins that arrive within `maxWaitMs` of a batch's first spin (or until `maxSize`)
+ * are committed together (see `writeSpinBatch`), and each caller's promise settles only after its
+ * batch committed or failed, so a 200 still means committed. Batches are independent: several may
+ * be in flight at once (their row locks are taken in a consistent order), and a failure rejects
+ * exactly the spins of its batch, whose callers then give their outcomes back.
+ *
+ * The only state here is the batch being gathered in this process; anything shared between
+ * processes goes through Postgres (row locks, the unique outcome key).
+ */
+export class SpinBatcher {
+  private gathering: Waiting[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly sql: SqlPool,
+    private readonly settings: BatchSettings,
+  ) {}
+
+  submit(plan: SpinPlan): Promise<WrittenSpin> {
+    return new Promise<WrittenSpin>((resolve, reject) => {
+      this.gathering.push({ plan, resolve, reject });
+      if (this.gathering.length >= this.settings.maxSize) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), this.settings.maxWaitMs);
+    });
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.gathering;
+    this.gathering = [];
+    if (batch.length > 0) void this.commit(batch);
+  }
+
+  private async commit(batch: Waiting[]): Promise<void> {
+    try {
+      const written = await writeSpinBatch(
+        this.sql,
+        batch.map((waiting) => waiting.plan),
+      );
+      for (const [i, waiting] of batch.entries()) waiting.resolve(written[i] as WrittenSpin);
+    } catch (error) {
+      // A reused outcome fails its whole statement; only its own spin must see that (and be served
+      // a fresh outcome), so the others are committed one by one.
+      if (batch.length > 1 && isDuplicateOutcome(error)) {
+        await Promise.all(batch.map((waiting) => this.commit([waiting])));
+        return;
+      }
+      for (const waiting of batch) waiting.reject(error);
+    }
+  }
+}

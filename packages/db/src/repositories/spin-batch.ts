@@ -1,0 +1,90 @@
+import type { NewSpin, RecordedSpin } from "./spins.js";
+import type { SqlClient } from "./sql-client.js";
+
+/**
+ * Records a batch of spins (group commit) in one statement, prepared: one upsert per distinct
+ * player applying the sum of its spins' `payout − wager`, then one multi-row insert of the spins.
+ *
+ * - Players are upserted sorted by (partner, environment, external id), so two batches touching the
+ *   same players take their row locks in the same order and cannot deadlock.
+ * - Each spin's `balance_after_micros` is the player's balance before the batch plus the running
+ *   sum of that player's spins in arrival order (`n`): the chain of balances is exact, as if the
+ *   spins had committed one by one in that order.
+ * - `created_at` is the clock after the row locks, plus 1 ms per earlier spin of the same player in
+ *   the batch: the column keeps milliseconds, and a player's spins must sort in the order their
+ *   balances chain.
+ * - The spin's unique (block_id, outcome_index) fails the whole statement on a reused outcome (see
+ *   `isDuplicateOutcome`); the caller then retries the batch's spins one by one.
+ */
+const RECORD_SPIN_BATCH = `
+  with input as (
+    select * from json_to_recordset($1::json) as x(n int, id text, partner_id text, environment text,
+      external_id text, game_id int, block_id bigint, outcome_index int, prize_tier text,
+      multiplier_millionths bigint, wager_micros bigint, payout_micros bigint, presentation jsonb)
+  ),
+  totals as (
+    select partner_id, environment, external_id, sum(payout_micros - wager_micros)::bigint as delta,
+      count(*)::int as spin_count, sum(wager_micros)::bigint as wagered, sum(payout_micros)::bigint as paid
+    from input group by partner_id, environment, external_id
+  ),
+  player as (
+    insert into players (partner_id, environment, external_id, balance_micros, total_spins,
+      total_wagered_micros, total_paid_micros)
+    select partner_id, environment, external_id, delta, spin_count, wagered, paid from totals
+    order by partner_id, environment, external_id
+    on conflict (partner_id, environment, external_id) do update set
+      balance_micros = players.balance_micros + excluded.balance_micros,
+      total_spins = players.total_spins + excluded.total_spins,
+      total_wagered_micros = players.total_wagered_micros + excluded.total_wagered_micros,
+      total_paid_micros = players.total_paid_micros + excluded.total_paid_micros,
+      updated_at = now()
+    returning id, partner_id, environment, external_id, balance_micros
+  ),
+  placed as (
+    select i.*, p.id as player_id,
+      (p.balance_micros - t.delta + sum(i.payout_micros - i.wager_micros) over w)::bigint as balance_after,
+      row_number() over w - 1 as earlier
+    from input i
+    join totals t on t.partner_id = i.partner_id and t.environment = i.environment and t.external_id = i.external_id
+    join player p on p.partner_id = i.partner_id and p.environment = i.environment and p.external_id = i.external_id
+    window w as (partition by i.partner_id, i.environment, i.external_id order by i.n)
+  )
+  insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, prize_tier,
+    multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
+  select id, partner_id, environment, game_id, player_id, block_id, outcome_index, prize_tier,
+    multiplier_millionths, wager_micros, payout_micros, balance_after, presentation,
+    clock_timestamp() + earlier * interval '1 millisecond'
+  from placed order by n
+  returning id, player_id, balance_after_micros, created_at`;
+
+/** The batch's spins as recorded, in the order given. Atomic on its own (one statement). */
+export async function recordSpinBatch(client: SqlClient, batch: readonly NewSpin[]): Promise<RecordedSpin[]> {
+  const input = batch.map((spin, n) => ({
+    n,
+    id: spin.id,
+    partner_id: spin.partnerId,
+    environment: spin.environment,
+    external_id: spin.externalPlayerId,
+    game_id: spin.gameId,
+    block_id: spin.outcome.blockId,
+    outcome_index: spin.outcome.index,
+    prize_tier: spin.outcome.tier,
+    multiplier_millionths: spin.outcome.multiplierMillionths,
+    wager_micros: spin.wagerMicros,
+    payout_micros: spin.payoutMicros,
+    presentation: spin.presentation,
+  }));
+  const rows = await client.unsafe<
+    { id: string; player_id: string; balance_after_micros: string; created_at: string | Date }[]
+  >(RECORD_SPIN_BATCH, [JSON.stringify(input)], { prepare: true });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return batch.map((spin) => {
+    const row = byId.get(spin.id);
+    if (!row) throw new Error(`spin ${spin.id} was not recorded by its batch`);
+    return {
+      playerId: Number(row.player_id),
+      balanceAfterMicros: Number(row.balance_after_micros),
+      createdAt: new Date(row.created_at),
+    };
+  });
+}
