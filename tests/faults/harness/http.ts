@@ -4,6 +4,20 @@ import { eventually } from "./processes.js";
 
 export const FAULT_ADMIN_TOKEN = "faults-admin-token-0123456789";
 
+export interface CallOptions {
+  json?: unknown;
+  apiKey?: string;
+  admin?: boolean;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  retryIdleReset?: boolean;
+}
+
+function isSocketReset(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: string } })?.cause;
+  return cause?.code === "UND_ERR_SOCKET" || cause?.code === "ECONNRESET";
+}
+
 export interface Answer {
   status: number;
   headers: Headers;
@@ -14,17 +28,21 @@ export interface Answer {
 export class ApiClient {
   constructor(readonly baseUrl: string) {}
 
-  async call(
-    method: string,
-    path: string,
-    options: {
-      json?: unknown;
-      apiKey?: string;
-      admin?: boolean;
-      headers?: Record<string, string>;
-      timeoutMs?: number;
-    } = {},
-  ): Promise<Answer> {
+  /**
+   * One request. Control calls (`retryIdleReset`, default on) are re-sent once when a pooled
+   * keep-alive socket was reset: the server closes sockets idle for 5 s, and a request racing that
+   * close never reached it. Load clients turn this off and record the failure instead.
+   */
+  async call(method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+    try {
+      return await this.once(method, path, options);
+    } catch (error) {
+      if (options.retryIdleReset === false || !isSocketReset(error)) throw error;
+      return this.once(method, path, options);
+    }
+  }
+
+  private async once(method: string, path: string, options: CallOptions): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.json !== undefined) headers["content-type"] = "application/json";
     if (options.apiKey) headers["x-api-key"] = options.apiKey;
@@ -46,7 +64,7 @@ export class ApiClient {
   }
 
   /** Same as `call`, but anything other than `expected` throws with the answer. */
-  async expect(expected: number, method: string, path: string, options: Parameters<ApiClient["call"]>[2] = {}) {
+  async expect(expected: number, method: string, path: string, options: CallOptions = {}) {
     const answer = await this.call(method, path, options);
     if (answer.status !== expected) {
       throw new Error(`${method} ${path}: expected ${expected}, got ${answer.status} ${JSON.stringify(answer.body)}`);

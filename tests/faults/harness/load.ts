@@ -84,6 +84,7 @@ export class SpinLoad {
       json: { gameId: this.world.gameId, playerId: record.playerId, wagerUsd: record.wagerUsd },
       headers: record.idempotencyKey ? { "idempotency-key": record.idempotencyKey } : {},
       timeoutMs: 8_000,
+      retryIdleReset: false,
     });
   }
 
