@@ -4,14 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../testing.js";
 import { addBlock, createGame, type OutcomeSpec, queueLength, spin } from "./testing.js";
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.close();
-});
-
 const SPINS = 500;
 const PLAYERS = 20;
 const TIERS: OutcomeSpec[] = [
@@ -22,7 +14,19 @@ const TIERS: OutcomeSpec[] = [
   ["T4", "0.333333"],
 ];
 
-describe("500 parallel spins across 20 players", () => {
+// Group commit as configured by default, and off (each spin commits alone).
+describe.each([
+  ["batched (default)", {}],
+  ["batch size 1", { SPIN_BATCH_MAX_SIZE: "1" }],
+])("500 parallel spins across 20 players, %s", (_, env: Record<string, string>) => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi(env);
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
   it("uses every outcome once and keeps each balance equal to the sum of its spins", async () => {
     const { partnerId, apiKey } = await api.createPartner();
     const game = await createGame(api, partnerId, { maxWagerUsd: 1000 });

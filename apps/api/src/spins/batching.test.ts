@@ -1,0 +1,126 @@
+import { players, spins } from "@outcomes/db";
+import { eq } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "../testing.js";
+import { addBlock, createGame, queueItems, queueLength, spin } from "./testing.js";
+
+const opened: TestApi[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((api) => api.close()));
+});
+
+async function apiWith(env: Record<string, string>) {
+  const api = await startTestApi(env);
+  opened.push(api);
+  const { partnerId, apiKey } = await api.createPartner();
+  const game = await createGame(api, partnerId, { maxWagerUsd: 1000 });
+  return { api, apiKey, gameId: game.gameId };
+}
+
+const settledWithin = (promise: Promise<unknown>, ms: number) =>
+  Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), ms))]);
+
+describe("group commit", () => {
+  it("answers only after the batch committed", async () => {
+    const { api, apiKey, gameId } = await apiWith({ SPIN_BATCH_MAX_WAIT_MS: "5" });
+    await addBlock(api, gameId, [
+      ["T1", 2],
+      ["T1", 2],
+      ["T1", 2],
+    ]);
+    const { sql } = api.database;
+    // A deferred constraint trigger runs at COMMIT: it makes the batch's commit wait for a lock
+    // this test holds, after every row of the batch was written.
+    await sql.unsafe(`
+      create function wait_for_gate() returns trigger language plpgsql as
+        $$ begin perform pg_advisory_xact_lock_shared(4242); return null; end $$;
+      create constraint trigger wait_for_gate after insert on spins deferrable initially deferred
+        for each row execute function wait_for_gate();`);
+    const gate = await sql.reserve();
+    try {
+      await gate`select pg_advisory_lock(4242)`;
+      const answers = Promise.all(
+        ["gated-1", "gated-2"].map((playerId) => spin(api, apiKey, { gameId, playerId, wagerUsd: 1 })),
+      );
+      expect(await settledWithin(answers, 500)).toBe(false);
+      expect(await api.database.db.select().from(spins).where(eq(spins.gameId, gameId))).toEqual([]);
+
+      await gate`select pg_advisory_unlock(4242)`;
+      const [first, second] = await answers;
+      expect([first?.status, second?.status]).toEqual([200, 200]);
+      const rows = await api.database.db.select().from(spins).where(eq(spins.gameId, gameId));
+      expect(rows.map((row) => row.id).sort()).toEqual([first?.body.spinId, second?.body.spinId].sort());
+    } finally {
+      gate.release();
+      await sql.unsafe("drop trigger wait_for_gate on spins; drop function wait_for_gate();");
+    }
+  });
+
+  it("fails exactly the spins of a failed batch (KS-5003, outcomes back in front) and commits the other batch", async () => {
+    // Batches commit only when full: six parallel spins are two batches of three.
+    const { api, apiKey, gameId } = await apiWith({ SPIN_BATCH_MAX_SIZE: "3", SPIN_BATCH_MAX_WAIT_MS: "1000" });
+    await addBlock(
+      api,
+      gameId,
+      Array.from({ length: 8 }, () => ["T1", 2] as [string, number]),
+    );
+    const before = await queueItems(api, gameId);
+    const { sql } = api.database;
+    await sql.unsafe(`
+      create function fail_poison() returns trigger language plpgsql as
+        $$ begin if new.wager_micros = 13000000 then raise exception 'poisoned spin'; end if; return new; end $$;
+      create trigger fail_poison before insert on spins for each row execute function fail_poison();`);
+    try {
+      const requests = Array.from({ length: 6 }, (_, i) => ({
+        gameId,
+        playerId: `batch-${i}`,
+        wagerUsd: i === 0 ? 13 : 1,
+      }));
+      const answers = await Promise.all(requests.map((body) => spin(api, apiKey, body)));
+      const failed = answers.filter((answer) => answer.status !== 200);
+      expect(failed.map((answer) => [answer.status, answer.body.errorCode])).toEqual(Array(3).fill([500, "KS-5003"]));
+      expect(answers[0]?.status).toBe(500);
+
+      const committed = answers.filter((answer) => answer.status === 200);
+      expect(committed).toHaveLength(3);
+      const rows = await api.database.db.select().from(spins).where(eq(spins.gameId, gameId));
+      expect(rows.map((row) => row.id).sort()).toEqual(committed.map((answer) => answer.body.spinId).sort());
+      const playerRows = await api.database.db.select().from(players).where(eq(players.partnerId, rows[0]!.partnerId));
+      expect(playerRows.map((row) => row.externalId).sort()).toEqual(
+        committed.map((answer) => answer.body.playerId).sort(),
+      );
+      // The failed batch's three outcomes are back, in front: the queue lost exactly the committed ones.
+      const after = await queueItems(api, gameId);
+      expect(after).toHaveLength(before.length - 3);
+      expect(after.slice(3)).toEqual(before.slice(6));
+      expect(new Set([...after.slice(0, 3), ...rows.map((row) => `${row.blockId}:${row.outcomeIndex}`)]).size).toBe(6);
+    } finally {
+      await sql.unsafe("drop trigger fail_poison on spins; drop function fail_poison();");
+    }
+    const retried = await spin(api, apiKey, { gameId, playerId: "batch-0", wagerUsd: 13 });
+    expect([retried.status, retried.body.balance.balanceUsd]).toEqual([200, 13]);
+    expect(await queueLength(api, gameId)).toBe(before.length - 4);
+  });
+
+  it("chains one player's spins of one batch in arrival order, and lists them in that order", async () => {
+    const { api, apiKey, gameId } = await apiWith({ SPIN_BATCH_MAX_WAIT_MS: "50" });
+    await addBlock(
+      api,
+      gameId,
+      Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? ["T0", 0] : ["T2", "1.5"]) as [string, number | string]),
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => spin(api, apiKey, { gameId, playerId: "solo", wagerUsd: 1 + (i % 4) })),
+    );
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    const listed = await api.request("/api/partner/v1/players/solo/spins?limit=100", { apiKey });
+    const oldestFirst = [...listed.body.spins].reverse();
+    let balance = 0;
+    for (const item of oldestFirst) {
+      balance = Math.round((balance + item.outcome.payoutUsd - item.wagerUsd) * 1e6) / 1e6;
+      expect(item.balance.balanceUsd).toBe(balance);
+    }
+    const player = await api.request("/api/partner/v1/players/solo", { apiKey });
+    expect([player.body.totalSpins, player.body.balanceUsd]).toEqual([30, balance]);
+  });
+});
