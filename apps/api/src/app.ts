@@ -28,6 +28,8 @@ export function createApp(deps: AppDeps) {
     await next();
     // Spins are the hot path: logged at debug only; everything else at info.
     const level = c.req.path.endsWith("/spins") && c.res.status < 400 ? "debug" : "info";
+    // Not even the log object is built for a level that is off (every spin, in production).
+    if (!deps.logger.isLevelEnabled(level)) return;
     deps.logger[level]({
       requestId: c.var.requestId,
       method: c.req.method,

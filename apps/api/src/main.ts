@@ -16,7 +16,8 @@ shutdown.installSignalHandlers();
 
 const database = createDatabase(env.DATABASE_URL, { max: 10 });
 shutdown.register("postgres", database.close);
-const redis = createRequestRedis(env.REDIS_URL);
+// Auto-pipelining: concurrent requests' rate-limit scripts and LPOPs share socket writes.
+const redis = createRequestRedis(env.REDIS_URL, { enableAutoPipelining: true });
 shutdown.register("redis", () => redis.quit());
 const queueRedis = createWorkerRedis(env.REDIS_URL);
 shutdown.register("queue redis", () => queueRedis.quit());

@@ -63,7 +63,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   const logger = options.logger ?? createLogger(serviceEnv.LOG_LEVEL, "api-test");
   // A second instance gets a connection pool of its own, as a second process would.
   const client = options.shareWith ? createDatabase(database.url, { max: 5 }) : database;
-  const redis: Redis = createRequestRedis(serviceEnv.REDIS_URL);
+  const redis: Redis = createRequestRedis(serviceEnv.REDIS_URL, { enableAutoPipelining: true });
   const queueRedis = createWorkerRedis(serviceEnv.REDIS_URL);
   const keys = redisKeys(serviceEnv.REDIS_PREFIX);
   const producers = new Producers(queueRedis, serviceEnv.REDIS_PREFIX);

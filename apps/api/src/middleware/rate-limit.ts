@@ -38,8 +38,20 @@ export interface RateLimitResult {
   retryAfterMs: number;
 }
 
+type WithGcra = Redis & { gcra(key: string, limit: number): Promise<number[]> };
+
+/**
+ * The script as an ioredis command: sent by SHA (EVALSHA, with one EVAL when Redis does not know it
+ * yet), not its whole text with every request.
+ */
+function withGcra(redis: Redis): WithGcra {
+  const client = redis as WithGcra;
+  if (typeof client.gcra !== "function") redis.defineCommand("gcra", { numberOfKeys: 1, lua: GCRA_SCRIPT });
+  return client;
+}
+
 export async function takeToken(redis: Redis, key: string, limit: number): Promise<RateLimitResult> {
-  const [allowed, remaining, resetMs, retryAfterMs] = (await redis.eval(GCRA_SCRIPT, 1, key, limit)) as number[];
+  const [allowed, remaining, resetMs, retryAfterMs] = await withGcra(redis).gcra(key, limit);
   return {
     allowed: allowed === 1,
     remaining: remaining ?? 0,
