@@ -18,8 +18,8 @@ interface Visit {
 
 function pathOf(visit: Visit): PropertyKey[] {
   const path: PropertyKey[] = [];
-  for (let at: Visit | null = visit; at?.key != null; at = at.parent) path.unshift(at.key);
-  return path;
+  for (let at: Visit | null = visit; at?.key != null; at = at.parent) path.push(at.key);
+  return path.reverse();
 }
 
 /**
