@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorld, type World, waitForReserve } from "./harness/http.js";
 import { checkLedger, checkOutcomes } from "./harness/invariants.js";
@@ -88,6 +89,10 @@ describe("Postgres unreachable for 3 s under spin load (a TCP proxy cut between 
     const failures = load.records.filter((record) => record.status !== 200);
     expect(failures.filter((r) => !(r.status === 500 && (r.code === "KS-5003" || r.code === "KS-5004")))).toEqual([]);
     expect(readiness).toContain(503);
+    // Failed key look-ups are logged without the bound parameters (the presented key's hash).
+    const keyHash = createHash("sha256").update(world.apiKey).digest("hex");
+    expect(stack.logLinesWith("KS-5004").length).toBeGreaterThan(0);
+    expect(stack.logLinesWith(keyHash)).toEqual([]);
     expect(sweep.status).toBe(202);
     expect(events).toHaveLength(1);
     // Nothing deducted for a failure: every spin in Postgres is one a client saw (keyed ones were

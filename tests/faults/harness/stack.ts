@@ -108,8 +108,8 @@ export class Stack {
     } while (cursor !== "0");
   }
 
-  /** Lines any process logged at error level or above, or with a 500 KS-5001. */
-  serverErrors(text: string): string[] {
+  /** Output lines of every process started here that contain `text`. */
+  logLinesWith(text: string): string[] {
     return this.processes.flatMap((process) => process.linesWith(text).map((line) => `${process.name}: ${line}`));
   }
 

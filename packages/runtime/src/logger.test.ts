@@ -1,0 +1,26 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "./logger.js";
+
+describe("error logging", () => {
+  it("drops a failed query's bound parameters from the error's fields, message and stack", () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const error = Object.assign(new Error("Failed query: select 1 where key_hash = $1\nparams: 54d6a414ae21,1"), {
+      query: "select 1 where key_hash = $1",
+      params: ["54d6a414ae21", 1],
+    });
+    createLogger("info", "test", sink).error({ err: error }, "request failed");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain("54d6a414ae21");
+    const logged = JSON.parse(lines[0]!);
+    expect(logged.err.message).toBe("Failed query: select 1 where key_hash = $1\nparams: [redacted]");
+    expect(logged.err.query).toBe("select 1 where key_hash = $1");
+    expect(logged.err.params).toBeUndefined();
+  });
+});
