@@ -1,4 +1,4 @@
-import { assertValidParSheet, OutcomeDrawer, type ParSheetAnalysis, queuedItems } from "@outcomes/core";
+import { assertValidParSheet, OutcomeDrawer, type ParSheetAnalysis, queuedItemsText } from "@outcomes/core";
 import { type Database, readyBlockCount } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import { countBlockGenerated, type Logger } from "@outcomes/runtime";
@@ -107,7 +107,13 @@ export async function fillReserve(
         drawing = { sheet, drawer: new OutcomeDrawer(sheet) };
       }
       const sealed = await sealNextBlock(deps.db, gameId, drawing.sheet, drawing.drawer, deps.targets.blockSize);
-      await appendOutcomes(deps.redis, deps.keys, gameId, queuedItems(sealed.draft, sealed.blockId), sealed.sequence);
+      await appendOutcomes(
+        deps.redis,
+        deps.keys,
+        gameId,
+        queuedItemsText(sealed.draft, sealed.blockId),
+        sealed.sequence,
+      );
       progress.blocksSealed++;
       progress.outcomesSealed += sealed.draft.size;
       countBlockGenerated(gameId, sealed.draft.size);

@@ -1,8 +1,50 @@
 import type { RedisKeys } from "@outcomes/queue";
 import type { Redis } from "ioredis";
 
-/** Items per RPUSH command inside one MULTI (keeps each command's argument list modest). */
-const PUSH_CHUNK = 2_000;
+/**
+ * Loads outcomes and moves the marker in one script (atomic, like MULTI): KEYS = list, marker;
+ * ARGV = newline-separated items, the marker's new value, "1" to replace the list. The items travel
+ * as one argument and are split inside Redis, which costs a fraction of sending 10,000 arguments
+ * (ioredis encodes each one), and RPUSH takes them 1,000 at a time (Lua's unpack has a stack limit).
+ */
+const LOAD_OUTCOMES = `
+local list, marker, blob = KEYS[1], KEYS[2], ARGV[1]
+if ARGV[3] == '1' then redis.call('DEL', list) end
+local batch, n, start, len = {}, 0, 1, #blob
+while start <= len do
+  local stop = string.find(blob, '\\n', start, true) or (len + 1)
+  n = n + 1
+  batch[n] = string.sub(blob, start, stop - 1)
+  if n == 1000 then
+    redis.call('RPUSH', list, unpack(batch, 1, n))
+    n = 0
+  end
+  start = stop + 1
+end
+if n > 0 then redis.call('RPUSH', list, unpack(batch, 1, n)) end
+redis.call('SET', marker, ARGV[2])
+return redis.call('LLEN', list)
+`;
+
+/** Queue items, either one string each or already joined by newlines (`queuedItemsText`). */
+export type OutcomeItems = readonly string[] | Buffer;
+
+type WithLoad = Redis & {
+  loadOutcomes(list: string, marker: string, blob: string | Buffer, through: string, replace: string): Promise<number>;
+};
+
+/** The script as an ioredis command (sent by SHA after its first use). */
+function withLoad(redis: Redis): WithLoad {
+  const client = redis as WithLoad;
+  if (typeof client.loadOutcomes !== "function") {
+    redis.defineCommand("loadOutcomes", { numberOfKeys: 2, lua: LOAD_OUTCOMES });
+  }
+  return client;
+}
+
+function blobOf(items: OutcomeItems): string | Buffer {
+  return Buffer.isBuffer(items) ? items : (items as readonly string[]).join("\n");
+}
 
 /**
  * The game's Redis outcome list (served from the left by LPOP) and its marker: the sequence of the
@@ -29,13 +71,11 @@ export async function appendOutcomes(
   redis: Redis,
   keys: RedisKeys,
   gameId: number,
-  items: readonly string[],
+  items: OutcomeItems,
   throughSequence: number,
 ): Promise<void> {
-  const multi = redis.multi();
-  pushAll(multi, keys.outcomeQueue(gameId), items);
-  multi.set(loadedThroughKey(keys, gameId), String(throughSequence));
-  await execOrThrow(multi);
+  const list = keys.outcomeQueue(gameId);
+  await withLoad(redis).loadOutcomes(list, loadedThroughKey(keys, gameId), blobOf(items), String(throughSequence), "0");
 }
 
 /** Replaces the whole list (a rebuild from Postgres) and sets the marker, atomically. */
@@ -43,27 +83,9 @@ export async function replaceOutcomes(
   redis: Redis,
   keys: RedisKeys,
   gameId: number,
-  items: readonly string[],
+  items: OutcomeItems,
   throughSequence: number,
 ): Promise<void> {
-  const multi = redis.multi();
-  multi.del(keys.outcomeQueue(gameId));
-  pushAll(multi, keys.outcomeQueue(gameId), items);
-  multi.set(loadedThroughKey(keys, gameId), String(throughSequence));
-  await execOrThrow(multi);
-}
-
-type Multi = ReturnType<Redis["multi"]>;
-
-function pushAll(multi: Multi, key: string, items: readonly string[]): void {
-  for (let start = 0; start < items.length; start += PUSH_CHUNK) {
-    multi.rpush(key, ...items.slice(start, start + PUSH_CHUNK));
-  }
-}
-
-async function execOrThrow(multi: Multi): Promise<void> {
-  const results = await multi.exec();
-  if (!results) throw new Error("outcome list transaction was aborted");
-  const failed = results.find(([error]) => error);
-  if (failed) throw failed[0];
+  const list = keys.outcomeQueue(gameId);
+  await withLoad(redis).loadOutcomes(list, loadedThroughKey(keys, gameId), blobOf(items), String(throughSequence), "1");
 }

@@ -63,6 +63,28 @@ export function queuedItems(draft: BlockDraft, blockId: number): string[] {
   return items;
 }
 
+/** Separates queue items in `queuedItemsText`: JSON text never holds a raw newline. */
+export const QUEUE_ITEM_SEPARATOR = 0x0a;
+
+/**
+ * The same items as `queuedItems`, as one buffer separated by newlines, built by copying slices of
+ * the entries bytes (no string per item): what the blocks worker sends to Redis in one command.
+ */
+export function queuedItemsText(draft: BlockDraft, blockId: number): Buffer {
+  const head = Buffer.from(`{"b":${blockId},"i":`, "latin1");
+  // Per item at most: the head, 10 digits of index, a comma and a separator.
+  const out = Buffer.allocUnsafe(draft.entries.length + draft.size * (head.length + 12));
+  let at = 0;
+  for (let index = 0; index < draft.size; index++) {
+    if (index > 0) out[at++] = QUEUE_ITEM_SEPARATOR;
+    at += head.copy(out, at);
+    at += out.write(String(index), at, "latin1");
+    out[at++] = COMMA;
+    at += draft.entries.copy(out, at, draft.bodyStart[index], draft.bodyEnd[index]);
+  }
+  return out.subarray(0, at);
+}
+
 /** Parses stored entries text back into outcomes (audits and queue rebuilds). */
 export function decodeBlockEntries(entriesText: string): Outcome[] {
   const raw = JSON.parse(entriesText) as { t: string; m: number; r: string[][] }[];

@@ -21,7 +21,10 @@ export const blocks = pgTable(
     /** finite_pool: position of this block's first outcome in its cycle (see pool_cycles); else 0. */
     cycleOffset: integer("cycle_offset").notNull().default(0),
     size: integer("size").notNull(),
-    /** Outcome entries as canonical JSON text; the commitment is SHA-256 of exactly this text. */
+    /**
+     * Outcome entries as canonical JSON text; the commitment is SHA-256 of exactly this text. Stored
+     * with lz4 compression (custom migration 0006: drizzle-kit cannot express it).
+     */
     entries: text("entries").notNull(),
     commitment: text("commitment").notNull(),
     /** ready: sealed and queued, none served; serving: first outcome taken; exhausted: all taken or retired. */
