@@ -97,8 +97,8 @@ try {
 
   await verifyFigures(database.sql, key);
   log(`\none report over ${values.rows} spins of one partner-day (${cpus().length} cores, target ≤ ${TARGET_MS} ms):`);
-  log(`  from the spins:    ${live}`);
-  log(`  from the roll-ups: ${rolled}`);
+  log(`  from the roll-ups (a sealed day, as the daily run sees it): ${rolled}`);
+  log(`  from the spins (hours not sealed yet, reissues):            ${live}`);
 } finally {
   await database.close();
   if (!values["keep-seed"]) {

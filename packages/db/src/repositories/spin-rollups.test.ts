@@ -15,6 +15,7 @@ import { rollupCoverage, type SealResult, sealSpinRollups } from "./spin-rollups
 let database: TestDatabase;
 let fixture: SpinFixture;
 const at = (time: string) => new Date(`2026-03-10T${time}Z`);
+const HOUR_MS = 3_600_000;
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -31,9 +32,12 @@ const spin = (time: string, wagerMicros: number, payoutMicros = 0, game = 0) => 
   createdAt: at(time),
 });
 
-/** Another transaction on this cluster may be running at any moment: step until the hours are in. */
+/**
+ * Any writing transaction on this Postgres cluster (other test files, a seed) holds the seal back
+ * until it ends, as it should: step until the hours are in (normally at once).
+ */
 async function sealUntil(now: Date, sealedUntil: Date): Promise<SealResult> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  for (let attempt = 0; attempt < 2400; attempt++) {
     const result = await sealSpinRollups(database.db, { now });
     if (result.sealedUntil.getTime() >= sealedUntil.getTime()) return result;
     await sleep(25);
@@ -51,7 +55,7 @@ async function hourRows() {
 
 const key = () => ({ partnerId: fixture.partnerId, environment: "production" as const, reportDate: "2026-03-10" });
 
-describe("sealSpinRollups", () => {
+describe("sealSpinRollups", { timeout: 90_000 }, () => {
   it("starts coverage at the hour the first step runs in; earlier hours stay with the spins", async () => {
     await insertFixtureSpins(database.db, fixture, [spin("01:00:00.000", 7_000_000, 1_000_000)]);
     const first = await sealSpinRollups(database.db, { now: at("05:30:00.000") });
@@ -89,41 +93,55 @@ describe("sealSpinRollups", () => {
   });
 
   it("waits for a transaction that was running when the hour was recorded, then counts its spin", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let inFlight!: Promise<unknown>;
-    const started = new Promise<void>((resolve) => {
-      inFlight = database.sql.begin(async (tx) => {
-        await tx`select txid_current()`; // it has its id, as a spin's transaction has by its insert
-        resolve();
-        await gate;
-        await insertRawSpin(tx, fixture, { createdAt: at("07:20:00.000"), wagerMicros: 5_000_000 });
+    // Several hours in a row: a transaction that holds the newest id is the case a snapshot's xmax
+    // gets wrong, and it comes up in most rounds on a quiet cluster.
+    for (let round = 0; round < 8; round++) {
+      const hourStart = new Date(at("07:00:00.000").getTime() + round * HOUR_MS);
+      const boundary = new Date(hourStart.getTime() + HOUR_MS);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
       });
-    });
-    await started;
-    await sealSpinRollups(database.db, { now: at("08:05:00.000") });
-    for (let step = 0; step < 3; step++) {
-      expect((await sealSpinRollups(database.db, { now: at("08:06:00.000") })).sealedHours).toBe(0);
+      let inFlight!: Promise<unknown>;
+      await new Promise<void>((started) => {
+        inFlight = database.sql.begin(async (tx) => {
+          await tx`select txid_current()`; // it has its id, as a spin's transaction has by its insert
+          started();
+          await gate;
+          await insertRawSpin(tx, fixture, {
+            createdAt: new Date(hourStart.getTime() + 20 * 60_000),
+            wagerMicros: 5_000_000,
+          });
+        });
+      });
+      try {
+        await sealSpinRollups(database.db, { now: new Date(boundary.getTime() + 5 * 60_000) });
+        for (let step = 0; step < 3; step++) {
+          const held = await sealSpinRollups(database.db, { now: new Date(boundary.getTime() + 6 * 60_000) });
+          expect(held.sealedUntil.getTime(), `round ${round}`).toBe(hourStart.getTime());
+        }
+      } finally {
+        release(); // a failed round must not leave its transaction holding every later seal back
+        await inFlight;
+      }
+      await sealUntil(new Date(boundary.getTime() + 7 * 60_000), boundary);
+      const sealed = (await hourRows()).filter((row) => row.hour.getTime() === hourStart.getTime());
+      // 07:00 already had one spin of 9 USD (the open hour of the previous test).
+      const expected = round === 0 ? [[2, 14_000_000]] : [[1, 5_000_000]];
+      expect(sealed.map((row) => [row.totalSpins, row.totalWageredMicros])).toEqual(expected);
     }
-    release();
-    await inFlight;
-    expect((await sealUntil(at("08:07:00.000"), at("08:00:00.000"))).sealedHours).toBe(1);
-    const seven = (await hourRows()).filter((row) => row.hour.getTime() === at("07:00:00.000").getTime());
-    expect(seven.map((row) => [row.totalSpins, row.totalWageredMicros])).toEqual([[2, 14_000_000]]);
   });
 
   it("lets two copies step at once without summing an hour twice", async () => {
-    await insertFixtureSpins(database.db, fixture, [spin("08:15:00.000", 1_000_000)]);
-    await sealSpinRollups(database.db, { now: at("09:05:00.000") });
+    await insertFixtureSpins(database.db, fixture, [spin("15:15:00.000", 1_000_000)]);
+    await sealSpinRollups(database.db, { now: at("16:05:00.000") });
     await sleep(50);
     const results = await Promise.all([
-      sealUntil(at("09:06:00.000"), at("09:00:00.000")),
-      sealUntil(at("09:06:00.000"), at("09:00:00.000")),
+      sealUntil(at("16:06:00.000"), at("16:00:00.000")),
+      sealUntil(at("16:06:00.000"), at("16:00:00.000")),
     ]);
     expect(results.map((result) => result.sealedHours).sort()).toEqual([0, 1]);
-    expect((await hourRows()).filter((row) => row.hour.getTime() === at("08:00:00.000").getTime())).toHaveLength(1);
+    expect((await hourRows()).filter((row) => row.hour.getTime() === at("15:00:00.000").getTime())).toHaveLength(1);
   });
 });
 
@@ -133,7 +151,8 @@ describe("report figures over roll-ups and spins", () => {
     const fromRollups = await computeReportFigures(database.db, key());
     const fromSpins = await computeReportFigures(database.db, key(), "spins");
     expect(fromRollups).toEqual(fromSpins);
-    expect(fromRollups).toMatchObject({ totalSpins: 9, totalWageredMicros: 42_000_000, totalPaidMicros: 37_500_000 });
+    // 01:00 (before coverage) + 05:00–15:59 sealed (5 + 8 + 1 spins) + 23:59:59.999 (open).
+    expect(fromRollups).toMatchObject({ totalSpins: 16, totalWageredMicros: 77_000_000, totalPaidMicros: 37_500_000 });
   });
 
   it("reads sealed hours from the roll-ups, not from the spins", async () => {
@@ -141,8 +160,8 @@ describe("report figures over roll-ups and spins", () => {
     await database.db
       .delete(spins)
       .where(and(eq(spins.partnerId, fixture.partnerId), eq(spins.createdAt, at("06:30:00.000"))));
-    expect((await computeReportFigures(database.db, key())).totalSpins).toBe(9);
-    expect((await computeReportFigures(database.db, key(), "spins")).totalSpins).toBe(8);
+    expect((await computeReportFigures(database.db, key())).totalSpins).toBe(16);
+    expect((await computeReportFigures(database.db, key(), "spins")).totalSpins).toBe(15);
   });
 });
 

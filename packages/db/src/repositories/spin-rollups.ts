@@ -10,9 +10,11 @@ import { spins } from "../schema/spins.js";
  * An hour may be summed once no spin can still appear in it. A spin's `created_at` is the clock at
  * its insert (`clock_timestamp()`), after its transaction got its id, so a spin dated before hour
  * boundary B belongs to a transaction whose id was assigned before B. The seal therefore records,
- * at a moment after B, the first transaction id not yet assigned (`xmax` of a snapshot), and sums
- * the hours before B only once every transaction below that id has ended (snapshot `xmin` ≥ it):
- * from then on no spin dated before B can commit. Nothing is guessed from clocks or timeouts.
+ * at a moment after B, a fresh transaction id R of its own (larger than every id assigned before
+ * it), and sums the hours before B only once the oldest running transaction is past R (snapshot
+ * `xmin` > R): from then on no spin dated before B can commit. Nothing is guessed from clocks or
+ * timeouts. (A snapshot's `xmax` would not do: it is the last completed id + 1, and a transaction
+ * holding a larger id can still be running.)
  */
 const SEAL_LOCK = 7_283_542;
 
@@ -49,10 +51,9 @@ export async function sealSpinRollups(db: Database, options: { now?: Date } = {}
     const clock = options.now ? sql`${options.now.toISOString()}::timestamptz` : sql`clock_timestamp()`;
     // The spin insert and its id assignment are microseconds apart; the minute only keeps the hour
     // just ended from being recorded while a spin dated in it is between the two.
-    const [moment] = await tx.execute<{ xmin: string; xmax: string; boundary: string }>(sql`
-      select pg_snapshot_xmin(s)::text as xmin, pg_snapshot_xmax(s)::text as xmax,
-        date_trunc('hour', ${clock} - interval '1 minute', 'UTC') as boundary
-      from pg_current_snapshot() s`);
+    const [moment] = await tx.execute<{ xmin: string; boundary: string }>(sql`
+      select pg_snapshot_xmin(pg_current_snapshot())::text as xmin,
+        date_trunc('hour', ${clock} - interval '1 minute', 'UTC') as boundary`);
     const boundary = new Date(moment!.boundary);
     const [state] = await tx.select().from(spinRollupState).where(eq(spinRollupState.id, 1));
     if (!state) {
@@ -62,18 +63,20 @@ export async function sealSpinRollups(db: Database, options: { now?: Date } = {}
 
     let { sealedUntil, pendingUntil, pendingXmax } = state;
     let sealedHours = 0;
-    if (pendingUntil && pendingXmax !== null && BigInt(moment!.xmin) >= BigInt(pendingXmax)) {
+    if (pendingUntil && pendingXmax !== null && BigInt(moment!.xmin) > BigInt(pendingXmax)) {
       await sumHours(tx, sealedUntil, pendingUntil);
       sealedHours = (pendingUntil.getTime() - sealedUntil.getTime()) / 3_600_000;
       sealedUntil = pendingUntil;
       pendingUntil = null;
       pendingXmax = null;
     }
-    // A pending seal is kept until it completes: re-recording xmax every minute could wait for ever
-    // under steady traffic, where some transaction below the newest xmax is always running.
+    // A pending seal is kept until it completes: re-recording every minute could wait for ever
+    // under steady traffic, where some transaction below the newest id is always running.
     if (!pendingUntil && boundary > sealedUntil) {
+      // Taken after the snapshot above, so this transaction's own id never held back its xmin.
+      const [own] = await tx.execute<{ xid: string }>(sql`select pg_current_xact_id()::text as xid`);
       pendingUntil = boundary;
-      pendingXmax = moment!.xmax;
+      pendingXmax = own!.xid;
     }
     await tx
       .update(spinRollupState)

@@ -27,8 +27,9 @@ export const spinHourlyTotals = pgTable(
 
 /**
  * The one row saying which hours the roll-ups cover: [coveredFrom, sealedUntil). `pendingUntil` and
- * `pendingXmax` are the next seal's candidate: the hour boundary, and the first transaction id not
- * yet assigned when it was recorded; the seal waits until every transaction below it has ended.
+ * `pendingXmax` are the next seal's candidate: the hour boundary, and a transaction id above every
+ * id assigned before it was recorded (the recording transaction's own); the seal waits until every
+ * transaction up to that id has ended.
  */
 export const spinRollupState = pgTable(
   "spin_rollup_state",
