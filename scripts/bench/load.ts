@@ -20,6 +20,7 @@ export interface LoadResult {
   statuses: Record<string, number>;
   p50Ms: number;
   p99Ms: number;
+  p999Ms: number;
   maxMs: number;
 }
 
@@ -78,12 +79,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     statuses,
     p50Ms: latency.percentile(50) / 1000,
     p99Ms: latency.percentile(99) / 1000,
+    p999Ms: latency.percentile(99.9) / 1000,
     maxMs: latency.max / 1000,
   };
 }
 
 /** Responses that were not 2xx, plus transport errors. */
-export function failures(result: LoadResult): number {
+export function failures(result: Pick<LoadResult, "statuses">): number {
   return Object.entries(result.statuses)
     .filter(([status]) => !/^2\d\d$/.test(status))
     .reduce((sum, [, n]) => sum + n, 0);

@@ -1,0 +1,54 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+/** Starts `tsx <entry>` as its own process with the given env and waits until `readyPath` answers 200. */
+export async function startProcess(
+  entry: string,
+  env: Record<string, string>,
+  readyPath: string,
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", entry], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let tries = 0; tries < 300; tries++) {
+    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
+    const ok = await fetch(url + readyPath).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return { child, url };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${entry} did not become ready`);
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  await once(child, "exit");
+}
+
+/** The process's peak resident set (VmHWM) in MB, from /proc; null where there is no /proc. */
+export function peakRssMb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Math.round(Number(match[1]) / 102.4) / 10 : null;
+  } catch {
+    return null;
+  }
+}
