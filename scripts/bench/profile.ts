@@ -6,6 +6,7 @@ interface ProfileNode {
   hitCount?: number;
 }
 interface CpuProfile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -33,14 +34,18 @@ export function componentOf(url: string, name: string): string {
 
 /**
  * Summarises a V8 `.cpuprofile`: self time per component and the top functions, as µs per request
- * when `requests` is given. Idle time is left out.
+ * when `requests` is given. Idle time, and the first `skipMs` (start-up, module compilation, warm-up),
+ * are left out.
  */
-export function summariseProfile(path: string, requests: number, top = 15) {
+export function summariseProfile(path: string, requests: number, skipMs = 0, top = 15) {
   const profile = JSON.parse(readFileSync(path, "utf8")) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
+  let elapsedUs = 0;
   profile.samples.forEach((id, i) => {
-    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+    const delta = profile.timeDeltas[i] ?? 0;
+    elapsedUs += delta;
+    if (elapsedUs >= skipMs * 1000) selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
   });
   const components = new Map<string, number>();
   const functions = new Map<string, { us: number; component: string }>();
@@ -67,6 +72,8 @@ export function summariseProfile(path: string, requests: number, top = 15) {
   };
 }
 
+// `npx tsx scripts/bench/profile.ts <file.cpuprofile> <requests> [skipMs]`
 if (process.argv[1]?.endsWith("profile.ts") && process.argv[2]) {
-  console.log(JSON.stringify(summariseProfile(process.argv[2], Number(process.argv[3] ?? 1)), null, 2));
+  const [, , path, requests, skipMs] = process.argv;
+  console.log(JSON.stringify(summariseProfile(path as string, Number(requests ?? 1), Number(skipMs ?? 0)), null, 2));
 }

@@ -5,6 +5,7 @@ import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
 import type { KeyVerifier } from "./auth/key-verifier.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
+import type { SpinGate } from "./middleware/rate-limit.js";
 
 /** Everything a request handler may use; built once per process in main.ts (or per test). */
 export interface AppDeps {
@@ -32,5 +33,7 @@ export interface AppEnv {
     requestId: string;
     deps: AppDeps;
     partner: PartnerAuth;
+    /** POST /spins: the spin bucket, drawn with the outcome's LPOP (middleware/rate-limit.ts). */
+    spinGate: SpinGate;
   };
 }

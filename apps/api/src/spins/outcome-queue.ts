@@ -1,6 +1,7 @@
 import { decodeQueuedOutcome, type QueuedOutcome, ServiceError } from "@outcomes/core";
 import type { RedisKeys } from "@outcomes/queue";
 import type { Redis } from "ioredis";
+import { SPIN_TAKE_SCRIPT, type SpinGate } from "../middleware/rate-limit.js";
 
 /** How long a partner should wait after KS-4203: generating a block takes about a second. */
 export const EXHAUSTED_RETRY_AFTER_SECONDS = 2;
@@ -15,11 +16,32 @@ export interface TakenOutcome {
   outcome: QueuedOutcome;
   /** The list item exactly as popped, so a failed spin can put back the very same bytes. */
   raw: string;
+  /** Items left in the list after this one was taken (known when taken with the gate). */
+  remaining: number | null;
+}
+
+type SpinTakeReply = [
+  allowed: number,
+  remaining: number,
+  resetMs: number,
+  retryAfterMs: number,
+  item: string | null,
+  length: number,
+];
+type WithSpinTake = Redis & { spinTake(bucket: string, queue: string, limit: number): Promise<SpinTakeReply> };
+
+/** SPIN_TAKE_SCRIPT as an ioredis command: sent by SHA (EVALSHA). */
+function withSpinTake(redis: Redis): WithSpinTake {
+  const client = redis as WithSpinTake;
+  if (typeof client.spinTake !== "function")
+    redis.defineCommand("spinTake", { numberOfKeys: 2, lua: SPIN_TAKE_SCRIPT });
+  return client;
 }
 
 /**
  * A game's serving queue in Redis: one LPOP per spin (atomic, so two API processes never get the
- * same item), and LPUSH to give an item back to the front when its spin did not commit.
+ * same item; on the request path inside the rate-limit script), and LPUSH to give an item back to
+ * the front when its spin did not commit.
  */
 export class OutcomeQueue {
   constructor(
@@ -27,19 +49,35 @@ export class OutcomeQueue {
     private readonly keys: RedisKeys,
   ) {}
 
-  /** The next outcome; KS-4203 when the list is empty, KS-5003 when Redis cannot be reached. */
-  async take(gameId: number): Promise<TakenOutcome> {
+  /**
+   * The next outcome; KS-4203 when the list is empty, KS-5003 when Redis cannot be reached. With a
+   * gate, the spin bucket is drawn in the same script (one round trip) and nothing is taken when
+   * it refuses (the gate throws KS-4291). A request draws once: later takes of the same request
+   * (after an unusable outcome) come without the gate.
+   */
+  async take(gameId: number, gate?: SpinGate): Promise<TakenOutcome> {
+    const queue = this.keys.outcomeQueue(gameId);
     let raw: string | null;
+    let remaining: number | null;
     try {
-      raw = await this.redis.lpop(this.keys.outcomeQueue(gameId));
+      if (gate) {
+        const reply = await withSpinTake(this.redis).spinTake(gate.key, queue, gate.limit);
+        gate.apply({ allowed: reply[0] === 1, remaining: reply[1], resetMs: reply[2], retryAfterMs: reply[3] });
+        raw = reply[4] || null;
+        remaining = reply[5];
+      } else {
+        raw = await this.redis.lpop(queue);
+        remaining = null;
+      }
     } catch (error) {
+      if (error instanceof ServiceError) throw error;
       throw new ServiceError("KS-5003", { cause: error });
     }
     if (raw === null) {
       throw new ServiceError("KS-4203", { retryAfterSeconds: EXHAUSTED_RETRY_AFTER_SECONDS });
     }
     try {
-      return { outcome: decodeQueuedOutcome(raw), raw };
+      return { outcome: decodeQueuedOutcome(raw), raw, remaining };
     } catch (error) {
       throw new UnusableOutcomeError(`unreadable queue item: ${raw.slice(0, 200)}`, { cause: error });
     }

@@ -3,6 +3,7 @@ import { isDuplicateOutcome, type SqlPool, saveIdempotencyRecord, sqlClientOf } 
 import { enqueueGeneration, notifyEvents } from "@outcomes/queue";
 import { countSpin } from "@outcomes/runtime";
 import type { AppDeps, PartnerAuth } from "../context.js";
+import type { SpinGate } from "../middleware/rate-limit.js";
 import { BlockSizes } from "./block-sizes.js";
 import { GameCache, type GameRules } from "./game-cache.js";
 import { IdempotencyPurger, type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
@@ -40,6 +41,9 @@ interface SpinContext {
 const MAX_UNUSABLE_SKIPPED = 20;
 const UNUSABLE = Symbol("unusable outcome");
 
+/** Takes the game's next outcome (the request's first take also draws the spin bucket). */
+type Take = (gameId: number) => Promise<TakenOutcome>;
+
 /** A keyed spin's transaction either replays the first response or writes a new spin. */
 type KeyedOutcome = { replayed: SpinResultBody } | { written: WrittenSpin };
 
@@ -75,11 +79,20 @@ export class SpinService {
     );
   }
 
-  async spin(partner: PartnerAuth, request: SpinRequest, idempotencyKey?: string): Promise<SpinReply> {
+  async spin(partner: PartnerAuth, request: SpinRequest, gate: SpinGate, idempotencyKey?: string): Promise<SpinReply> {
     assertPositiveWager(request.wagerUsd);
+    // The spin bucket is drawn with the first take only (see OutcomeQueue.take).
+    let firstTake: SpinGate | undefined = gate;
+    const take = async (gameId: number) => {
+      const taken = await this.queue.take(gameId, firstTake);
+      firstTake = undefined;
+      // That was the list's last outcome: ask for generation now rather than at the next spin's KS-4203.
+      if (taken.remaining === 0) void this.requestGeneration(gameId);
+      return taken;
+    };
     if (idempotencyKey === undefined) {
       const context = await this.validated(partner, request);
-      return this.skippingUnusable(() => this.spinWithoutKey(context));
+      return this.skippingUnusable(() => this.spinWithoutKey(context, take));
     }
     // The request as understood (the wager as an exact decimal), so `1` and `1.0` are one request.
     const idempotent = idempotentRequest(
@@ -87,7 +100,7 @@ export class SpinService {
       { route: "POST /spins", gameId: request.gameId, playerId: request.playerId, wager: exactWager(request.wagerUsd) },
     );
     this.purger.maybeRun();
-    return this.skippingUnusable(() => this.spinWithKey(partner, request, idempotent));
+    return this.skippingUnusable(() => this.spinWithKey(partner, request, idempotent, take));
   }
 
   private async skippingUnusable(attempt: () => Promise<SpinReply | typeof UNUSABLE>): Promise<SpinReply> {
@@ -123,10 +136,10 @@ export class SpinService {
    * The hot path: one LPOP, then the spin joins the next group commit (usually one autocommit
    * statement for the whole batch); the answer waits for that commit.
    */
-  private async spinWithoutKey(context: SpinContext): Promise<SpinReply | typeof UNUSABLE> {
+  private async spinWithoutKey(context: SpinContext, take: Take): Promise<SpinReply | typeof UNUSABLE> {
     let taken: TakenOutcome | undefined;
     try {
-      taken = await this.queue.take(context.game.id);
+      taken = await take(context.game.id);
       const written = await this.batcher.submit(await this.plan(context, taken.outcome));
       this.afterCommit(written);
       return { body: written.body, replayed: false };
@@ -144,6 +157,7 @@ export class SpinService {
     partner: PartnerAuth,
     request: SpinRequest,
     idempotent: IdempotentRequest,
+    take: Take,
   ): Promise<SpinReply | typeof UNUSABLE> {
     let taken: TakenOutcome | undefined;
     try {
@@ -151,7 +165,7 @@ export class SpinService {
         const prior = await priorResponse(tx, idempotent);
         if (prior !== null) return { replayed: replayedBody(prior) };
         const context = await this.validated(partner, request);
-        taken = await this.queue.take(context.game.id);
+        taken = await take(context.game.id);
         const written = await writeSpin(tx, await this.plan(context, taken.outcome));
         await saveIdempotencyRecord(tx, idempotent.scope, {
           requestHash: idempotent.hash,

@@ -74,7 +74,7 @@ function spinServiceOf(deps: AppDeps): SpinService {
 export const spinsRouter = createRouter().openapi(spinRoute, async (c) => {
   const request = c.req.valid("json");
   const idempotencyKey = c.req.valid("header")["idempotency-key"];
-  const reply = await spinServiceOf(c.var.deps).spin(c.var.partner, request, idempotencyKey);
+  const reply = await spinServiceOf(c.var.deps).spin(c.var.partner, request, c.var.spinGate, idempotencyKey);
   if (reply.replayed) c.header("Idempotent-Replayed", "true");
   return c.json(reply.body, 200);
 });
