@@ -1,15 +1,8 @@
-import type { RedisKeys } from "@outcomes/queue";
+import { type Invalidation, publishInvalidation, type RedisKeys } from "@outcomes/queue";
 import type { Logger } from "@outcomes/runtime";
 import { Redis } from "ioredis";
 import type { KeyVerifier } from "./auth/key-verifier.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
-
-export type Invalidation = "auth" | "maintenance";
-
-/** Tells every API process that keys/partners or the maintenance flag changed. */
-export async function publishInvalidation(redis: Redis, keys: RedisKeys, what: Invalidation): Promise<void> {
-  await redis.publish(keys.invalidations, what);
-}
 
 /**
  * Announces a change that is already committed. The publishing process clears its own cache at once;

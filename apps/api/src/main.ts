@@ -28,7 +28,7 @@ const keys = redisKeys(env.REDIS_PREFIX);
 const keyVerifier = new KeyVerifier(database.db, env.ALLOWED_ENVIRONMENTS as Environment[], (error) =>
   logger.warn({ err: error }, "lastUsedAt update failed"),
 );
-const maintenance = new MaintenanceSwitch(redis, keys.maintenance);
+const maintenance = new MaintenanceSwitch(redis, keys);
 const subscriber = await subscribeInvalidations(env.REDIS_URL, keys, { keyVerifier, maintenance }, logger);
 shutdown.register("invalidation subscriber", () => subscriber.quit());
 

@@ -1,5 +1,5 @@
 import { createDatabase, type Database, type DatabaseClient } from "@outcomes/db";
-import { createRequestRedis, type RedisKeys, redisKeys } from "@outcomes/queue";
+import { createRequestRedis, type Invalidation, publishInvalidation, type RedisKeys, redisKeys } from "@outcomes/queue";
 import { type Env, parseEnv } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
 
@@ -9,9 +9,6 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }
-
-/** Messages every API process's invalidation subscriber understands (apps/api/src/invalidation.ts). */
-export type Invalidation = "auth" | "maintenance";
 
 /**
  * What a command needs, opened on first use and closed once the command ends, so `--help` and
@@ -66,7 +63,7 @@ export class CliContext {
    */
   async announce(what: Invalidation): Promise<void> {
     try {
-      await (await this.redis()).publish(this.keys.invalidations, what);
+      await publishInvalidation(await this.redis(), this.keys, what);
     } catch (error) {
       this.io.stderr(`warning: could not notify API processes (${(error as Error).message}); they follow within 1 s\n`);
     }

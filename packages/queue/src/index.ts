@@ -1,5 +1,6 @@
 export * from "./blocks.js";
 export * from "./catalog.js";
+export * from "./control.js";
 export * from "./producers.js";
 export * from "./redis.js";
 export * from "./webhooks.js";

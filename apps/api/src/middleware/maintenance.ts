@@ -1,4 +1,5 @@
 import { ServiceError } from "@outcomes/core";
+import { type RedisKeys, readMaintenanceFlag, writeMaintenanceFlag } from "@outcomes/queue";
 import type { Redis } from "ioredis";
 
 const REFRESH_MS = 1000;
@@ -13,14 +14,14 @@ export class MaintenanceSwitch {
 
   constructor(
     private readonly redis: Redis,
-    private readonly key: string,
+    private readonly keys: RedisKeys,
   ) {}
 
   async isEnabled(now = Date.now()): Promise<boolean> {
     if (now - this.readAt >= REFRESH_MS) {
       this.readAt = now;
       try {
-        this.enabled = (await this.redis.get(this.key)) === "1";
+        this.enabled = await readMaintenanceFlag(this.redis, this.keys);
       } catch {
         // Redis unreachable: keep the last known state rather than failing every request here.
       }
@@ -30,12 +31,11 @@ export class MaintenanceSwitch {
 
   /** The flag as stored now, uncached (for operators); a Redis failure is raised, not hidden. */
   async read(): Promise<boolean> {
-    return (await this.redis.get(this.key)) === "1";
+    return readMaintenanceFlag(this.redis, this.keys);
   }
 
   async set(enabled: boolean): Promise<void> {
-    if (enabled) await this.redis.set(this.key, "1");
-    else await this.redis.del(this.key);
+    await writeMaintenanceFlag(this.redis, this.keys, enabled);
     this.forget();
   }
 

@@ -1,12 +1,11 @@
+import { readMaintenanceFlag, writeMaintenanceFlag } from "@outcomes/queue";
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import type { ActionFactory } from "../program.js";
 
-/** The flag the API's MaintenanceSwitch reads: "1" under the deployment's maintenance key, absent when off. */
 async function setMaintenance(ctx: CliContext, enabled: boolean) {
   const redis = await ctx.redis();
-  if (enabled) await redis.set(ctx.keys.maintenance, "1");
-  else await redis.del(ctx.keys.maintenance);
+  await writeMaintenanceFlag(redis, ctx.keys, enabled);
   await ctx.announce("maintenance");
   printState(ctx, enabled);
 }
@@ -37,5 +36,5 @@ export function registerMaintenanceCommands(program: Command, action: ActionFact
   maintenance
     .command("status")
     .description("show whether maintenance mode is on")
-    .action(action(async (ctx) => printState(ctx, (await (await ctx.redis()).get(ctx.keys.maintenance)) === "1")));
+    .action(action(async (ctx) => printState(ctx, await readMaintenanceFlag(await ctx.redis(), ctx.keys))));
 }

@@ -1,0 +1,21 @@
+import type { Redis } from "ioredis";
+import type { RedisKeys } from "./redis.js";
+
+/**
+ * The operator plane's shared Redis state, used by the API and the CLI alike: the maintenance
+ * flag and the pub/sub messages that tell every API process to drop its caches.
+ */
+export type Invalidation = "auth" | "maintenance";
+
+export async function publishInvalidation(redis: Redis, keys: RedisKeys, what: Invalidation): Promise<void> {
+  await redis.publish(keys.invalidations, what);
+}
+
+export async function readMaintenanceFlag(redis: Redis, keys: RedisKeys): Promise<boolean> {
+  return (await redis.get(keys.maintenance)) === "1";
+}
+
+export async function writeMaintenanceFlag(redis: Redis, keys: RedisKeys, enabled: boolean): Promise<void> {
+  if (enabled) await redis.set(keys.maintenance, "1");
+  else await redis.del(keys.maintenance);
+}
