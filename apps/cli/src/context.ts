@@ -1,5 +1,12 @@
 import { createDatabase, type Database, type DatabaseClient } from "@outcomes/db";
-import { createRequestRedis, type Invalidation, publishInvalidation, type RedisKeys, redisKeys } from "@outcomes/queue";
+import {
+  createRequestRedis,
+  type Invalidation,
+  Producers,
+  publishInvalidation,
+  type RedisKeys,
+  redisKeys,
+} from "@outcomes/queue";
 import { type Env, parseEnv } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
 
@@ -18,6 +25,7 @@ export class CliContext {
   private parsedEnv: Env | undefined;
   private database: DatabaseClient | undefined;
   private redisClient: Redis | undefined;
+  private queueProducers: Producers | undefined;
 
   constructor(
     readonly io: CliIo,
@@ -57,6 +65,12 @@ export class CliContext {
     return this.redisClient;
   }
 
+  /** BullMQ producers on the command's Redis connection: queues the same jobs the operator API queues. */
+  async producers(): Promise<Producers> {
+    this.queueProducers ??= new Producers(await this.redis(), this.env.REDIS_PREFIX);
+    return this.queueProducers;
+  }
+
   /**
    * Tells every API process a committed change happened. A failure is a warning, not an error: the
    * change stands, and API caches expire within 1 s anyway.
@@ -76,6 +90,7 @@ export class CliContext {
 
   async close(): Promise<void> {
     // Nothing is in flight once the command has ended; waiting on a dead server would only stall the exit.
+    await this.queueProducers?.close();
     await Promise.all([this.database?.sql.end({ timeout: 0 }), this.redisClient?.disconnect()]);
   }
 }

@@ -1,9 +1,13 @@
 import { ServiceError } from "@outcomes/core";
 import { EnvError } from "@outcomes/runtime";
 import { Command, CommanderError } from "commander";
+import { registerGameCommands } from "./commands/games.js";
+import { registerJobCommands } from "./commands/jobs.js";
 import { registerKeyCommands } from "./commands/keys.js";
 import { registerMaintenanceCommands } from "./commands/maintenance.js";
+import { registerParSheetCommands } from "./commands/par-sheets.js";
 import { registerPartnerCommands } from "./commands/partners.js";
+import { registerSettlementCommands } from "./commands/settlements.js";
 import { CliContext, type CliIo } from "./context.js";
 
 /** What a command does with its arguments and options, given the opened context. */
@@ -13,7 +17,15 @@ export type ActionFactory = (handler: CommandHandler) => (...commanderArgs: any[
 /** A group of commands (`partners …`, `keys …`); add a new group to COMMAND_GROUPS below. */
 export type CommandGroup = (program: Command, action: ActionFactory) => void;
 
-const COMMAND_GROUPS: CommandGroup[] = [registerPartnerCommands, registerKeyCommands, registerMaintenanceCommands];
+const COMMAND_GROUPS: CommandGroup[] = [
+  registerPartnerCommands,
+  registerKeyCommands,
+  registerMaintenanceCommands,
+  registerParSheetCommands,
+  registerSettlementCommands,
+  registerJobCommands,
+  registerGameCommands,
+];
 
 function buildProgram(io: CliIo): Command {
   const program = new Command("npm run cli --")
