@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { couldBeId, newId } from "./ids.js";
+import { ServiceError } from "./errors.js";
+import { couldBeId, newId, parseGameId } from "./ids.js";
 
 describe("couldBeId", () => {
   it("accepts every id newId makes", () => {
@@ -9,6 +10,21 @@ describe("couldBeId", () => {
   it("refuses text no id has: empty, too long, NUL, separators, non-ASCII", () => {
     for (const text of ["", "x".repeat(65), "whk_\u0000", "\u0000", "a-b", "a b", "a/b", "..", "whk_😀", "%00"]) {
       expect(couldBeId(text), JSON.stringify(text)).toBe(false);
+    }
+  });
+});
+
+describe("parseGameId", () => {
+  it("reads a positive int4 and answers anything else with the caller's code", () => {
+    expect(parseGameId("1", "KS-4201")).toBe(1);
+    expect(parseGameId("2147483647", "KS-4006")).toBe(2_147_483_647);
+    for (const text of ["0", "-1", "01", "1.5", "1e3", "2147483648", "99999999999", "", " 1", "abc"]) {
+      expect(() => parseGameId(text, "KS-4201"), text).toThrow(ServiceError);
+      try {
+        parseGameId(text, "KS-4006");
+      } catch (error) {
+        expect((error as ServiceError).code).toBe("KS-4006");
+      }
     }
   });
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { type ErrorCode, ServiceError } from "./errors.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -43,4 +44,18 @@ export function newId(prefix: string): string {
  */
 export function couldBeId(text: string): boolean {
   return /^[A-Za-z0-9_]{1,64}$/.test(text);
+}
+
+/** games.id is an int4. */
+const MAX_GAME_ID = 2_147_483_647;
+
+/**
+ * A game id given as text (a path segment, a CLI argument) as a number. Anything that cannot be a
+ * game id names no game, so it is answered like any other game the caller cannot see (`unknown`:
+ * KS-4006 partner, KS-4201 operator).
+ */
+export function parseGameId(text: string, unknown: ErrorCode): number {
+  const id = /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(id <= MAX_GAME_ID)) throw new ServiceError(unknown);
+  return id;
 }

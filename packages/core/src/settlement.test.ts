@@ -8,6 +8,7 @@ import {
   previousUtcDay,
   reissueSettlementStatus,
   requireReportDate,
+  requireSettleableReportDate,
   type SettlementAction,
   type SettlementStatus,
   utcDayBounds,
@@ -111,6 +112,15 @@ describe("report dates", () => {
     const now = new Date("2024-03-01T12:00:00.000Z");
     expect(isFutureReportDate("2024-03-01", now)).toBe(false);
     expect(isFutureReportDate("2024-03-02", now)).toBe(true);
+  });
+
+  it("lets an operator settle a day that has begun, and nothing else", () => {
+    const now = new Date("2024-03-01T00:00:00.000Z");
+    expect(requireSettleableReportDate("2024-03-01", now)).toBe("2024-03-01");
+    expect(requireSettleableReportDate("1999-12-31", now)).toBe("1999-12-31");
+    expect(codeOf(() => requireSettleableReportDate("2024-03-02", now))).toBe("KS-4105");
+    expect(codeOf(() => requireSettleableReportDate("2024-02-30", now))).toBe("KS-4105");
+    expect(codeOf(() => requireSettleableReportDate(20240301, now))).toBe("KS-4105");
   });
 });
 

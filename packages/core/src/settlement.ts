@@ -113,6 +113,21 @@ export function isFutureReportDate(reportDate: string, now: Date): boolean {
   return reportDate > utcDateOf(now);
 }
 
+/**
+ * A report date an operator may settle now: a calendar day (else 400 KS-4105) that has begun in UTC
+ * (a later one is KS-4105 too). The operator API's body guard and the CLI both check it here.
+ */
+export function requireSettleableReportDate(value: unknown, now: Date): string {
+  const reportDate = requireReportDate(value);
+  if (isFutureReportDate(reportDate, now)) {
+    throw new ServiceError("KS-4105", {
+      message: "reportDate has not begun yet (UTC): there is nothing to settle",
+      details: [{ path: "reportDate", message: "A UTC day up to today" }],
+    });
+  }
+  return reportDate;
+}
+
 /** Exact figures in micro-USD, as summed in SQL. */
 export interface SettlementFigures {
   totalSpins: number;

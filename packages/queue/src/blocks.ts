@@ -6,12 +6,14 @@ import type { Producers } from "./producers.js";
  * `keepLastIfActive` keeps exactly one follow-up when a trigger arrives during a running job, so a
  * drop that happens after the running job's last check is never lost.
  */
-export async function enqueueGeneration(producers: Producers, gameId: number): Promise<void> {
-  await producers.add(
+export async function enqueueGeneration(producers: Producers, gameId: number): Promise<string> {
+  const job = await producers.add(
     "blocks.generate",
     { gameId },
     { deduplication: { id: generationDeduplicationId(gameId), keepLastIfActive: true } },
   );
+  // A de-duplicated trigger answers with the job already waiting.
+  return job.id ?? "";
 }
 
 export function generationDeduplicationId(gameId: number): string {

@@ -3,4 +3,5 @@ export * from "./catalog.js";
 export * from "./control.js";
 export * from "./producers.js";
 export * from "./redis.js";
+export * from "./scheduled.js";
 export * from "./webhooks.js";

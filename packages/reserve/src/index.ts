@@ -1,4 +1,5 @@
 export * from "./fill.js";
 export * from "./outcome-list.js";
 export * from "./recovery.js";
+export * from "./report.js";
 export * from "./seal.js";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { isFutureReportDate, requireReportDate, SETTLEMENT_STATUSES, ServiceError } from "@outcomes/core";
+import { requireReportDate, requireSettleableReportDate, SETTLEMENT_STATUSES } from "@outcomes/core";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.js";
 import { Timestamp } from "../openapi.js";
@@ -63,14 +63,6 @@ export const reportDatePathGuard: MiddlewareHandler<AppEnv> = async (c, next) =>
 export const reportDateBodyGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
   const body: unknown = await c.req.json().catch(() => undefined);
   const value = body && typeof body === "object" ? (body as Record<string, unknown>).reportDate : undefined;
-  if (value !== undefined && value !== null && value !== "") {
-    const reportDate = requireReportDate(value);
-    if (isFutureReportDate(reportDate, new Date())) {
-      throw new ServiceError("KS-4105", {
-        message: "reportDate has not begun yet (UTC): there is nothing to settle",
-        details: [{ path: "reportDate", message: "A UTC day up to today" }],
-      });
-    }
-  }
+  if (value !== undefined && value !== null && value !== "") requireSettleableReportDate(value, new Date());
   await next();
 };

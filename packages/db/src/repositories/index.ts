@@ -1,5 +1,6 @@
 export * from "./api-keys.js";
 export * from "./blocks.js";
+export * from "./delivery-operator.js";
 export * from "./events.js";
 export * from "./games.js";
 export * from "./idempotency-keys.js";
@@ -7,6 +8,7 @@ export * from "./par-sheets.js";
 export * from "./partners.js";
 export * from "./pg-errors.js";
 export * from "./players.js";
+export * from "./settlement-operator.js";
 export * from "./settlements.js";
 export * from "./spin-batch.js";
 export * from "./spins.js";

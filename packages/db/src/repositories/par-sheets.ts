@@ -93,6 +93,44 @@ export async function listParSheets(
   return { rows, total: totals?.total ?? 0 };
 }
 
+/** A sheet as operators see it: the partner's view plus whose it is. */
+export interface OperatorParSheetView extends ParSheetView {
+  partnerId: string;
+  environment: Environment;
+}
+
+export function presentOperatorParSheet(record: ParSheetRecord): OperatorParSheetView {
+  return { ...presentParSheet(record), partnerId: record.partnerId, environment: record.environment };
+}
+
+/** Every partner's sheets, newest first, narrowed by any of the filters (operators' review queue). */
+export async function listParSheetsForOperator(
+  db: Database,
+  filter: {
+    partnerId?: string | undefined;
+    environment?: Environment | undefined;
+    status?: ParSheetStatus | undefined;
+  },
+  page: { limit: number; offset: number },
+): Promise<{ rows: ParSheetRecord[]; total: number }> {
+  const where = and(
+    filter.partnerId !== undefined ? eq(parSheets.partnerId, filter.partnerId) : undefined,
+    filter.environment !== undefined ? eq(parSheets.environment, filter.environment) : undefined,
+    filter.status !== undefined ? eq(parSheets.status, filter.status) : undefined,
+  );
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select()
+      .from(parSheets)
+      .where(where)
+      .orderBy(desc(parSheets.createdAt), desc(parSheets.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ total: count() }).from(parSheets).where(where),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
+
 /** The owner's sheet, or 404 KS-4205 (unknown, another partner's, another environment's). */
 export async function requireOwnParSheet(db: Executor, owner: SheetOwner, id: string): Promise<ParSheetRecord> {
   if (!couldBeId(id)) throw new ServiceError("KS-4205");

@@ -162,7 +162,7 @@ export async function listDeliveries(db: Database, webhookId: string, page: { li
  * delivery, or one of another webhook: 404 KS-4215; a deleted webhook can receive nothing: KS-4101.
  */
 export async function createRedelivery(
-  db: Database,
+  db: Executor,
   webhook: WebhookRecord,
   deliveryId: string,
 ): Promise<DeliveryRecord> {

@@ -1,6 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ServiceError } from "@outcomes/core";
-import { findGame, reserveFigures } from "@outcomes/db";
+import { reserveReport } from "@outcomes/reserve";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { GameParams, parseGameId } from "../partner/game-schemas.js";
@@ -39,28 +38,6 @@ adminGamesRouter.openapi(
   async (c) => {
     const { deps } = c.var;
     const gameId = parseGameId(c.req.valid("param").gameId, "KS-4201");
-    const game = await findGame(deps.db, gameId);
-    if (!game) throw new ServiceError("KS-4201");
-    const [figures, queuedOutcomes] = await Promise.all([
-      reserveFigures(deps.db, gameId),
-      deps.redis.llen(deps.keys.outcomeQueue(gameId)),
-    ]);
-    return c.json(
-      {
-        gameId,
-        drawMode: game.drawMode,
-        readyBlocks: figures.readyBlocks,
-        servingBlocks: figures.servingBlocks,
-        exhaustedBlocks: figures.exhaustedBlocks,
-        remainingOutcomes: figures.remainingOutcomes,
-        queuedOutcomes,
-        lastSequence: figures.lastSequence,
-        blockSize: deps.env.BLOCK_SIZE,
-        minReadyBlocks: deps.env.MIN_READY_BLOCKS,
-        targetReadyBlocks: deps.env.TARGET_READY_BLOCKS,
-        lowReserve: figures.readyBlocks < deps.env.MIN_READY_BLOCKS,
-      },
-      200,
-    );
+    return c.json(await reserveReport(deps.db, deps.redis, deps.keys, deps.env, gameId), 200);
   },
 );

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { runKeyExpiryNow, runSettlementsNow } from "@outcomes/queue";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { ReportDate, reportDateBodyGuard } from "../settlement-schemas.js";
@@ -37,8 +38,7 @@ jobsRouter.openapi(
   }),
   async (c) => {
     const { reportDate } = c.req.valid("json");
-    const job = await c.var.deps.producers.add("settlement.generate", reportDate ? { reportDate } : {});
-    return c.json({ jobId: job.id ?? "" }, 202);
+    return c.json({ jobId: await runSettlementsNow(c.var.deps.producers, reportDate) }, 202);
   },
 );
 
@@ -57,7 +57,6 @@ jobsRouter.openapi(
     },
   }),
   async (c) => {
-    const job = await c.var.deps.producers.add("key-expiry.sweep", {});
-    return c.json({ jobId: job.id ?? "" }, 202);
+    return c.json({ jobId: await runKeyExpiryNow(c.var.deps.producers) }, 202);
   },
 );

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { decideParSheet, type ParSheetRecord, presentParSheet } from "@outcomes/db";
+import { decideParSheet, presentOperatorParSheet } from "@outcomes/db";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { ParSheet, ParSheetParams } from "../partner/par-sheets.js";
@@ -10,10 +10,6 @@ const OperatorParSheet = ParSheet.extend({
   partnerId: z.string(),
   environment: z.enum(["sandbox", "production"]),
 }).openapi("OperatorParSheet");
-
-function present(record: ParSheetRecord) {
-  return { ...presentParSheet(record), partnerId: record.partnerId, environment: record.environment };
-}
 
 export const adminParSheetsRouter = createRouter();
 
@@ -30,7 +26,11 @@ adminParSheetsRouter.openapi(
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4205", "KS-4208"),
     },
   }),
-  async (c) => c.json(present(await decideParSheet(c.var.deps.db, c.req.valid("param").parSheetId, "approve")), 200),
+  async (c) =>
+    c.json(
+      presentOperatorParSheet(await decideParSheet(c.var.deps.db, c.req.valid("param").parSheetId, "approve")),
+      200,
+    ),
 );
 
 adminParSheetsRouter.openapi(
@@ -48,5 +48,9 @@ adminParSheetsRouter.openapi(
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4205"),
     },
   }),
-  async (c) => c.json(present(await decideParSheet(c.var.deps.db, c.req.valid("param").parSheetId, "retire")), 200),
+  async (c) =>
+    c.json(
+      presentOperatorParSheet(await decideParSheet(c.var.deps.db, c.req.valid("param").parSheetId, "retire")),
+      200,
+    ),
 );

@@ -1,12 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ServiceError } from "@outcomes/core";
-import {
-  generateSettlementReport,
-  partnerHasGames,
-  presentSettlementReport,
-  reissueSettlementReport,
-  requirePartner,
-} from "@outcomes/db";
+import { operatorGenerateSettlement, operatorReissueSettlement, presentSettlementReport } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
@@ -62,13 +55,7 @@ adminSettlementsRouter.openapi(
     const { db, producers } = c.var.deps;
     const { partnerId } = c.req.valid("param");
     const { reportDate, environment } = c.req.valid("json");
-    await requirePartner(db, partnerId);
-    if (!(await partnerHasGames(db, partnerId, environment))) {
-      throw new ServiceError("KS-4214", { message: `No games registered for this partner in ${environment}` });
-    }
-    const result = await asGenerationFailure(() =>
-      generateSettlementReport(db, { partnerId, environment, reportDate }, "refuse"),
-    );
+    const result = await operatorGenerateSettlement(db, { partnerId, environment, reportDate });
     if (result.outcome === "created" || result.outcome === "updated") await notifyEvents(producers);
     return c.json(presentSettlementReport(result.report), 201);
   },
@@ -100,19 +87,8 @@ adminSettlementsRouter.openapi(
     const { db, producers } = c.var.deps;
     const { partnerId, reportDate } = c.req.valid("param");
     const { environment } = c.req.valid("json");
-    await requirePartner(db, partnerId);
-    const report = await asGenerationFailure(() => reissueSettlementReport(db, { partnerId, environment, reportDate }));
+    const report = await operatorReissueSettlement(db, { partnerId, environment, reportDate });
     await notifyEvents(producers);
     return c.json(presentSettlementReport(report), 200);
   },
 );
-
-/** Unexpected failures of a generation answer KS-5009 (retryable), not the generic KS-5001. */
-async function asGenerationFailure<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof ServiceError) throw error;
-    throw new ServiceError("KS-5009", { cause: error });
-  }
-}

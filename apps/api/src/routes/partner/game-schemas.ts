@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { type ErrorCode, ServiceError, usdToMicros } from "@outcomes/core";
+import { usdToMicros } from "@outcomes/core";
 import { Timestamp } from "../../openapi.js";
 
 /** A positive USD amount with at most 6 decimals (anything else KS-4101). */
@@ -52,18 +52,8 @@ export const GameParams = z.object({
   gameId: z.string().openapi({ param: { name: "gameId", in: "path" }, example: "1" }),
 });
 
-/** games.id is an int4. */
-const MAX_GAME_ID = 2_147_483_647;
-
-/**
- * A path's gameId as a number. Anything that cannot be a game id names no game of the caller, so
- * it is answered like any other game it does not own (`unknown`: KS-4006 partner, KS-4201 operator).
- */
-export function parseGameId(text: string, unknown: ErrorCode): number {
-  const id = /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(id <= MAX_GAME_ID)) throw new ServiceError(unknown);
-  return id;
-}
+/** Path ids are parsed by the same rule everywhere (core). */
+export { parseGameId } from "@outcomes/core";
 
 /** JSON amounts → micro-USD (already checked by the schema); null and undefined pass through. */
 export function toMicros<T extends number | null | undefined>(usd: T): T extends number ? number : T {
