@@ -3,7 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci --no-audit --no-fund
-export ADMIN_TOKEN="${ADMIN_TOKEN:-local-operator-token-change-me}"
+if [ -z "${ADMIN_TOKEN:-}" ]; then
+  # The contract's default: no token, so the operator API and dashboard answer 503 KS-5002.
+  echo "ADMIN_TOKEN is not set: the operator API and /admin/queues stay disabled (503 KS-5002)." >&2
+fi
 npm run --silent db:migrate
 npx tsx apps/worker/src/main.ts --role all &
 worker=$!
