@@ -48,7 +48,7 @@ async function cliJson(...argv: string[]) {
 }
 const errorCode = (result: { code: number; stderr: string }) => [result.code, result.stderr.split(":")[0]];
 
-describe("par-sheets", () => {
+describe("sheets", () => {
   it("approves a production sheet so a game can be registered from it, and retires it", async () => {
     const partner = await api.createPartner({ environment: "production" });
     const upload = await api.request("/api/partner/v1/par-sheets", {
@@ -65,14 +65,44 @@ describe("par-sheets", () => {
       });
     expect((await register()).body.errorCode).toBe("KS-4208");
 
-    const approved = await cliJson("par-sheets", "approve", upload.body.id);
+    const approved = await cliJson("sheets", "approve", upload.body.id);
     expect(approved).toMatchObject({ id: upload.body.id, status: "ACTIVE", environment: "production" });
     expect((await register()).status).toBe(201);
 
-    const retired = await cli("par-sheets", "retire", upload.body.id);
+    const retired = await cli("sheets", "retire", upload.body.id);
     expect(retired.stdout).toMatch(/status\s+RETIRED/);
     expect(errorCode(await cli("par-sheets", "approve", upload.body.id))).toEqual([1, "error KS-4208"]);
-    expect(errorCode(await cli("par-sheets", "retire", "par_unknown"))).toEqual([1, "error KS-4205"]);
+    expect(errorCode(await cli("sheets", "retire", "par_unknown"))).toEqual([1, "error KS-4205"]);
+  });
+});
+
+describe("sheets list", () => {
+  it("lists every partner's sheets with filters, as the partner API shows them", async () => {
+    const production = await api.createPartner({ environment: "production" });
+    const upload = (apiKey: string) =>
+      api.request("/api/partner/v1/par-sheets", { method: "POST", apiKey, json: SAMPLE_PAR_SHEET });
+    const pending = (await upload(production.apiKey)).body;
+    const sandbox = await api.createPartner();
+    const active = (await upload(sandbox.apiKey)).body;
+
+    const queue = await cliJson("sheets", "list", "--status", "PENDING_APPROVAL", "--limit", "100");
+    expect(queue.parSheets.map((sheet: { id: string }) => sheet.id)).toContain(pending.id);
+    expect(queue.parSheets.every((sheet: { status: string }) => sheet.status === "PENDING_APPROVAL")).toBe(true);
+    const mine = await cliJson("sheets", "list", "--partner", sandbox.partnerId);
+    expect(mine).toMatchObject({ page: 1, limit: 20, total: 1 });
+    const fromApi = await api.request("/api/partner/v1/par-sheets", { apiKey: sandbox.apiKey });
+    expect(fromApi.body.parSheets.map((sheet: { id: string }) => sheet.id)).toEqual([active.id]);
+    expect(mine.parSheets).toEqual([
+      { ...fromApi.body.parSheets[0], partnerId: sandbox.partnerId, environment: "sandbox" },
+    ]);
+    const none = await cliJson("sheets", "list", "--partner", sandbox.partnerId, "--environment", "production");
+    expect([none.total, none.parSheets]).toEqual([0, []]);
+
+    const table = await cli("sheets", "list", "--partner", production.partnerId);
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+VERSION\s+STATUS\s+RTP\s+PARTNER\s+ENVIRONMENT\s+CREATED AT\n/);
+    expect(table.stdout).toMatch(new RegExp(`${pending.id}\\s.*PENDING_APPROVAL`));
+    expect(table.stdout).toContain("page 1 of 1, 1 shown, 1 in total");
+    expect((await cli("sheets", "list", "--status", "GONE")).code).toBe(1);
   });
 });
 
@@ -84,7 +114,7 @@ describe("settlements", () => {
       "settlements",
       "generate",
       game.partnerId,
-      "--date",
+      "--report-date",
       today,
       "--environment",
       "sandbox",
@@ -95,9 +125,12 @@ describe("settlements", () => {
 
     const other = await api.createPartner();
     const cases: Array<[string[], string]> = [
-      [["settlements", "generate", game.partnerId, "--date", "2024-13-01", "--environment", "sandbox"], "KS-4105"],
-      [["settlements", "generate", other.partnerId, "--date", today, "--environment", "sandbox"], "KS-4214"],
-      [["settlements", "generate", "ptr_unknown", "--date", today, "--environment", "sandbox"], "KS-4209"],
+      [
+        ["settlements", "generate", game.partnerId, "--report-date", "2024-13-01", "--environment", "sandbox"],
+        "KS-4105",
+      ],
+      [["settlements", "generate", other.partnerId, "--report-date", today, "--environment", "sandbox"], "KS-4214"],
+      [["settlements", "generate", "ptr_unknown", "--report-date", today, "--environment", "sandbox"], "KS-4209"],
       [["settlements", "reissue", game.partnerId, today, "--environment", "sandbox"], "KS-4304"],
       [["settlements", "reissue", game.partnerId, "2020-01-01", "--environment", "sandbox"], "KS-4301"],
     ];
@@ -109,10 +142,23 @@ describe("settlements", () => {
       json: { reason: "figures differ" },
     });
     expect(disputed.body.status).toBe("disputed");
-    const regenerate = ["settlements", "generate", game.partnerId, "--date", today, "--environment", "sandbox"];
+    const regenerate = ["settlements", "generate", game.partnerId, "--report-date", today, "--environment", "sandbox"];
     expect(errorCode(await cli(...regenerate))).toEqual([1, "error KS-4304"]);
     const reissued = await cliJson("settlements", "reissue", game.partnerId, today, "--environment", "sandbox");
     expect(reissued).toMatchObject({ reportDate: today, status: "PENDING" });
+
+    const listed = await cliJson("settlements", "list", game.partnerId, "--environment", "sandbox");
+    const listedByApi = await api.request("/api/partner/v1/settlements", { apiKey: game.apiKey });
+    expect(listed).toEqual(listedByApi.body);
+    expect(listed.reports.map((report: { status: string }) => report.status)).toEqual(["PENDING"]);
+    const table = await cli("settlements", "list", game.partnerId, "--environment", "sandbox");
+    expect(table.stdout).toMatch(new RegExp(`^REPORT DATE.*\\n${today}\\s+PENDING\\s+0\\s`));
+    const production = await cliJson("settlements", "list", game.partnerId, "--environment", "production");
+    expect(production.total).toBe(0);
+    expect(errorCode(await cli("settlements", "list", "ptr_unknown", "--environment", "sandbox"))).toEqual([
+      1,
+      "error KS-4209",
+    ]);
   });
 });
 
@@ -123,13 +169,16 @@ describe("jobs", () => {
     const settlements = new Queue("settlements", { connection, prefix });
     const keyExpiry = new Queue("key-expiry", { connection, prefix });
     try {
-      const dated = await cliJson("jobs", "settlements", "--date", "2024-02-29");
+      const dated = await cliJson("jobs", "run", "settlements", "--report-date", "2024-02-29");
       const job = await settlements.getJob(dated.jobId);
       expect([job?.name, job?.data]).toEqual(["settlement.generate", { reportDate: "2024-02-29" }]);
-      const sweep = await cli("jobs", "key-expiry");
+      const sweep = await cli("jobs", "run", "key-expiry");
       const jobId = /job (\S+)\)/.exec(sweep.stdout)?.[1] ?? "";
       expect((await keyExpiry.getJob(jobId))?.name).toBe("key-expiry.sweep");
-      expect(errorCode(await cli("jobs", "settlements", "--date", "2024-02-30"))).toEqual([1, "error KS-4105"]);
+      expect(errorCode(await cli("jobs", "run", "settlements", "--report-date", "2024-02-30"))).toEqual([
+        1,
+        "error KS-4105",
+      ]);
     } finally {
       await Promise.all([settlements.close(), keyExpiry.close()]);
       connection.disconnect();
@@ -147,15 +196,47 @@ describe("games reserve", () => {
   });
 });
 
+describe("games refill", () => {
+  it("queues the game's one generation job (de-duplicated like every trigger); unknown game KS-4201", async () => {
+    const game = await registerTestGame(api, { fill: false });
+    const connection = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+    const blocks = new Queue("blocks", { connection, prefix: `${api.redisPrefix}:bull` });
+    try {
+      const first = await cliJson("games", "refill", String(game.gameId));
+      expect(first.reserve).toMatchObject({ gameId: game.gameId, readyBlocks: 0, lowReserve: true });
+      const job = await blocks.getJob(first.jobId);
+      expect([job?.name, job?.data]).toEqual(["blocks.generate", { gameId: game.gameId }]);
+      const again = await cli("games", "refill", String(game.gameId));
+      expect(again.stdout).toContain(`Queued blocks.generate (job ${first.jobId})`);
+      expect(errorCode(await cli("games", "refill", "999999999"))).toEqual([1, "error KS-4201"]);
+      expect(errorCode(await cli("games", "refill", "0"))).toEqual([1, "error KS-4201"]);
+    } finally {
+      await blocks.close();
+      connection.disconnect();
+    }
+  });
+});
+
 describe("--help", () => {
   it.each([
-    "par-sheets approve",
-    "par-sheets retire",
+    "sheets",
+    "sheets list",
+    "sheets approve",
+    "sheets retire",
+    "settlements",
     "settlements generate",
     "settlements reissue",
-    "jobs settlements",
-    "jobs key-expiry",
+    "settlements list",
+    "jobs",
+    "jobs run",
+    "jobs run settlements",
+    "jobs run key-expiry",
+    "games",
     "games reserve",
+    "games refill",
+    "deliveries",
+    "deliveries list",
+    "deliveries replay",
   ])("works on %j without touching the services", async (path) => {
     let stdout = "";
     const code = await run([...path.split(" "), "--help"], {

@@ -1,13 +1,14 @@
 import { ServiceError } from "@outcomes/core";
 import { EnvError } from "@outcomes/runtime";
 import { Command, CommanderError } from "commander";
+import { registerDeliveryCommands } from "./commands/deliveries.js";
 import { registerGameCommands } from "./commands/games.js";
 import { registerJobCommands } from "./commands/jobs.js";
 import { registerKeyCommands } from "./commands/keys.js";
 import { registerMaintenanceCommands } from "./commands/maintenance.js";
-import { registerParSheetCommands } from "./commands/par-sheets.js";
 import { registerPartnerCommands } from "./commands/partners.js";
 import { registerSettlementCommands } from "./commands/settlements.js";
+import { registerSheetCommands } from "./commands/sheets.js";
 import { CliContext, type CliIo } from "./context.js";
 
 /** What a command does with its arguments and options, given the opened context. */
@@ -21,10 +22,11 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerPartnerCommands,
   registerKeyCommands,
   registerMaintenanceCommands,
-  registerParSheetCommands,
+  registerSheetCommands,
   registerSettlementCommands,
   registerJobCommands,
   registerGameCommands,
+  registerDeliveryCommands,
 ];
 
 function buildProgram(io: CliIo): Command {

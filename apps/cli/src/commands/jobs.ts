@@ -4,24 +4,28 @@ import type { Command } from "commander";
 import type { ActionFactory } from "../program.js";
 
 export function registerJobCommands(program: Command, action: ActionFactory) {
-  const jobs = program.command("jobs").description("run a scheduled job now (the workers pick it up)");
+  const jobs = program.command("jobs").description("scheduled jobs");
+  const run = jobs
+    .command("run")
+    .description("run a scheduled job now: queues the job its scheduler queues (the workers pick it up)");
 
-  jobs
+  run
     .command("settlements")
     .description("queue the daily settlement run for every partner and environment with registered games")
-    .option("--date <YYYY-MM-DD>", "the UTC day to settle (default: the previous UTC day)")
+    .option("--report-date <YYYY-MM-DD>", "the UTC day to settle, up to today (default: the previous UTC day)")
+    .addHelpText("after", "\nAcknowledged and disputed reports are left unchanged. Progress: /admin/queues.")
     .action(
       action(async (ctx, _args, options) => {
         const reportDate =
-          options.date === undefined ? undefined : requireSettleableReportDate(options.date, new Date());
+          options.reportDate === undefined ? undefined : requireSettleableReportDate(options.reportDate, new Date());
         const jobId = await runSettlementsNow(await ctx.producers(), reportDate);
         ctx.print({ jobId }, () => `Queued settlement.generate (job ${jobId}).`);
       }),
     );
 
-  jobs
+  run
     .command("key-expiry")
-    .description("queue the api_key.expiring notice sweep")
+    .description("queue the api_key.expiring notice sweep (each threshold is notified once, however often it runs)")
     .action(
       action(async (ctx) => {
         const jobId = await runKeyExpiryNow(await ctx.producers());

@@ -1,57 +1,69 @@
-import { ENVIRONMENTS, requireReportDate, requireSettleableReportDate, ServiceError } from "@outcomes/core";
+import { ENVIRONMENTS, requireReportDate, requireSettleableReportDate } from "@outcomes/core";
 import {
-  generateSettlementReport,
-  partnerHasGames,
+  listSettlementReports,
+  operatorGenerateSettlement,
+  operatorReissueSettlement,
   presentSettlementReport,
-  reissueSettlementReport,
   requirePartner,
   type SettlementReportView,
 } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
-import { record } from "../output.js";
+import { pageFooter, record, table } from "../output.js";
 import type { ActionFactory } from "../program.js";
+import { PAGING_HELP, pageLimit, pageNumber } from "./arguments.js";
 
 const environmentOption = () =>
   new Option("--environment <environment>", "the report's environment").choices(ENVIRONMENTS).makeOptionMandatory();
 
+const rtpText = (rtp: number | null) => (rtp === null ? null : String(rtp));
+
 function printReport(ctx: CliContext, report: SettlementReportView) {
   ctx.print(report, () =>
-    record({
-      reportDate: report.reportDate,
-      status: report.status,
-      totalSpins: String(report.totalSpins),
-      totalWageredUsd: String(report.totalWageredUsd),
-      totalPaidUsd: String(report.totalPaidUsd),
-      netUsd: String(report.netUsd),
-      rtp: report.rtp === null ? null : String(report.rtp),
-      generatedAt: report.generatedAt,
-    }),
+    [
+      record({
+        reportDate: report.reportDate,
+        status: report.status,
+        totalSpins: String(report.totalSpins),
+        totalWageredUsd: String(report.totalWageredUsd),
+        totalPaidUsd: String(report.totalPaidUsd),
+        netUsd: String(report.netUsd),
+        rtp: rtpText(report.rtp),
+        generatedAt: report.generatedAt,
+        disputeReason: report.disputeReason,
+      }),
+      table(
+        ["game", "spins", "wagered usd", "paid usd", "net usd", "rtp"],
+        report.games.map((g) => [
+          String(g.gameId),
+          String(g.totalSpins),
+          String(g.totalWageredUsd),
+          String(g.totalPaidUsd),
+          String(g.netUsd),
+          rtpText(g.rtp),
+        ]),
+      ),
+    ].join("\n\n"),
   );
 }
 
 export function registerSettlementCommands(program: Command, action: ActionFactory) {
   const settlements = program
     .command("settlements")
-    .description("generate a partner's daily report or reissue a disputed one");
+    .description("list partners' daily reports, generate one now or reissue a disputed one");
 
   settlements
     .command("generate")
     .description("generate (or refresh a GENERATED or PENDING) report; acknowledged or disputed: KS-4304")
     .argument("<partnerId>", "the partner's id (ptr_…)")
-    .requiredOption("--date <YYYY-MM-DD>", "the UTC day to settle, up to today")
+    .requiredOption("--report-date <YYYY-MM-DD>", "the UTC day to settle, up to today")
     .addOption(environmentOption())
     .action(
       action(async (ctx, [partnerId], options) => {
-        const reportDate = requireSettleableReportDate(options.date, new Date());
+        const reportDate = requireSettleableReportDate(options.reportDate, new Date());
         const key = { partnerId: partnerId!, environment: options.environment, reportDate };
-        const db = ctx.db();
-        await requirePartner(db, key.partnerId);
-        if (!(await partnerHasGames(db, key.partnerId, key.environment))) {
-          throw new ServiceError("KS-4214", { message: `No games registered for this partner in ${key.environment}` });
-        }
-        const result = await generateSettlementReport(db, key, "refuse");
+        const result = await operatorGenerateSettlement(ctx.db(), key);
         // The event row is committed with the report; this only wakes the dispatcher sooner.
         if (result.outcome === "created" || result.outcome === "updated") await notifyEvents(await ctx.producers());
         printReport(ctx, presentSettlementReport(result.report));
@@ -67,10 +79,45 @@ export function registerSettlementCommands(program: Command, action: ActionFacto
     .action(
       action(async (ctx, [partnerId, date], options) => {
         const key = { partnerId: partnerId!, environment: options.environment, reportDate: requireReportDate(date) };
-        await requirePartner(ctx.db(), key.partnerId);
-        const report = await reissueSettlementReport(ctx.db(), key);
+        const report = await operatorReissueSettlement(ctx.db(), key);
         await notifyEvents(await ctx.producers());
         printReport(ctx, presentSettlementReport(report));
+      }),
+    );
+
+  settlements
+    .command("list")
+    .description("list a partner's reports of one environment, newest day first")
+    .argument("<partnerId>", "the partner's id (ptr_…)")
+    .addOption(environmentOption())
+    .option("--page <n>", "page number", pageNumber, 1)
+    .option("--limit <n>", "reports per page", pageLimit, 20)
+    .addHelpText("after", `\n${PAGING_HELP}`)
+    .action(
+      action(async (ctx, [partnerId], options) => {
+        const { page, limit } = options as { page: number; limit: number };
+        await requirePartner(ctx.db(), partnerId!);
+        const owner = { partnerId: partnerId!, environment: options.environment };
+        const result = await listSettlementReports(ctx.db(), owner, { limit, offset: (page - 1) * limit });
+        const views = result.reports.map(presentSettlementReport);
+        ctx.print({ reports: views, page, limit, total: result.total }, () =>
+          [
+            table(
+              ["report date", "status", "spins", "wagered usd", "paid usd", "net usd", "rtp", "generated at"],
+              views.map((r) => [
+                r.reportDate,
+                r.status,
+                String(r.totalSpins),
+                String(r.totalWageredUsd),
+                String(r.totalPaidUsd),
+                String(r.netUsd),
+                rtpText(r.rtp),
+                r.generatedAt,
+              ]),
+            ),
+            pageFooter({ page, limit, total: result.total }, views.length),
+          ].join("\n"),
+        );
       }),
     );
 }
