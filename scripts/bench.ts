@@ -170,7 +170,8 @@ try {
       ...spinTarget,
       ratePerSecond: Math.max(1, Math.round(saturation * fraction)),
       durationMs: fixedMs,
-      maxConnections: 256,
+      // The connections the saturation was measured with: the same client, only paced.
+      maxConnections: connections,
     });
     fixed.push({ fraction, loadAverage: loadNow, result });
   }
