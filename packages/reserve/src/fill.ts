@@ -57,7 +57,7 @@ export function reserveTargets(env: {
  * Fills the game's reserve to TARGET_READY_BLOCKS ready blocks. One block per turn, each turn under
  * the game's Postgres row lock: reconcile the Redis list with the record (rebuild a lost list, load
  * blocks sealed but never loaded), count ready blocks, then seal the next block in its own committed
- * transaction and load it into the list in one MULTI. Two generators of one game take turns and
+ * transaction and load it into the list in one script. Two generators of one game take turns and
  * never seal the same sequence or load out of order; the spin path waits at most one block's
  * generation for its block-start bookkeeping. Reaching the target re-arms `block.low_reserve`.
  */

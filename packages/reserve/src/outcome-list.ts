@@ -48,14 +48,14 @@ function blobOf(items: OutcomeItems): string | Buffer {
 
 /**
  * The game's Redis outcome list (served from the left by LPOP) and its marker: the sequence of the
- * last block loaded into the list. Both change together in one MULTI, so after any crash or Redis
+ * last block loaded into the list. Both change together in one script (atomic), so after any crash or Redis
  * loss they agree:
  * - marker absent, blocks sealed in Postgres: the list was lost (restart without persistence,
  *   flush) or never loaded, and is rebuilt from Postgres;
  * - marker present, list empty: every loaded outcome was served (nothing to recover);
  * - marker below the last sealed sequence: a worker died between sealing and loading; the
  *   missing blocks are appended.
- * The marker shares the list's hash tag (`{gameId}`), so MULTI stays valid on a cluster.
+ * The marker shares the list's hash tag (`{gameId}`), so the script stays valid on a cluster.
  */
 export function loadedThroughKey(keys: RedisKeys, gameId: number): string {
   return `${keys.outcomeQueue(gameId)}:loaded-through`;
