@@ -8,8 +8,9 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 # (the workspace packages export .ts sources), so there is no separate compile step to drift.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-COPY --parents package.json package-lock.json apps/*/package.json packages/*/package.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --parents package.json package-lock.json apps/*/package.json packages/*/package.json patches ./
+# patch-package applies patches/ (a postgres.js fix, see README) since scripts are off here.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npx patch-package && npm cache clean --force
 
 # The SDK is the one package consumed as compiled JavaScript (the webhooks worker signs with it).
 FROM ${NODE_IMAGE} AS build
