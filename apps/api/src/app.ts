@@ -71,5 +71,3 @@ export function createApp(deps: AppDeps) {
   app.onError((error, c) => renderError(error, c));
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

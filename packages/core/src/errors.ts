@@ -83,8 +83,3 @@ export class ServiceError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
-
-/** 429 and 5xx may be retried by the caller; every other 4xx needs a changed request. */
-export function isRetryable(status: number): boolean {
-  return status === 429 || status >= 500;
-}

@@ -10,10 +10,6 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export function isEventType(value: unknown): value is EventType {
-  return typeof value === "string" && (EVENT_TYPES as readonly string[]).includes(value);
-}
-
 /** Attempts per delivery: 1 initial + 4 retries (the specification's schedule). */
 export const WEBHOOK_MAX_ATTEMPTS = 5;
 

@@ -2,7 +2,6 @@
  * Money is integer micro-USD (1 USD = 1,000,000) everywhere inside the service.
  * JSON numbers are converted through their shortest decimal form, so `0.1` is exactly 100000.
  */
-export const MICROS_PER_USD = 1_000_000;
 const MICROS_PER_USD_BIG = 1_000_000n;
 
 /** Parses a decimal string with at most `scale` decimals into an integer scaled by 10^scale; null if not one. */

@@ -47,5 +47,3 @@ export async function snapshotState(api: TestApi): Promise<StateSnapshot> {
   const outcomeQueues = Object.fromEntries(gameIds.map(({ id }, index) => [String(id), lengths[index] ?? 0]));
   return { tables, outcomeQueues };
 }
-
-export const SNAPSHOT_TABLES = TABLES;

@@ -1,6 +1,3 @@
-/** The custom backoff type `webhook.deliver` jobs carry (packages/queue catalog). */
-export const WEBHOOK_BACKOFF_TYPE = "webhook-schedule";
-
 /**
  * A failed attempt that will be retried. It carries the attempt number recorded in Postgres,
  * which is the one the schedule follows: after a stalled job (a killed worker) BullMQ's own
