@@ -1,13 +1,13 @@
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, Option } from "commander";
 
 /** `--page` from 1, `--limit` 1..100: the operator API's paging rules. */
-export function pageNumber(text: string): number {
+function pageNumber(text: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError("a whole number from 1");
   return value;
 }
 
-export function pageLimit(text: string): number {
+function pageLimit(text: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1 || value > 100) throw new InvalidArgumentError("a whole number 1..100");
   return value;
@@ -30,3 +30,16 @@ export function dateTime(text: string): Date {
 }
 
 export const PAGING_HELP = "--page and --limit page through the list (newest first; limit 1..100, default 20)";
+
+/** The `--page` option of a list command (default 1). */
+export const pageOption = () => new Option("--page <n>", "page number").argParser(pageNumber).default(1);
+
+/** The `--limit` option of a list command (default 20), described by what it lists. */
+export const limitOption = (items: string) =>
+  new Option("--limit <n>", `${items} per page`).argParser(pageLimit).default(20);
+
+/** The page a list command asked for, with the row offset the repositories take. */
+export function pageOf(options: Record<string, unknown>): { page: number; limit: number; offset: number } {
+  const { page, limit } = options as { page: number; limit: number };
+  return { page, limit, offset: (page - 1) * limit };
+}

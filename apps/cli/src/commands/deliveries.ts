@@ -12,7 +12,7 @@ import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
 import type { ActionFactory } from "../program.js";
-import { dateTime, PAGING_HELP, pageLimit, pageNumber } from "./arguments.js";
+import { dateTime, limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 
 const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
 
@@ -58,18 +58,18 @@ export function registerDeliveryCommands(program: Command, action: ActionFactory
     .addOption(new Option("--status <status>", "only deliveries in this status").choices(STATUSES))
     .option("--partner <partnerId>", "only this partner's webhooks")
     .option("--webhook <webhookId>", "only this webhook")
-    .option("--page <n>", "page number", pageNumber, 1)
-    .option("--limit <n>", "deliveries per page", pageLimit, 20)
+    .addOption(pageOption())
+    .addOption(limitOption("deliveries"))
     .addHelpText("after", `\n${PAGING_HELP}\nExample:\n  npm run cli -- deliveries list --status failed`)
     .action(
       action(async (ctx, _args, options) => {
-        const { page, limit } = options as { page: number; limit: number };
+        const { page, limit, offset } = pageOf(options);
         const filter: DeliveryFilter = {
           status: options.status,
           partnerId: options.partner,
           webhookId: options.webhook,
         };
-        const result = await listDeliveriesForOperator(ctx.db(), filter, { limit, offset: (page - 1) * limit });
+        const result = await listDeliveriesForOperator(ctx.db(), filter, { limit, offset });
         const views = result.rows.map(presentOperatorDelivery);
         ctx.print({ deliveries: views, page, limit, total: result.total }, () =>
           [deliveryRows(views), pageFooter({ page, limit, total: result.total }, views.length)].join("\n"),

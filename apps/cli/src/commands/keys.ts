@@ -12,7 +12,7 @@ import {
 import { type Command, Option } from "commander";
 import { pageFooter, record, table } from "../output.js";
 import type { ActionFactory } from "../program.js";
-import { dateTime, hours, PAGING_HELP, pageLimit, pageNumber } from "./arguments.js";
+import { dateTime, hours, limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 
 const issuedText = (title: string, key: IssuedApiKeyView) =>
   [
@@ -55,13 +55,13 @@ export function registerKeyCommands(program: Command, action: ActionFactory) {
     .command("list")
     .description("list a partner's keys, newest first (never their secrets)")
     .argument("<partnerId>", "the partner's id (ptr_…)")
-    .option("--page <n>", "page number", pageNumber, 1)
-    .option("--limit <n>", "keys per page", pageLimit, 20)
+    .addOption(pageOption())
+    .addOption(limitOption("keys"))
     .addHelpText("after", `\n${PAGING_HELP}`)
     .action(
       action(async (ctx, [partnerId], options) => {
-        const { page, limit } = options as { page: number; limit: number };
-        const result = await listApiKeys(ctx.db(), partnerId!, { limit, offset: (page - 1) * limit });
+        const { page, limit, offset } = pageOf(options);
+        const result = await listApiKeys(ctx.db(), partnerId!, { limit, offset });
         const views = result.apiKeys.map(presentApiKey);
         const now = Date.now();
         ctx.print({ apiKeys: views, page, limit, total: result.total }, () =>

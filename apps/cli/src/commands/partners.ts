@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
 import type { ActionFactory } from "../program.js";
-import { PAGING_HELP, pageLimit, pageNumber } from "./arguments.js";
+import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 
 const partnerRecord = (partner: PartnerView) =>
   record({
@@ -47,13 +47,13 @@ export function registerPartnerCommands(program: Command, action: ActionFactory)
   partners
     .command("list")
     .description("list partners, newest first")
-    .option("--page <n>", "page number", pageNumber, 1)
-    .option("--limit <n>", "partners per page", pageLimit, 20)
+    .addOption(pageOption())
+    .addOption(limitOption("partners"))
     .addHelpText("after", `\n${PAGING_HELP}`)
     .action(
       action(async (ctx, _args, options) => {
-        const { page, limit } = options as { page: number; limit: number };
-        const result = await listPartners(ctx.db(), { limit, offset: (page - 1) * limit });
+        const { page, limit, offset } = pageOf(options);
+        const result = await listPartners(ctx.db(), { limit, offset });
         const views = result.partners.map(presentPartner);
         ctx.print({ partners: views, page, limit, total: result.total }, () =>
           [

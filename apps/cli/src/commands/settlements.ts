@@ -12,7 +12,7 @@ import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
 import type { ActionFactory } from "../program.js";
-import { PAGING_HELP, pageLimit, pageNumber } from "./arguments.js";
+import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 
 const environmentOption = () =>
   new Option("--environment <environment>", "the report's environment").choices(ENVIRONMENTS).makeOptionMandatory();
@@ -90,15 +90,15 @@ export function registerSettlementCommands(program: Command, action: ActionFacto
     .description("list a partner's reports of one environment, newest day first")
     .argument("<partnerId>", "the partner's id (ptr_…)")
     .addOption(environmentOption())
-    .option("--page <n>", "page number", pageNumber, 1)
-    .option("--limit <n>", "reports per page", pageLimit, 20)
+    .addOption(pageOption())
+    .addOption(limitOption("reports"))
     .addHelpText("after", `\n${PAGING_HELP}`)
     .action(
       action(async (ctx, [partnerId], options) => {
-        const { page, limit } = options as { page: number; limit: number };
+        const { page, limit, offset } = pageOf(options);
         await requirePartner(ctx.db(), partnerId!);
         const owner = { partnerId: partnerId!, environment: options.environment };
-        const result = await listSettlementReports(ctx.db(), owner, { limit, offset: (page - 1) * limit });
+        const result = await listSettlementReports(ctx.db(), owner, { limit, offset });
         const views = result.reports.map(presentSettlementReport);
         ctx.print({ reports: views, page, limit, total: result.total }, () =>
           [

@@ -9,7 +9,7 @@ import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
 import type { ActionFactory } from "../program.js";
-import { PAGING_HELP, pageLimit, pageNumber } from "./arguments.js";
+import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 
 const STATUSES = ["PENDING_APPROVAL", "ACTIVE", "RETIRED"] as const;
 
@@ -44,19 +44,19 @@ export function registerSheetCommands(program: Command, action: ActionFactory) {
     .option("--partner <partnerId>", "only this partner's sheets")
     .addOption(new Option("--status <status>", "only sheets in this status").choices(STATUSES))
     .addOption(new Option("--environment <environment>", "only this environment's sheets").choices(ENVIRONMENTS))
-    .option("--page <n>", "page number", pageNumber, 1)
-    .option("--limit <n>", "sheets per page", pageLimit, 20)
+    .addOption(pageOption())
+    .addOption(limitOption("sheets"))
     .addHelpText(
       "after",
       `\n${PAGING_HELP}\nExample (the approval queue):\n  npm run cli -- sheets list --status PENDING_APPROVAL`,
     )
     .action(
       action(async (ctx, _args, options) => {
-        const { page, limit } = options as { page: number; limit: number };
+        const { page, limit, offset } = pageOf(options);
         const result = await listParSheetsForOperator(
           ctx.db(),
           { partnerId: options.partner, status: options.status, environment: options.environment },
-          { limit, offset: (page - 1) * limit },
+          { limit, offset },
         );
         const views = result.rows.map(presentOperatorParSheet);
         ctx.print({ parSheets: views, page, limit, total: result.total }, () =>
