@@ -47,7 +47,7 @@ async function gameWithReserve(ready: number, queued: number): Promise<number> {
   await api.database.db
     .insert(blocks)
     .values(
-      statuses.map((status, sequence) => ({ gameId, sequence, size: 3, entries: "[]", commitment: "x", status })),
+      statuses.map((status, sequence) => ({ gameId, sequence, size: 3, entries: Buffer.from("[]"), commitment: "x", status })),
     );
   if (queued > 0) await api.deps.redis.rpush(api.deps.keys.outcomeQueue(gameId), ...Array(queued).fill("o"));
   return gameId;

@@ -51,8 +51,17 @@ export const PageQuery = z.object({
 });
 export type Page = z.infer<typeof PageQuery>;
 
-export function pageOffset(page: Page): number {
-  return (page.page - 1) * page.limit;
+/** The rows a page asks the repositories for. */
+export function pageWindow(page: Page): { limit: number; offset: number } {
+  return { limit: page.limit, offset: (page.page - 1) * page.limit };
+}
+
+/** The paging fields of every list schema, after the list itself. */
+export const PageFields = { page: z.number().int(), limit: z.number().int(), total: z.number().int() };
+
+/** The paging fields of every list answer: the page asked for and the total across pages. */
+export function pageFields(page: Page, total: number): { page: number; limit: number; total: number } {
+  return { page: page.page, limit: page.limit, total };
 }
 
 /** JSON body helper for `request.body`. */

@@ -91,7 +91,7 @@ export async function addBlock(api: TestApi, gameId: number, specs: OutcomeSpec[
     .select({ sequence: sql<number>`coalesce(max(${blocks.sequence}), 0)::int + 1` })
     .from(blocks)
     .where(eq(blocks.gameId, gameId));
-  const entries = JSON.stringify(specs);
+  const entries = Buffer.from(JSON.stringify(specs)); // a legacy (JSON text) block: what these fixtures need
   const [block] = await db
     .insert(blocks)
     .values({

@@ -2,7 +2,16 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { DEFAULT_ROTATION_OVERLAP_HOURS, MAX_ROTATION_OVERLAP_HOURS } from "@outcomes/core";
 import { issueApiKey, listApiKeys, presentApiKey, presentIssuedKey, revokeApiKey, rotateApiKey } from "@outcomes/db";
 import { announceChange } from "../../invalidation.js";
-import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse, PageQuery, pageOffset } from "../../openapi.js";
+import {
+  ADMIN_COMMON_ERRORS,
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  PageFields,
+  PageQuery,
+  pageFields,
+  pageWindow,
+} from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { ApiKey, Environment, FutureTimestamp, IssuedApiKey, PartnerKeyParams, PartnerParams } from "./schemas.js";
 
@@ -28,9 +37,7 @@ const RotateKeyBody = z
   })
   .openapi("RotateApiKey");
 
-const ApiKeyList = z
-  .object({ apiKeys: z.array(ApiKey), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
-  .openapi("ApiKeyList");
+const ApiKeyList = z.object({ apiKeys: z.array(ApiKey), ...PageFields }).openapi("ApiKeyList");
 
 const tags = ["Operator: API keys"];
 const parseDate = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
@@ -75,14 +82,8 @@ apiKeysRouter.openapi(
   }),
   async (c) => {
     const page = c.req.valid("query");
-    const result = await listApiKeys(c.var.deps.db, c.req.valid("param").partnerId, {
-      limit: page.limit,
-      offset: pageOffset(page),
-    });
-    return c.json(
-      { apiKeys: result.apiKeys.map(presentApiKey), page: page.page, limit: page.limit, total: result.total },
-      200,
-    );
+    const result = await listApiKeys(c.var.deps.db, c.req.valid("param").partnerId, pageWindow(page));
+    return c.json({ apiKeys: result.apiKeys.map(presentApiKey), ...pageFields(page, result.total) }, 200);
   },
 );
 

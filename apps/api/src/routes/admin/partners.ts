@@ -2,7 +2,16 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { EMAIL_MAX_LENGTH, EMAIL_PATTERN, PARTNER_NAME_MAX_LENGTH, SLUG_PATTERN } from "@outcomes/core";
 import { createPartner, listPartners, presentPartner, setPartnerActive } from "@outcomes/db";
 import { announceChange } from "../../invalidation.js";
-import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse, PageQuery, pageOffset } from "../../openapi.js";
+import {
+  ADMIN_COMMON_ERRORS,
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  PageFields,
+  PageQuery,
+  pageFields,
+  pageWindow,
+} from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { Partner, PartnerParams } from "./schemas.js";
 
@@ -22,9 +31,7 @@ const CreatePartnerBody = z
   })
   .openapi("CreatePartner");
 
-const PartnerList = z
-  .object({ partners: z.array(Partner), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
-  .openapi("PartnerList");
+const PartnerList = z.object({ partners: z.array(Partner), ...PageFields }).openapi("PartnerList");
 
 const tags = ["Operator: partners"];
 
@@ -63,11 +70,8 @@ partnersRouter.openapi(
   }),
   async (c) => {
     const page = c.req.valid("query");
-    const result = await listPartners(c.var.deps.db, { limit: page.limit, offset: pageOffset(page) });
-    return c.json(
-      { partners: result.partners.map(presentPartner), page: page.page, limit: page.limit, total: result.total },
-      200,
-    );
+    const result = await listPartners(c.var.deps.db, pageWindow(page));
+    return c.json({ partners: result.partners.map(presentPartner), ...pageFields(page, result.total) }, 200);
   },
 );
 

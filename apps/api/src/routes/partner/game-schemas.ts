@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { usdToMicros } from "@outcomes/core";
-import { Timestamp } from "../../openapi.js";
+import { PageFields, Timestamp } from "../../openapi.js";
 
 /** A positive USD amount with at most 6 decimals (anything else KS-4101). */
 const UsdAmount = z
@@ -44,9 +44,7 @@ export const Game = z
   })
   .openapi("Game");
 
-export const GameList = z
-  .object({ games: z.array(Game), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
-  .openapi("GameList");
+export const GameList = z.object({ games: z.array(Game), ...PageFields }).openapi("GameList");
 
 export const GameParams = z.object({
   gameId: z.string().openapi({ param: { name: "gameId", in: "path" }, example: "1" }),

@@ -3,7 +3,15 @@ import { usdToMicros } from "@outcomes/core";
 import { createGame, listGames, presentGame, requireOwnGame, updateGame } from "@outcomes/db";
 import { enqueueGeneration } from "@outcomes/queue";
 import type { AppDeps } from "../../context.js";
-import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS, PageQuery, pageOffset } from "../../openapi.js";
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  PARTNER_COMMON_ERRORS,
+  PageQuery,
+  pageFields,
+  pageWindow,
+} from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { Game, GameList, GameParams, parseGameId, RegisterGameBody, toMicros, UpdateGameBody } from "./game-schemas.js";
 
@@ -65,14 +73,12 @@ gamesRouter.openapi(
   async (c) => {
     const { deps, partner } = c.var;
     const page = c.req.valid("query");
-    const result = await listGames(deps.db, partner, { limit: page.limit, offset: pageOffset(page) });
+    const result = await listGames(deps.db, partner, pageWindow(page));
     const threshold = defaultThresholdMicros(deps);
     return c.json(
       {
         games: result.rows.map((game) => presentGame(game, threshold)),
-        page: page.page,
-        limit: page.limit,
-        total: result.total,
+        ...pageFields(page, result.total),
       },
       200,
     );

@@ -9,8 +9,10 @@ import {
   jsonBody,
   jsonResponse,
   PARTNER_COMMON_ERRORS,
+  PageFields,
   PageQuery,
-  pageOffset,
+  pageFields,
+  pageWindow,
   Timestamp,
 } from "../../openapi.js";
 import { createRouter } from "../../router.js";
@@ -38,9 +40,7 @@ const ParSheetWithDocument = ParSheet.extend({
   document: z.record(z.string(), z.unknown()).openapi({ description: "The document as uploaded" }),
 }).openapi("ParSheetWithDocument");
 
-const ParSheetList = z
-  .object({ parSheets: z.array(ParSheet), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
-  .openapi("ParSheetList");
+const ParSheetList = z.object({ parSheets: z.array(ParSheet), ...PageFields }).openapi("ParSheetList");
 
 export const ParSheetParams = z.object({ parSheetId: z.string() });
 
@@ -102,11 +102,8 @@ parSheetsRouter.openapi(
   }),
   async (c) => {
     const page = c.req.valid("query");
-    const result = await listParSheets(c.var.deps.db, c.var.partner, { limit: page.limit, offset: pageOffset(page) });
-    return c.json(
-      { parSheets: result.rows.map(presentParSheet), page: page.page, limit: page.limit, total: result.total },
-      200,
-    );
+    const result = await listParSheets(c.var.deps.db, c.var.partner, pageWindow(page));
+    return c.json({ parSheets: result.rows.map(presentParSheet), ...pageFields(page, result.total) }, 200);
   },
 );
 

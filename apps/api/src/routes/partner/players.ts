@@ -7,8 +7,10 @@ import {
   errorResponses,
   jsonResponse,
   PARTNER_COMMON_ERRORS,
+  PageFields,
   PageQuery,
-  pageOffset,
+  pageFields,
+  pageWindow,
   Timestamp,
 } from "../../openapi.js";
 import { createRouter } from "../../router.js";
@@ -32,9 +34,7 @@ const Player = z
   })
   .openapi("Player");
 
-const PlayerSpins = z
-  .object({ spins: z.array(SpinResult), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
-  .openapi("PlayerSpins");
+const PlayerSpins = z.object({ spins: z.array(SpinResult), ...PageFields }).openapi("PlayerSpins");
 
 const getPlayerRoute = createRoute({
   method: "get",
@@ -87,7 +87,7 @@ export const playersRouter = createRouter()
   .openapi(listSpinsRoute, async (c) => {
     const player = await requirePlayer(c, c.req.valid("param").playerId);
     const page = c.req.valid("query");
-    const rows = await listPlayerSpins(c.var.deps.db, player.id, { limit: page.limit, offset: pageOffset(page) });
+    const rows = await listPlayerSpins(c.var.deps.db, player.id, pageWindow(page));
     return c.json(
       {
         spins: rows.map((row) =>
@@ -104,10 +104,8 @@ export const playersRouter = createRouter()
             createdAt: row.createdAt,
           }),
         ),
-        page: page.page,
-        limit: page.limit,
-        // Kept in step with the spins table: both are written by the same statement.
-        total: player.totalSpins,
+        // The total is kept in step with the spins table: both are written by the same statement.
+        ...pageFields(page, player.totalSpins),
       },
       200,
     );

@@ -7,16 +7,23 @@ import {
   transitionSettlementReport,
 } from "@outcomes/db";
 import type { PartnerAuth } from "../../context.js";
-import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS, PageQuery, pageOffset } from "../../openapi.js";
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  PARTNER_COMMON_ERRORS,
+  PageFields,
+  PageQuery,
+  pageFields,
+  pageWindow,
+} from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { ReportDateParams, reportDatePathGuard, SettlementReport } from "../settlement-schemas.js";
 
 const SettlementReportList = z
   .object({
     reports: z.array(SettlementReport),
-    page: z.number().int(),
-    limit: z.number().int(),
-    total: z.number().int(),
+    ...PageFields,
   })
   .openapi("SettlementReportList");
 
@@ -56,16 +63,11 @@ settlementsRouter.openapi(
   }),
   async (c) => {
     const page = c.req.valid("query");
-    const result = await listSettlementReports(c.var.deps.db, c.var.partner, {
-      limit: page.limit,
-      offset: pageOffset(page),
-    });
+    const result = await listSettlementReports(c.var.deps.db, c.var.partner, pageWindow(page));
     return c.json(
       {
         reports: result.reports.map(presentSettlementReport),
-        page: page.page,
-        limit: page.limit,
-        total: result.total,
+        ...pageFields(page, result.total),
       },
       200,
     );

@@ -12,7 +12,7 @@ import type { Context } from "hono";
 import type { ZodError } from "zod";
 import type { AppEnv } from "../../context.js";
 import { formatPath, validationError } from "../../errors.js";
-import { Timestamp } from "../../openapi.js";
+import { PageFields, Timestamp } from "../../openapi.js";
 
 /** Registration waits at most this long for DNS; a host that does not answer is vetted at delivery. */
 const REGISTRATION_DNS_TIMEOUT_MS = 2000;
@@ -58,9 +58,7 @@ export const Webhook = z
   .object({ ...webhookFields, deletedAt: Timestamp.nullable() })
   .openapi("Webhook", { description: "A webhook as listed (never its secret); deleted ones stay, inactive" });
 
-export const WebhookList = z
-  .object({ webhooks: z.array(Webhook), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
-  .openapi("WebhookList");
+export const WebhookList = z.object({ webhooks: z.array(Webhook), ...PageFields }).openapi("WebhookList");
 
 export const Delivery = z
   .object({
@@ -77,9 +75,7 @@ export const Delivery = z
   })
   .openapi("WebhookDelivery");
 
-export const DeliveryList = z
-  .object({ deliveries: z.array(Delivery), page: z.number().int(), limit: z.number().int(), total: z.number().int() })
-  .openapi("WebhookDeliveryList");
+export const DeliveryList = z.object({ deliveries: z.array(Delivery), ...PageFields }).openapi("WebhookDeliveryList");
 
 export const WebhookParams = z.object({
   webhookId: z

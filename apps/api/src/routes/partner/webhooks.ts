@@ -10,7 +10,15 @@ import {
   requireOwnWebhook,
 } from "@outcomes/db";
 import { enqueueDeliveries } from "@outcomes/queue";
-import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS, PageQuery, pageOffset } from "../../openapi.js";
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  PARTNER_COMMON_ERRORS,
+  PageQuery,
+  pageFields,
+  pageWindow,
+} from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import {
   assertWebhookUrl,
@@ -70,11 +78,8 @@ webhooksRouter.openapi(
   }),
   async (c) => {
     const page = c.req.valid("query");
-    const result = await listWebhooks(c.var.deps.db, c.var.partner, { limit: page.limit, offset: pageOffset(page) });
-    return c.json(
-      { webhooks: result.rows.map(presentWebhook), page: page.page, limit: page.limit, total: result.total },
-      200,
-    );
+    const result = await listWebhooks(c.var.deps.db, c.var.partner, pageWindow(page));
+    return c.json({ webhooks: result.rows.map(presentWebhook), ...pageFields(page, result.total) }, 200);
   },
 );
 
@@ -112,11 +117,8 @@ webhooksRouter.openapi(
     const { deps, partner } = c.var;
     const webhook = await requireOwnWebhook(deps.db, partner, c.req.valid("param").webhookId);
     const page = c.req.valid("query");
-    const result = await listDeliveries(deps.db, webhook.id, { limit: page.limit, offset: pageOffset(page) });
-    return c.json(
-      { deliveries: result.rows.map(presentDelivery), page: page.page, limit: page.limit, total: result.total },
-      200,
-    );
+    const result = await listDeliveries(deps.db, webhook.id, pageWindow(page));
+    return c.json({ deliveries: result.rows.map(presentDelivery), ...pageFields(page, result.total) }, 200);
   },
 );
 
