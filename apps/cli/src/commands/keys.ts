@@ -62,7 +62,7 @@ export function registerKeyCommands(program: Command, action: ActionFactory) {
       action(async (ctx, [partnerId], options) => {
         const { page, limit, offset } = pageOf(options);
         const result = await listApiKeys(ctx.db(), partnerId!, { limit, offset });
-        const views = result.apiKeys.map(presentApiKey);
+        const views = result.rows.map(presentApiKey);
         const now = Date.now();
         ctx.print({ apiKeys: views, page, limit, total: result.total }, () =>
           [

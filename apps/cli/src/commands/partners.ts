@@ -54,7 +54,7 @@ export function registerPartnerCommands(program: Command, action: ActionFactory)
       action(async (ctx, _args, options) => {
         const { page, limit, offset } = pageOf(options);
         const result = await listPartners(ctx.db(), { limit, offset });
-        const views = result.partners.map(presentPartner);
+        const views = result.rows.map(presentPartner);
         ctx.print({ partners: views, page, limit, total: result.total }, () =>
           [
             table(

@@ -99,7 +99,7 @@ export function registerSettlementCommands(program: Command, action: ActionFacto
         await requirePartner(ctx.db(), partnerId!);
         const owner = { partnerId: partnerId!, environment: options.environment };
         const result = await listSettlementReports(ctx.db(), owner, { limit, offset });
-        const views = result.reports.map(presentSettlementReport);
+        const views = result.rows.map(presentSettlementReport);
         ctx.print({ reports: views, page, limit, total: result.total }, () =>
           [
             table(

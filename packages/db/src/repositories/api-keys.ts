@@ -14,6 +14,7 @@ import {
 import { count, desc, eq } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { apiKeys } from "../schema/api-keys.js";
+import type { Paged, PageWindow } from "./paging.js";
 import { requirePartner } from "./partners.js";
 
 export type ApiKeyRecord = typeof apiKeys.$inferSelect;
@@ -117,11 +118,7 @@ export async function issueApiKey(
   );
 }
 
-export async function listApiKeys(
-  db: Database,
-  partnerId: string,
-  page: { limit: number; offset: number },
-): Promise<{ apiKeys: ApiKeyRecord[]; total: number }> {
+export async function listApiKeys(db: Database, partnerId: string, page: PageWindow): Promise<Paged<ApiKeyRecord>> {
   await requirePartner(db, partnerId);
   const [rows, totals] = await Promise.all([
     db
@@ -133,7 +130,7 @@ export async function listApiKeys(
       .offset(page.offset),
     db.select({ total: count() }).from(apiKeys).where(eq(apiKeys.partnerId, partnerId)),
   ]);
-  return { apiKeys: rows, total: totals[0]?.total ?? 0 };
+  return { rows, total: totals[0]?.total ?? 0 };
 }
 
 /** The partner's key, locked for update: unknown partner KS-4209, unknown key KS-4212, another's KS-4213. */

@@ -2,6 +2,7 @@ import { couldBeId, type Environment, ServiceError } from "@outcomes/core";
 import { and, asc, count, desc, eq, gte, sql } from "drizzle-orm";
 import type { Database } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
+import type { PageWindow } from "./paging.js";
 import { createRedelivery, type DeliveryRecord, type DeliveryView, presentDelivery } from "./webhooks.js";
 
 /** A delivery as operators see it: the partner's view plus whose webhook it went to. */
@@ -34,7 +35,7 @@ export function presentOperatorDelivery(row: DeliveryWithOwner): OperatorDeliver
 export async function listDeliveriesForOperator(
   db: Database,
   filter: DeliveryFilter,
-  page: { limit: number; offset: number },
+  page: PageWindow,
 ): Promise<{ rows: DeliveryWithOwner[]; total: number }> {
   const where = and(
     filter.status !== undefined ? eq(webhookDeliveries.status, filter.status) : undefined,

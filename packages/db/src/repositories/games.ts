@@ -3,6 +3,7 @@ import { and, asc, count, eq } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { games } from "../schema/games.js";
 import { parSheets } from "../schema/par-sheets.js";
+import type { PageWindow } from "./paging.js";
 import type { SheetOwner } from "./par-sheets.js";
 import { isUniqueViolation } from "./pg-errors.js";
 
@@ -100,7 +101,7 @@ export async function createGame(
 export async function listGames(
   db: Database,
   owner: GameOwner,
-  page: { limit: number; offset: number },
+  page: PageWindow,
 ): Promise<{ rows: GameWithRtp[]; total: number }> {
   const mine = and(eq(games.partnerId, owner.partnerId), eq(games.environment, owner.environment));
   const [rows, [totals]] = await Promise.all([

@@ -4,6 +4,7 @@ export * from "./delivery-operator.js";
 export * from "./events.js";
 export * from "./games.js";
 export * from "./idempotency-keys.js";
+export * from "./paging.js";
 export * from "./par-sheets.js";
 export * from "./partners.js";
 export * from "./pg-errors.js";

@@ -2,6 +2,7 @@ import { couldBeId, type DrawMode, type Environment, newId, type ParSheetAnalysi
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { parSheets } from "../schema/par-sheets.js";
+import type { PageWindow } from "./paging.js";
 
 export type ParSheetRecord = typeof parSheets.$inferSelect;
 export type ParSheetStatus = ParSheetRecord["status"];
@@ -77,7 +78,7 @@ export async function insertParSheet(
 export async function listParSheets(
   db: Database,
   owner: SheetOwner,
-  page: { limit: number; offset: number },
+  page: PageWindow,
 ): Promise<{ rows: ParSheetRecord[]; total: number }> {
   const mine = and(eq(parSheets.partnerId, owner.partnerId), eq(parSheets.environment, owner.environment));
   const [rows, [totals]] = await Promise.all([
@@ -111,7 +112,7 @@ export async function listParSheetsForOperator(
     environment?: Environment | undefined;
     status?: ParSheetStatus | undefined;
   },
-  page: { limit: number; offset: number },
+  page: PageWindow,
 ): Promise<{ rows: ParSheetRecord[]; total: number }> {
   const where = and(
     filter.partnerId !== undefined ? eq(parSheets.partnerId, filter.partnerId) : undefined,

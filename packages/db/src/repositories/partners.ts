@@ -2,6 +2,7 @@ import { couldBeId, newId, type PartnerInput, partnerInputProblems, ServiceError
 import { count, desc, eq } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { partners } from "../schema/partners.js";
+import type { Paged, PageWindow } from "./paging.js";
 import { isUniqueViolation } from "./pg-errors.js";
 
 export type PartnerRecord = typeof partners.$inferSelect;
@@ -50,10 +51,7 @@ export async function createPartner(db: Database, input: PartnerInput): Promise<
 }
 
 /** Newest first (ids are time-ordered, so they break ties in creation time). */
-export async function listPartners(
-  db: Database,
-  page: { limit: number; offset: number },
-): Promise<{ partners: PartnerRecord[]; total: number }> {
+export async function listPartners(db: Database, page: PageWindow): Promise<Paged<PartnerRecord>> {
   const [rows, totals] = await Promise.all([
     db
       .select()
@@ -63,7 +61,7 @@ export async function listPartners(
       .offset(page.offset),
     db.select({ total: count() }).from(partners),
   ]);
-  return { partners: rows, total: totals[0]?.total ?? 0 };
+  return { rows, total: totals[0]?.total ?? 0 };
 }
 
 /**

@@ -15,6 +15,7 @@ import { partners } from "../schema/partners.js";
 import { settlementReports } from "../schema/settlement-reports.js";
 import { spins } from "../schema/spins.js";
 import { insertEvent } from "./events.js";
+import type { Paged, PageWindow } from "./paging.js";
 import { computeReportFigures, type FigureSource, type ReportFigures, type ReportKey } from "./settlement-figures.js";
 import { figuresOf, reportReadyData, type SettlementReportRecord, sameFigures } from "./settlement-view.js";
 
@@ -128,13 +129,13 @@ export async function requireSettlementReport(db: Executor, key: ReportKey): Pro
 export async function listSettlementReports(
   db: Database,
   owner: { partnerId: string; environment: ReportKey["environment"] },
-  page: { limit: number; offset: number },
-): Promise<{ reports: SettlementReportRecord[]; total: number }> {
+  page: PageWindow,
+): Promise<Paged<SettlementReportRecord>> {
   const where = and(
     eq(settlementReports.partnerId, owner.partnerId),
     eq(settlementReports.environment, owner.environment),
   );
-  const [reports, totals] = await Promise.all([
+  const [rows, totals] = await Promise.all([
     db
       .select()
       .from(settlementReports)
@@ -144,7 +145,7 @@ export async function listSettlementReports(
       .offset(page.offset),
     db.select({ total: count() }).from(settlementReports).where(where),
   ]);
-  return { reports, total: totals[0]?.total ?? 0 };
+  return { rows, total: totals[0]?.total ?? 0 };
 }
 
 async function findSettlementReport(db: Executor, key: ReportKey): Promise<SettlementReportRecord | undefined> {

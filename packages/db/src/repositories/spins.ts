@@ -2,6 +2,7 @@ import type { Environment, Presentation, QueuedOutcome } from "@outcomes/core";
 import { desc, eq } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { spins } from "../schema/spins.js";
+import type { PageWindow } from "./paging.js";
 import { isUniqueViolation } from "./pg-errors.js";
 import type { SqlClient } from "./sql-client.js";
 
@@ -98,11 +99,7 @@ function constraintName(error: unknown): string | undefined {
 }
 
 /** A player's spins, newest first. */
-export async function listPlayerSpins(
-  db: Executor,
-  playerId: number,
-  page: { limit: number; offset: number },
-): Promise<SpinRecord[]> {
+export async function listPlayerSpins(db: Executor, playerId: number, page: PageWindow): Promise<SpinRecord[]> {
   return db
     .select()
     .from(spins)

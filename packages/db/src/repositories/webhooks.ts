@@ -3,6 +3,7 @@ import { couldBeId, type Environment, type EventType, newId, ServiceError, WEBHO
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
+import type { PageWindow } from "./paging.js";
 
 export type WebhookRecord = typeof webhooks.$inferSelect;
 export type DeliveryRecord = typeof webhookDeliveries.$inferSelect;
@@ -83,7 +84,7 @@ export async function createWebhook(
 }
 
 /** Newest first, soft-deleted ones included (they are the audit trail). */
-export async function listWebhooks(db: Database, owner: WebhookOwner, page: { limit: number; offset: number }) {
+export async function listWebhooks(db: Database, owner: WebhookOwner, page: PageWindow) {
   const mine = and(eq(webhooks.partnerId, owner.partnerId), eq(webhooks.environment, owner.environment));
   const [rows, [total]] = await Promise.all([
     db
@@ -142,7 +143,7 @@ export async function deleteWebhook(db: Database, owner: WebhookOwner, webhookId
 }
 
 /** Newest first. */
-export async function listDeliveries(db: Database, webhookId: string, page: { limit: number; offset: number }) {
+export async function listDeliveries(db: Database, webhookId: string, page: PageWindow) {
   const ofWebhook = eq(webhookDeliveries.webhookId, webhookId);
   const [rows, [total]] = await Promise.all([
     db

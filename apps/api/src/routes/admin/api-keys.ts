@@ -83,7 +83,7 @@ apiKeysRouter.openapi(
   async (c) => {
     const page = c.req.valid("query");
     const result = await listApiKeys(c.var.deps.db, c.req.valid("param").partnerId, pageWindow(page));
-    return c.json({ apiKeys: result.apiKeys.map(presentApiKey), ...pageFields(page, result.total) }, 200);
+    return c.json({ apiKeys: result.rows.map(presentApiKey), ...pageFields(page, result.total) }, 200);
   },
 );
 

@@ -71,7 +71,7 @@ partnersRouter.openapi(
   async (c) => {
     const page = c.req.valid("query");
     const result = await listPartners(c.var.deps.db, pageWindow(page));
-    return c.json({ partners: result.partners.map(presentPartner), ...pageFields(page, result.total) }, 200);
+    return c.json({ partners: result.rows.map(presentPartner), ...pageFields(page, result.total) }, 200);
   },
 );
 

@@ -66,7 +66,7 @@ settlementsRouter.openapi(
     const result = await listSettlementReports(c.var.deps.db, c.var.partner, pageWindow(page));
     return c.json(
       {
-        reports: result.reports.map(presentSettlementReport),
+        reports: result.rows.map(presentSettlementReport),
         ...pageFields(page, result.total),
       },
       200,
