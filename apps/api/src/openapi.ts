@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES, type ErrorCode } from "@outcomes/core";
+import type { PageWindow } from "@outcomes/db";
 
 /** The error body every route may answer with. */
 export const ErrorBody = z
@@ -52,7 +53,7 @@ export const PageQuery = z.object({
 export type Page = z.infer<typeof PageQuery>;
 
 /** The rows a page asks the repositories for. */
-export function pageWindow(page: Page): { limit: number; offset: number } {
+export function pageWindow(page: Page): PageWindow {
   return { limit: page.limit, offset: (page.page - 1) * page.limit };
 }
 
