@@ -1,6 +1,6 @@
-import { type Invalidation, publishInvalidation, type RedisKeys } from "@outcomes/queue";
+import { createWorkerRedis, type Invalidation, publishInvalidation, type RedisKeys } from "@outcomes/queue";
 import type { Logger } from "@outcomes/runtime";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { KeyVerifier } from "./auth/key-verifier.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
 
@@ -22,14 +22,17 @@ export async function announceChange(
   }
 }
 
-/** Subscribes one dedicated connection; caches are also bounded to 1 s, so a lost message only delays. */
+/**
+ * Subscribes one dedicated connection, which waits Redis out like a worker's (a subscriber never
+ * answers a request); caches are also bounded to 1 s, so a lost message only delays.
+ */
 export async function subscribeInvalidations(
   redisUrl: string,
   keys: RedisKeys,
   targets: { keyVerifier: KeyVerifier; maintenance: MaintenanceSwitch },
   logger: Logger,
 ): Promise<Redis> {
-  const subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const subscriber = createWorkerRedis(redisUrl);
   subscriber.on("error", (error) => logger.warn({ err: error }, "invalidation subscriber error"));
   subscriber.on("message", (_channel, message) => {
     if (message === "auth") targets.keyVerifier.invalidate();
