@@ -3,10 +3,9 @@ import { parseArgs } from "node:util";
 import {
   assertValidParSheet,
   draftBlock,
-  entriesTextOf,
   newId,
   OutcomeDrawer,
-  queuedItems,
+  queuedItemsText,
   SAMPLE_PAR_SHEET,
 } from "@outcomes/core";
 import { createDatabase, createGame, insertParSheet, migrateDatabase, partners } from "@outcomes/db";
@@ -16,13 +15,13 @@ import { createLogger } from "@outcomes/runtime";
 import postgres from "postgres";
 
 /**
- * `npx tsx scripts/bench-blocks.ts [--block-size 10000] [--blocks 10]`
+ * `npx tsx scripts/bench-blocks.ts [--block-size 10000] [--blocks 4] [--runs 7]`
  *
- * Measures outcome generation on this machine: drawing alone (entries text, SHA-256 commitment and
- * queue items of the sample sheet, in memory), then the whole reserve fill against the local
- * Postgres and Redis (seal in Postgres, load into the Redis list) for an independent and a
- * finite_pool game, then a rebuild of a lost list from Postgres. Uses a database and a Redis
- * prefix of its own and removes both.
+ * Measures outcome generation on this machine: drawing alone (binary entries, SHA-256 commitment
+ * and queue items of the sample sheet, in memory), then the whole reserve fill against the local
+ * Postgres and Redis (seal in Postgres, load into the Redis list) for fresh games: one block and a
+ * fill to `--blocks` ready blocks (median of `--runs`), a finite_pool fill, and a rebuild of a lost
+ * list from Postgres. Uses a database and a Redis prefix of its own and removes both.
  */
 const { values } = parseArgs({
   options: {
@@ -32,11 +31,13 @@ const { values } = parseArgs({
     },
     "redis-url": { type: "string", default: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" },
     "block-size": { type: "string", default: "10000" },
-    blocks: { type: "string", default: "10" },
+    blocks: { type: "string", default: "4" },
+    runs: { type: "string", default: "7" },
   },
 });
 const blockSize = Number(values["block-size"]);
 const blockCount = Number(values.blocks);
+const runs = Number(values.runs);
 const rate = (outcomes: number, ms: number) => `${Math.round((outcomes / ms) * 1000).toLocaleString("en")} outcomes/s`;
 
 function drawingOnly(): string {
@@ -45,9 +46,7 @@ function drawingOnly(): string {
     ...[1, 2, 3].map(() => {
       const started = performance.now();
       for (let outcomes = 0; outcomes < 1_000_000; outcomes += blockSize) {
-        const draft = draftBlock(drawer, drawer.drawTiers(blockSize));
-        entriesTextOf(draft);
-        queuedItems(draft, 1);
+        queuedItemsText(draftBlock(drawer, drawer.drawTiers(blockSize)), 1);
       }
       return 1_000_000 / (performance.now() - started);
     }),
@@ -66,12 +65,13 @@ const keys = redisKeys(`bench-blocks:${randomBytes(4).toString("hex")}`);
 const owner = { partnerId: newId("ptr"), environment: "sandbox" as const };
 await database.db.insert(partners).values({ id: owner.partnerId, slug: owner.partnerId.toLowerCase(), name: "Bench" });
 
-async function fill(drawMode: "independent" | "finite_pool") {
+let games = 0;
+async function fill(drawMode: "independent" | "finite_pool", blocks = blockCount) {
   const document = { ...SAMPLE_PAR_SHEET, drawMode };
   const sheet = await insertParSheet(database.db, owner, assertValidParSheet(document), JSON.stringify(document));
   const game = await createGame(database.db, owner, {
     parSheetId: sheet.id,
-    name: drawMode,
+    name: `${drawMode} ${++games}`,
     minWagerMicros: null,
     maxWagerMicros: 100_000_000,
     largeWinThresholdMicros: null,
@@ -81,7 +81,7 @@ async function fill(drawMode: "independent" | "finite_pool") {
     redis,
     keys,
     logger: createLogger("silent", "bench"),
-    targets: { blockSize, minReadyBlocks: 1, targetReadyBlocks: blockCount },
+    targets: { blockSize, minReadyBlocks: 1, targetReadyBlocks: blocks },
   };
   const started = performance.now();
   const result = await fillReserve(deps, game.id);
@@ -89,12 +89,22 @@ async function fill(drawMode: "independent" | "finite_pool") {
   return {
     game,
     deps,
+    rate: (result.outcomesSealed / ms) * 1000,
     line: `${drawMode}: ${result.outcomesSealed} outcomes sealed and loaded in ${Math.round(ms)} ms, ${rate(result.outcomesSealed, ms)}`,
   };
 }
 
 try {
   console.log(`drawing only (sample sheet, best of 3 × 1,000,000): ${drawingOnly()}`);
+  const median = async (blocks: number) => {
+    const rates: number[] = [];
+    for (let run = 0; run < runs; run++) rates.push((await fill("independent", blocks)).rate);
+    rates.sort((a, b) => a - b);
+    const shown = rates.map((value) => Math.round(value / 1000)).join(" / ");
+    return `median ${Math.round(rates[Math.floor(runs / 2)] ?? 0).toLocaleString("en")} outcomes/s (runs, thousands/s: ${shown})`;
+  };
+  console.log(`one block of ${blockSize}, fresh game: ${await median(1)}`);
+  console.log(`fill to ${blockCount} blocks, fresh game: ${await median(blockCount)}`);
   const independent = await fill("independent");
   console.log(independent.line);
   console.log((await fill("finite_pool")).line);

@@ -44,11 +44,16 @@ async function gameWithReserve(ready: number, queued: number): Promise<number> {
     .returning({ id: games.id });
   const gameId = game?.id ?? 0;
   const statuses = ["serving", ...Array.from({ length: ready }, () => "ready" as const)] as const;
-  await api.database.db
-    .insert(blocks)
-    .values(
-      statuses.map((status, sequence) => ({ gameId, sequence, size: 3, entries: Buffer.from("[]"), commitment: "x", status })),
-    );
+  await api.database.db.insert(blocks).values(
+    statuses.map((status, sequence) => ({
+      gameId,
+      sequence,
+      size: 3,
+      entries: Buffer.from("[]"),
+      commitment: "x",
+      status,
+    })),
+  );
   if (queued > 0) await api.deps.redis.rpush(api.deps.keys.outcomeQueue(gameId), ...Array(queued).fill("o"));
   return gameId;
 }

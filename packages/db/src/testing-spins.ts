@@ -86,7 +86,7 @@ export async function insertFixtureSpins(db: Database, fixture: SpinFixture, row
       gameId,
       sequence: next!.sequence,
       size: rows.length,
-      entries: "[]",
+      entries: Buffer.from("[]"),
       commitment: "fixture",
       status: "exhausted",
     })

@@ -1,11 +1,19 @@
-import { assertValidParSheet, OutcomeDrawer, type ParSheetAnalysis, queuedItemsText } from "@outcomes/core";
+import { assertValidParSheet, OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
 import { type Database, readyBlockCount } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import { countBlockGenerated, type Logger } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
-import { appendOutcomes } from "./outcome-list.js";
+import { sealAndLoad } from "./pipeline.js";
 import { reconcileOutcomeList } from "./recovery.js";
-import { armLowReserve, lockGame, sealNextBlock } from "./seal.js";
+import { armLowReserve, lockGame } from "./seal.js";
+
+/**
+ * Outcomes one turn (one hold of the game's lock) generates at most: about 0.1 s of work, the
+ * longest a spin starting a block or a PATCH of the game waits. A TARGET fill at the default sizes
+ * (4 × 10,000) is one turn; at least one block per turn whatever BLOCK_SIZE is.
+ */
+const OUTCOMES_PER_TURN = 100_000;
+const blocksPerTurn = (blockSize: number) => Math.max(1, Math.floor(OUTCOMES_PER_TURN / blockSize));
 
 export interface ReserveTargets {
   blockSize: number;
@@ -54,12 +62,13 @@ export function reserveTargets(env: {
 }
 
 /**
- * Fills the game's reserve to TARGET_READY_BLOCKS ready blocks. One block per turn, each turn under
- * the game's Postgres row lock: reconcile the Redis list with the record (rebuild a lost list, load
- * blocks sealed but never loaded), count ready blocks, then seal the next block in its own committed
- * transaction and load it into the list in one script. Two generators of one game take turns and
- * never seal the same sequence or load out of order; the spin path waits at most one block's
- * generation for its block-start bookkeeping. Reaching the target re-arms `block.low_reserve`.
+ * Fills the game's reserve to TARGET_READY_BLOCKS ready blocks, in turns, each under the game's
+ * Postgres row lock: reconcile the Redis list with the record (rebuild a lost list, load blocks
+ * sealed but never loaded), count ready blocks, then seal the missing blocks (up to
+ * OUTCOMES_PER_TURN), each committed before it is loaded into the list in one script, drawing,
+ * sealing and loading overlapped (pipeline.ts). Two generators of one game take turns and never
+ * seal the same sequence or load out of order; the spin path waits at most one turn for its
+ * block-start bookkeeping. Reaching the target re-arms `block.low_reserve`.
  */
 export async function fillReserve(
   deps: ReserveDeps,
@@ -100,27 +109,36 @@ export async function fillReserve(
       progress.readyBlocks = await readyBlockCount(lock, gameId);
       if (progress.readyBlocks >= target) {
         if (!game.lowReserveArmed) await armLowReserve(lock, gameId);
+        await onProgress?.({ ...progress });
         return true;
       }
       if (!drawing) {
         const sheet = assertValidParSheet(game.document);
         drawing = { sheet, drawer: new OutcomeDrawer(sheet) };
       }
-      const sealed = await sealNextBlock(deps.db, gameId, drawing.sheet, drawing.drawer, deps.targets.blockSize);
-      await appendOutcomes(
-        deps.redis,
-        deps.keys,
+      const count = Math.min(target - progress.readyBlocks, blocksPerTurn(deps.targets.blockSize));
+      await sealAndLoad({
+        db: deps.db,
+        redis: deps.redis,
+        keys: deps.keys,
         gameId,
-        queuedItemsText(sealed.draft, sealed.blockId),
-        sealed.sequence,
-      );
-      progress.blocksSealed++;
-      progress.outcomesSealed += sealed.draft.size;
-      countBlockGenerated(gameId, sealed.draft.size);
-      progress.readyBlocks++;
-      return false;
+        sheet: drawing.sheet,
+        drawer: drawing.drawer,
+        blockSize: deps.targets.blockSize,
+        count,
+        onLoaded: async (sealed) => {
+          progress.blocksSealed++;
+          progress.outcomesSealed += sealed.draft.size;
+          progress.readyBlocks++;
+          countBlockGenerated(gameId, sealed.draft.size);
+          await onProgress?.({ ...progress });
+        },
+      });
+      // Block starts take this lock too, so the count is still exact: no recount, no extra turn.
+      if (progress.readyBlocks < target) return false;
+      if (!game.lowReserveArmed) await armLowReserve(lock, gameId);
+      return true;
     });
-    await onProgress?.({ ...progress });
     if (done) return progress;
   }
 }

@@ -1,4 +1,4 @@
-import { decodeBlockEntries, encodeQueuedOutcome } from "@outcomes/core";
+import { blockQueueItems, QUEUE_ITEM_SEPARATOR } from "@outcomes/core";
 import { blocks, type Database, spins } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import { sql } from "drizzle-orm";
@@ -30,30 +30,35 @@ export async function reconcileOutcomeList(
   const last = await lastSequence(db, gameId);
   if (marker === null) {
     if (last === 0) return { rebuiltOutcomes: null, appendedOutcomes: 0 };
-    const items = await unservedItems(db, gameId, 0);
+    const { items, count } = await unservedItems(db, gameId, 0);
     await replaceOutcomes(redis, keys, gameId, items, last);
-    return { rebuiltOutcomes: items.length, appendedOutcomes: 0 };
+    return { rebuiltOutcomes: count, appendedOutcomes: 0 };
   }
   if (marker >= last) return { rebuiltOutcomes: null, appendedOutcomes: 0 };
-  const items = await unservedItems(db, gameId, marker);
+  const { items, count } = await unservedItems(db, gameId, marker);
   await appendOutcomes(redis, keys, gameId, items, last);
-  return { rebuiltOutcomes: null, appendedOutcomes: items.length };
+  return { rebuiltOutcomes: null, appendedOutcomes: count };
 }
 
 /**
  * Every outcome of the game's blocks after `afterSequence` that no spin has used, in block then
- * index order, as queue items. Exhausted blocks are skipped except the most recent few.
+ * index order, as newline-separated queue items. Exhausted blocks are skipped except the most
+ * recent few.
  */
-export async function unservedItems(db: Database, gameId: number, afterSequence: number): Promise<string[]> {
+export async function unservedItems(
+  db: Database,
+  gameId: number,
+  afterSequence: number,
+): Promise<{ items: Buffer; count: number }> {
   // bigint ids come back from postgres.js as strings.
-  const candidates = await db.execute<{ id: string; entries: string }>(sql`
-    select id, entries from ${blocks}
+  const candidates = await db.execute<{ id: string; size: number; entries: Buffer }>(sql`
+    select id, size, entries from ${blocks}
     where game_id = ${gameId} and sequence > ${afterSequence}
       and (status <> 'exhausted' or id in (
         select id from ${blocks} where game_id = ${gameId} and status = 'exhausted'
         order by sequence desc limit ${RECENT_EXHAUSTED_BLOCKS}))
     order by sequence`);
-  if (candidates.length === 0) return [];
+  if (candidates.length === 0) return { items: Buffer.alloc(0), count: 0 };
   const ids = candidates.map((block) => block.id);
   const served = await db.execute<{ block_id: string; outcome_index: number }>(sql`
     select block_id, outcome_index from ${spins}
@@ -61,13 +66,23 @@ export async function unservedItems(db: Database, gameId: number, afterSequence:
       ids.map((id) => sql`${id}`),
       sql`, `,
     )})`);
-  const used = new Set(served.map((spin) => `${spin.block_id}:${spin.outcome_index}`));
-  const items: string[] = [];
-  for (const block of candidates) {
-    const blockId = Number(block.id);
-    decodeBlockEntries(block.entries).forEach((outcome, index) => {
-      if (!used.has(`${blockId}:${index}`)) items.push(encodeQueuedOutcome({ ...outcome, blockId, index }));
-    });
+  const used = new Map<string, Set<number>>();
+  for (const spin of served) {
+    const indexes = used.get(spin.block_id) ?? new Set<number>();
+    indexes.add(spin.outcome_index);
+    used.set(spin.block_id, indexes);
   }
-  return items;
+  const parts: Buffer[] = [];
+  let count = 0;
+  for (const block of candidates) {
+    const skipped = used.get(block.id);
+    const items = blockQueueItems(block.entries, Number(block.id), skipped && ((index) => skipped.has(index)));
+    if (items.length === 0) continue;
+    if (parts.length > 0) parts.push(SEPARATOR);
+    parts.push(items);
+    count += block.size - (skipped?.size ?? 0);
+  }
+  return { items: Buffer.concat(parts), count };
 }
+
+const SEPARATOR = Buffer.from([QUEUE_ITEM_SEPARATOR]);

@@ -1,11 +1,4 @@
-import {
-  type BlockDraft,
-  draftBlock,
-  entriesTextOf,
-  type OutcomeDrawer,
-  type ParSheetAnalysis,
-  shuffledCycle,
-} from "@outcomes/core";
+import { type BlockDraft, draftBlock, type OutcomeDrawer, type ParSheetAnalysis, shuffledCycle } from "@outcomes/core";
 import { blocks, type Database, games, parSheets, poolCycles, type Transaction } from "@outcomes/db";
 import { sql } from "drizzle-orm";
 
@@ -83,7 +76,7 @@ export async function sealNextBlock(
         cycle: slice.cycle,
         cycleOffset: slice.offset,
         size: draft.size,
-        entries: entriesTextOf(draft),
+        entries: draft.entries,
         commitment: draft.commitment,
         status: "ready",
       })
@@ -91,6 +84,23 @@ export async function sealNextBlock(
     if (!row) throw new Error("block insert returned no row");
     return { blockId: row.id, sequence, draft };
   });
+}
+
+/**
+ * Seals an independent block drawn beforehand (its tiers do not depend on the record) in one
+ * autocommitted statement: the next sequence is taken in the same statement, so the block is in
+ * the record, committed, when this returns, with one round trip instead of four (BEGIN, look-up,
+ * insert, COMMIT). Call it under the game's lock; the unique (game_id, sequence) index backs that up.
+ */
+export async function sealDrawnBlock(db: Database, gameId: number, draft: BlockDraft): Promise<SealedBlock> {
+  // bigint ids come back from postgres.js as strings.
+  const [row] = await db.execute<{ id: string; sequence: number }>(sql`
+    insert into ${blocks} (game_id, sequence, size, entries, commitment, status)
+    select ${gameId}, coalesce(max(sequence), 0) + 1, ${draft.size}, ${draft.entries}, ${draft.commitment}, 'ready'
+    from ${blocks} where game_id = ${gameId}
+    returning id, sequence`);
+  if (!row) throw new Error("block insert returned no row");
+  return { blockId: Number(row.id), sequence: row.sequence, draft };
 }
 
 /**

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { decodeQueuedOutcome, encodeQueuedOutcome } from "../outcome.js";
 import { assertValidParSheet } from "./analyze.js";
-import { decodeBlockEntries, draftBlock, entriesTextOf, queuedItems, queuedItemsText } from "./block.js";
+import { blockQueueItems, decodeBlockEntries, draftBlock, queuedItems, queuedItemsText } from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
+import { EntryCodec } from "./entries.js";
 import { SAMPLE_PAR_SHEET } from "./sample-sheet.js";
 
 describe("queuedItemsText", () => {
@@ -12,7 +13,7 @@ describe("queuedItemsText", () => {
     const draft = draftBlock(drawer, drawer.drawTiers(1_000));
     const text = queuedItemsText(draft, 1_234_567_890).toString("latin1");
     expect(text.split("\n")).toEqual(queuedItems(draft, 1_234_567_890));
-    const outcomes = decodeBlockEntries(entriesTextOf(draft));
+    const outcomes = decodeBlockEntries(draft.entries);
     text.split("\n").forEach((item, index) => {
       expect(item).toBe(encodeQueuedOutcome({ ...outcomes[index]!, blockId: 1_234_567_890, index }));
       expect(decodeQueuedOutcome(item).index).toBe(index);
@@ -23,5 +24,32 @@ describe("queuedItemsText", () => {
     const one = draftBlock(drawer, drawer.drawTiers(1));
     expect(queuedItemsText(one, 5).toString("latin1")).toBe(queuedItems(one, 5)[0]);
     expect(queuedItemsText(draftBlock(drawer, new Uint8Array(0)), 5).length).toBe(0);
+  });
+
+  it("leaves out the indexes a rebuild skips", () => {
+    const draft = draftBlock(drawer, drawer.drawTiers(10));
+    const all = queuedItems(draft, 9);
+    const kept = blockQueueItems(draft.entries, 9, (index) => index % 3 === 0).toString("latin1");
+    expect(kept.split("\n")).toEqual(all.filter((_, index) => index % 3 !== 0));
+  });
+
+  it("writes cell by cell when the columns are too many to precompute (20 symbols, 5 rows)", () => {
+    const symbols = Array.from({ length: 20 }, (_, index) => `S${index}`);
+    const codec = new EntryCodec({
+      reels: 2,
+      rows: 5,
+      symbols,
+      tiers: [
+        { name: "T0", multiplierMillionths: 0 },
+        { name: "T1", multiplierMillionths: 2_500_000 },
+      ],
+    });
+    const body = Buffer.from(Array.from({ length: 3 * codec.entryBytes }, (_, at) => (at % 11 === 0 ? 1 : at % 20)));
+    const entries = Buffer.concat([codec.headerFor(3), body]);
+    const outcomes = decodeBlockEntries(entries);
+    expect(outcomes[0]?.reelSymbols[1]).toHaveLength(5);
+    expect(blockQueueItems(entries, 4).toString("latin1").split("\n")).toEqual(
+      outcomes.map((outcome, index) => encodeQueuedOutcome({ ...outcome, blockId: 4, index })),
+    );
   });
 });

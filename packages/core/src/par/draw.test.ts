@@ -1,8 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { encodeQueuedOutcome } from "../outcome.js";
 import { assertValidParSheet } from "./analyze.js";
-import { type BlockDraft, decodeBlockEntries, draftBlock, entriesTextOf, queuedItems, verifyBlock } from "./block.js";
+import {
+  type BlockDraft,
+  commitmentOf,
+  decodeBlockEntries,
+  draftBlock,
+  queuedItems,
+  queuedItemsText,
+  verifyBlock,
+} from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
+import { EntryCodec } from "./entries.js";
 import { DigitSource, uniformBelow, WeightedPicker } from "./random.js";
 import { SAMPLE_PAR_SHEET, sampleParSheet } from "./sample-sheet.js";
 
@@ -16,7 +25,7 @@ for (const combination of SAMPLE_PAR_SHEET.combinations) {
 /** χ² critical values at significance 10⁻⁶ (a correct generator fails about once in a million runs). */
 const CHI_SQUARE_CRITICAL_1E6: Record<number, number> = { 1: 23.93, 4: 33.38, 6: 38.26 };
 
-const outcomesOf = (draft: BlockDraft) => decodeBlockEntries(entriesTextOf(draft));
+const outcomesOf = (draft: BlockDraft) => decodeBlockEntries(draft.entries);
 
 function chiSquare(observed: number[], expected: number[]): number {
   return observed.reduce(
@@ -103,18 +112,38 @@ describe("independent draws", () => {
 });
 
 describe("blocks", () => {
-  it("seals canonical entries with a SHA-256 commitment that verifies, and refuses a tampered text", () => {
+  it("seals canonical binary entries with a SHA-256 commitment that verifies, and refuses tampering", () => {
     const drawer = new OutcomeDrawer(sample);
     const draft = draftBlock(drawer, drawer.drawTiers(1000));
     expect(draft.commitment).toMatch(/^[0-9a-f]{64}$/);
-    const text = entriesTextOf(draft);
-    expect(verifyBlock(text, draft.commitment)).toBe(true);
-    const outcomes = decodeBlockEntries(text);
-    expect(JSON.stringify(outcomes.map((o) => ({ t: o.tier, m: o.multiplierMillionths, r: o.reelSymbols })))).toBe(
-      text,
-    );
-    const tampered = text.replace('"m":0', '"m":1000000000');
+    expect(verifyBlock(draft.entries, draft.commitment)).toBe(true);
+    const { codec, size, bodyStart } = EntryCodec.read(draft.entries);
+    expect(size).toBe(1000);
+    const { reels, rows } = SAMPLE_PAR_SHEET.layout;
+    expect(draft.entries.length).toBe(bodyStart + 1000 * (1 + reels * rows));
+    expect(codec.layout.symbols).toEqual(SAMPLE_PAR_SHEET.symbols.map((symbol) => symbol.id));
+    const outcomes = decodeBlockEntries(draft.entries);
+    expect(outcomes).toHaveLength(1000);
+    // One byte changed: the commitment no longer matches.
+    const tampered = Buffer.from(draft.entries);
+    tampered[bodyStart + 3] = ((tampered[bodyStart + 3] as number) + 1) % SAMPLE_PAR_SHEET.symbols.length;
     expect(verifyBlock(tampered, draft.commitment)).toBe(false);
+    // Right hash, not a canonical block: an index out of range, a truncated body.
+    const outOfRange = Buffer.from(draft.entries);
+    outOfRange[bodyStart] = 200;
+    expect(verifyBlock(outOfRange, commitmentOf(outOfRange))).toBe(false);
+    const truncated = draft.entries.subarray(0, draft.entries.length - 1);
+    expect(verifyBlock(truncated, commitmentOf(truncated))).toBe(false);
+  });
+
+  it("still decodes and verifies a legacy block stored as canonical JSON text", () => {
+    const outcomes = outcomesOf(draftBlock(new OutcomeDrawer(sample), new Uint8Array([0, 1, 2])));
+    const text = JSON.stringify(outcomes.map((o) => ({ t: o.tier, m: o.multiplierMillionths, r: o.reelSymbols })));
+    const bytes = Buffer.from(text, "latin1");
+    expect(verifyBlock(bytes, commitmentOf(text))).toBe(true);
+    expect(decodeBlockEntries(bytes)).toEqual(outcomes);
+    const spaced = Buffer.from(text.replace(",", ", "), "latin1");
+    expect(verifyBlock(spaced, commitmentOf(spaced))).toBe(false);
   });
 
   it("builds queue items identical to encodeQueuedOutcome", () => {
@@ -128,7 +157,7 @@ describe("blocks", () => {
 
   // Alone on this 2-core machine it runs at about 1.8 million outcomes/s (docs/game-math.md); the
   // suite's parallel files share the cores, so the guard here is a regression bound, not the target.
-  it("generates outcomes at hundreds of thousands per second (entries, commitment and queue items included)", () => {
+  it("generates outcomes at hundreds of thousands per second (binary entries, commitment and queue items)", () => {
     const drawer = new OutcomeDrawer(sample);
     // Best of three rounds: the rate of the code, not of whatever else shares the machine.
     const rates = [1, 2, 3].map(() => {
@@ -136,8 +165,8 @@ describe("blocks", () => {
       let outcomes = 0;
       while (outcomes < 200_000) {
         const draft = draftBlock(drawer, drawer.drawTiers(10_000));
-        entriesTextOf(draft);
-        outcomes += queuedItems(draft, 1).length;
+        queuedItemsText(draft, 1);
+        outcomes += draft.size;
       }
       return outcomes / ((performance.now() - started) / 1000);
     });

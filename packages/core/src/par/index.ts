@@ -1,6 +1,7 @@
 export * from "./analyze.js";
 export * from "./block.js";
 export * from "./draw.js";
+export * from "./entries.js";
 export * from "./pool.js";
 export type { Rational } from "./rational.js";
 export * from "./sample-sheet.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { payoutMicros } from "../money.js";
 import { assertValidParSheet } from "./analyze.js";
-import { decodeBlockEntries, draftBlock, entriesTextOf } from "./block.js";
+import { decodeBlockEntries, draftBlock } from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
 import { shuffledCycle } from "./pool.js";
 import { sampleParSheet } from "./sample-sheet.js";
@@ -42,7 +42,7 @@ describe("finite_pool cycles", () => {
     let served = 0;
     for (let offset = 0; offset < cycle.length; offset += 1000) {
       const block = draftBlock(drawer, cycle.subarray(offset, offset + 1000));
-      for (const outcome of decodeBlockEntries(entriesTextOf(block))) {
+      for (const outcome of decodeBlockEntries(block.entries)) {
         counts.set(outcome.tier, (counts.get(outcome.tier) ?? 0) + 1);
         paid += BigInt(payoutMicros(wagerMicros, outcome.multiplierMillionths));
         served++;

@@ -1,6 +1,8 @@
-import { bigint, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, customType, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, createdAt } from "./columns.js";
 import { games } from "./games.js";
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
 
 /**
  * A block of pre-computed outcomes, sealed (entries + SHA-256 commitment) before any is served.
@@ -22,10 +24,11 @@ export const blocks = pgTable(
     cycleOffset: integer("cycle_offset").notNull().default(0),
     size: integer("size").notNull(),
     /**
-     * Outcome entries as canonical JSON text; the commitment is SHA-256 of exactly this text. Stored
-     * with lz4 compression (custom migration 0006: drizzle-kit cannot express it).
+     * Outcome entries in the binary KSB1 form (packages/core/src/par/entries.ts); the commitment is
+     * SHA-256 of exactly these bytes. Blocks sealed before that form hold their canonical JSON text
+     * as bytes (first byte `[`), still readable.
      */
-    entries: text("entries").notNull(),
+    entries: bytea("entries").notNull(),
     commitment: text("commitment").notNull(),
     /** ready: sealed and queued, none served; serving: first outcome taken; exhausted: all taken or retired. */
     status: text("status", { enum: ["ready", "serving", "exhausted"] })

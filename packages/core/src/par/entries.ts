@@ -1,0 +1,227 @@
+import type { Outcome } from "../outcome.js";
+
+/**
+ * The stored form of a block's entries (`blocks.entries`, bytea), and what its SHA-256 commitment
+ * covers. Binary and self-describing, so an auditor needs nothing but the row:
+ *
+ * ```
+ * "KSB1"                        magic and format version (4 bytes)
+ * u8 reels, u8 rows, u16 symbols, u16 tiers, u32 size   (little-endian)
+ * per symbol: u8 length, id (ASCII)
+ * per tier:   u8 length, name (ASCII), u8 length, multiplier in millionths (ASCII decimal)
+ * per entry:  u8 tier index, then reels × rows u8 symbol indexes, r[reel][row] reel by reel
+ * ```
+ *
+ * Symbols and tiers are at most 256 each (PAR sheet limits), so every index is one byte and an
+ * entry of a 5×3 game is 16 bytes instead of ~100 of JSON. One encoding per content: `verifyBlock`
+ * re-encodes the header and checks every index, so equal outcomes always hash alike.
+ */
+export interface EntryLayout {
+  reels: number;
+  rows: number;
+  symbols: readonly string[];
+  tiers: readonly { name: string; multiplierMillionths: number }[];
+}
+
+const MAGIC = Buffer.from("KSB1", "latin1");
+const FIXED_HEADER = 14;
+const SIZE_OFFSET = 10;
+/** Column JSON is precomputed up to this many possible columns (symbols^rows). */
+const COLUMN_TABLE_LIMIT = 4096;
+const COMMA = 0x2c;
+const OPEN = 0x5b;
+const NEWLINE = 0x0a;
+const ascii = (text: string) => Buffer.from(text, "latin1");
+
+export class EntryCodec {
+  readonly header: Buffer;
+  readonly entryBytes: number;
+  private readonly cells: number;
+  private readonly symbolJson: Buffer[];
+  private readonly tierJson: Buffer[];
+  private readonly columns: { bytes: Buffer; start: Uint32Array } | null;
+  private readonly maxItemBytes: number;
+
+  constructor(readonly layout: EntryLayout) {
+    const { reels, rows, symbols, tiers } = layout;
+    this.cells = reels * rows;
+    this.entryBytes = 1 + this.cells;
+    this.header = encodeHeader(layout);
+    this.symbolJson = symbols.map((id) => ascii(JSON.stringify(id)));
+    this.tierJson = tiers.map((tier) =>
+      ascii(`"t":${JSON.stringify(tier.name)},"m":${tier.multiplierMillionths},"r":[`),
+    );
+    this.columns = symbols.length ** rows <= COLUMN_TABLE_LIMIT ? this.columnTable() : null;
+    const longest = (list: Buffer[]) => Math.max(...list.map((bytes) => bytes.length));
+    // `{"b":` + id + `,"i":` + index + `,` + tier part + window + `]}` + newline, generously.
+    this.maxItemBytes = 64 + longest(this.tierJson) + reels * (3 + rows * (longest(this.symbolJson) + 1));
+  }
+
+  /** Reads the header of stored entries; throws on anything that is not a well-formed block. */
+  static read(entries: Uint8Array): { codec: EntryCodec; size: number; bodyStart: number } {
+    const bytes = Buffer.from(entries.buffer, entries.byteOffset, entries.byteLength);
+    if (bytes.length < FIXED_HEADER || !bytes.subarray(0, 4).equals(MAGIC)) throw new Error("not a KSB1 block");
+    const reels = bytes.readUInt8(4);
+    const rows = bytes.readUInt8(5);
+    const symbolCount = bytes.readUInt16LE(6);
+    const tierCount = bytes.readUInt16LE(8);
+    const size = bytes.readUInt32LE(10);
+    let at = FIXED_HEADER;
+    const text = () => {
+      const length = bytes.readUInt8(at);
+      if (at + 1 + length > bytes.length) throw new Error("truncated block header");
+      const value = bytes.toString("latin1", at + 1, at + 1 + length);
+      at += 1 + length;
+      return value;
+    };
+    const symbols = Array.from({ length: symbolCount }, text);
+    const tiers = Array.from({ length: tierCount }, () => ({ name: text(), multiplierMillionths: Number(text()) }));
+    const codec = new EntryCodec({ reels, rows, symbols, tiers });
+    if (!codec.headerFor(size).equals(bytes.subarray(0, at))) throw new Error("block header is not canonical");
+    if (bytes.length !== at + size * codec.entryBytes) throw new Error("block body length does not match its size");
+    return { codec, size, bodyStart: at };
+  }
+
+  /** The header of a block of `size` entries. */
+  headerFor(size: number): Buffer {
+    const header = Buffer.from(this.header);
+    header.writeUInt32LE(size, SIZE_OFFSET);
+    return header;
+  }
+
+  /** True when every tier and symbol index of the body is in range. */
+  indexesInRange(entries: Uint8Array, bodyStart: number): boolean {
+    const symbolCount = this.layout.symbols.length;
+    const tierCount = this.layout.tiers.length;
+    for (let at = bodyStart; at < entries.length; at += this.entryBytes) {
+      if ((entries[at] as number) >= tierCount) return false;
+      for (let cell = 1; cell <= this.cells; cell++) if ((entries[at + cell] as number) >= symbolCount) return false;
+    }
+    return true;
+  }
+
+  decode(entries: Uint8Array, bodyStart: number, size: number): Outcome[] {
+    const { reels, rows, symbols, tiers } = this.layout;
+    const outcomes = new Array<Outcome>(size);
+    for (let index = 0; index < size; index++) {
+      let at = bodyStart + index * this.entryBytes;
+      const tier = tiers[entries[at++] as number] as EntryLayout["tiers"][number];
+      const reelSymbols: string[][] = [];
+      for (let reel = 0; reel < reels; reel++) {
+        const column: string[] = [];
+        for (let row = 0; row < rows; row++) column.push(symbols[entries[at++] as number] as string);
+        reelSymbols.push(column);
+      }
+      outcomes[index] = { tier: tier.name, multiplierMillionths: tier.multiplierMillionths, reelSymbols };
+    }
+    return outcomes;
+  }
+
+  /**
+   * The block's Redis queue items, newline-separated, in serving order: exactly
+   * `encodeQueuedOutcome` of each entry, written from precomputed JSON pieces (no string per item).
+   * `skip(index)` leaves out outcomes already used (queue rebuilds).
+   */
+  queueItems(entries: Uint8Array, bodyStart: number, size: number, blockId: number, skip?: (index: number) => boolean) {
+    const head = ascii(`{"b":${blockId},"i":`);
+    const out = Buffer.allocUnsafe(size * (this.maxItemBytes + head.length));
+    const { reels, rows } = this.layout;
+    const symbolCount = this.layout.symbols.length;
+    let at = 0;
+    for (let index = 0; index < size; index++) {
+      if (skip?.(index)) continue;
+      if (at > 0) out[at++] = NEWLINE;
+      at = put(out, at, head, 0, head.length);
+      at = writeDecimal(out, at, index);
+      out[at++] = COMMA;
+      let cell = bodyStart + index * this.entryBytes;
+      const tier = this.tierJson[entries[cell++] as number] as Buffer;
+      at = put(out, at, tier, 0, tier.length);
+      for (let reel = 0; reel < reels; reel++) {
+        if (reel > 0) out[at++] = COMMA;
+        if (this.columns) {
+          let code = 0;
+          for (let row = rows - 1; row >= 0; row--) code = code * symbolCount + (entries[cell + row] as number);
+          const { bytes, start } = this.columns;
+          at = put(out, at, bytes, start[code] as number, start[code + 1] as number);
+          cell += rows;
+        } else {
+          out[at++] = OPEN;
+          for (let row = 0; row < rows; row++) {
+            if (row > 0) out[at++] = COMMA;
+            const symbol = this.symbolJson[entries[cell++] as number] as Buffer;
+            at = put(out, at, symbol, 0, symbol.length);
+          }
+          out[at++] = 0x5d;
+        }
+      }
+      out[at++] = 0x5d; // ]
+      out[at++] = 0x7d; // }
+    }
+    return out.subarray(0, at);
+  }
+
+  /** `["A","B","C"]` of every possible column, indexed by Σ symbol(row) × symbols^row. */
+  private columnTable(): { bytes: Buffer; start: Uint32Array } {
+    const { rows, symbols } = this.layout;
+    const count = symbols.length ** rows;
+    const pieces: Buffer[] = [];
+    const start = new Uint32Array(count + 1);
+    for (let code = 0; code < count; code++) {
+      const cells: Buffer[] = [];
+      let rest = code;
+      for (let row = 0; row < rows; row++) {
+        cells.push(this.symbolJson[rest % symbols.length] as Buffer);
+        rest = Math.floor(rest / symbols.length);
+      }
+      const piece = ascii(`[${cells.map((cell) => cell.toString("latin1")).join(",")}]`);
+      pieces.push(piece);
+      start[code + 1] = (start[code] as number) + piece.length;
+    }
+    return { bytes: Buffer.concat(pieces), start };
+  }
+}
+
+function encodeHeader({ reels, rows, symbols, tiers }: EntryLayout): Buffer {
+  const parts: Buffer[] = [MAGIC];
+  const fixed = Buffer.alloc(FIXED_HEADER - MAGIC.length);
+  fixed.writeUInt8(reels, 0);
+  fixed.writeUInt8(rows, 1);
+  fixed.writeUInt16LE(symbols.length, 2);
+  fixed.writeUInt16LE(tiers.length, 4);
+  parts.push(fixed); // the size (u32 at SIZE_OFFSET) is written per block by headerFor
+  const text = (value: string) => {
+    const bytes = ascii(value);
+    if (bytes.length > 255) throw new RangeError("header text longer than 255 bytes");
+    parts.push(Buffer.from([bytes.length]), bytes);
+  };
+  for (const id of symbols) text(id);
+  for (const tier of tiers) {
+    text(tier.name);
+    text(String(tier.multiplierMillionths));
+  }
+  return Buffer.concat(parts);
+}
+
+/** Copies piece[from, to) to out at `at`. Pieces are 2–30 bytes: a plain loop beats Buffer#copy's native call. */
+function put(out: Buffer, at: number, piece: Uint8Array, from: number, to: number): number {
+  let position = at;
+  for (let byte = from; byte < to; byte++) out[position++] = piece[byte] as number;
+  return position;
+}
+
+/** Writes a non-negative integer in decimal ASCII without building a string. */
+function writeDecimal(out: Buffer, at: number, value: number): number {
+  if (value < 10) {
+    out[at] = 0x30 + value;
+    return at + 1;
+  }
+  let digits = 0;
+  for (let rest = value; rest > 0; rest = Math.floor(rest / 10)) digits++;
+  let rest = value;
+  for (let position = at + digits - 1; position >= at; position--) {
+    out[position] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  return at + digits;
+}

@@ -1,0 +1,77 @@
+import {
+  type BlockDraft,
+  draftBlock,
+  type OutcomeDrawer,
+  type ParSheetAnalysis,
+  queuedItemsText,
+} from "@outcomes/core";
+import type { Database } from "@outcomes/db";
+import type { RedisKeys } from "@outcomes/queue";
+import type { Redis } from "ioredis";
+import { appendOutcomes } from "./outcome-list.js";
+import { type SealedBlock, sealDrawnBlock, sealNextBlock } from "./seal.js";
+
+export interface BlockRun {
+  db: Database;
+  redis: Redis;
+  keys: RedisKeys;
+  gameId: number;
+  sheet: ParSheetAnalysis;
+  drawer: OutcomeDrawer;
+  blockSize: number;
+  count: number;
+  /** Called after each block is in the Redis list, in sequence order. */
+  onLoaded: (block: SealedBlock) => Promise<void>;
+}
+
+/** Lets queued socket I/O (a sent insert, a finished load) run before more CPU work. */
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Seals `count` blocks, then loads each into the game's list, overlapping the three stages: while
+ * Postgres commits block n, block n+1 is drawn, and block n−1 is being loaded into Redis. The order
+ * guarantees stay those of one block at a time:
+ * - a block is loaded only after its sealing statement committed (the load is chained on the seal);
+ * - loads run one after another in sequence order, each only after the previous one succeeded, so
+ *   the loaded-through marker never passes a block that is missing from the list;
+ * - this returns (and the caller's lock is released) only once every started load has settled,
+ *   so no load of this run can race another generator's reconciliation.
+ * independent blocks are drawn ahead of their seal (their tiers do not depend on the record);
+ * finite_pool blocks are cut from the stored cycle inside their sealing transaction.
+ */
+export async function sealAndLoad(run: BlockRun): Promise<void> {
+  const independent = run.sheet.drawMode !== "finite_pool";
+  const draw = (): BlockDraft => draftBlock(run.drawer, run.drawer.drawTiers(run.blockSize));
+  let loading: Promise<void> = Promise.resolve();
+  let loadFailure = false;
+  try {
+    let next = independent ? draw() : null;
+    for (let index = 0; index < run.count && !loadFailure; index++) {
+      const sealing = next
+        ? sealDrawnBlock(run.db, run.gameId, next)
+        : sealNextBlock(run.db, run.gameId, run.sheet, run.drawer, run.blockSize);
+      if (independent && index + 1 < run.count) {
+        await yieldToIo(); // the insert goes out before the next block is drawn
+        next = draw();
+      }
+      const sealed = await sealing;
+      loading = loading.then(async () => {
+        await appendOutcomes(
+          run.redis,
+          run.keys,
+          run.gameId,
+          queuedItemsText(sealed.draft, sealed.blockId),
+          sealed.sequence,
+        );
+        await run.onLoaded(sealed);
+      });
+      // Observed here so a failed load stops sealing more; the error itself is thrown below.
+      loading.catch(() => {
+        loadFailure = true;
+      });
+    }
+  } finally {
+    await loading.catch(() => {});
+  }
+  await loading;
+}
