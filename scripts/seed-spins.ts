@@ -15,7 +15,7 @@ import postgres from "postgres";
  * settlement aggregate run as an index-only scan (autovacuum does the same for insert-only tables).
  */
 export const BENCH_PARTNER_SLUG = "bench-settlement";
-export const BENCH_DATABASE = "outcomes_bench_settlement";
+const BENCH_DATABASE = "outcomes_bench_settlement";
 const NOISE_PARTNER_SLUG = "bench-settlement-noise";
 const CHUNK = 1_000_000;
 const DAY_MS = 24 * 3600 * 1000;

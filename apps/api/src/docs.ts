@@ -128,7 +128,7 @@ function describe(
   };
 }
 
-export const partnerDocument = describe(PARTNER_BASE, registerPartnerRoutes, {
+const partnerDocument = describe(PARTNER_BASE, registerPartnerRoutes, {
   title: "Partner Game Outcome Service: partner API",
   description: PARTNER_DESCRIPTION,
   tags: PARTNER_TAGS,
@@ -136,7 +136,7 @@ export const partnerDocument = describe(PARTNER_BASE, registerPartnerRoutes, {
   route: documentRoute([], errorResponses("KS-5001")),
 });
 
-export const adminDocument = describe(ADMIN_BASE, registerAdminRoutes, {
+const adminDocument = describe(ADMIN_BASE, registerAdminRoutes, {
   title: "Partner Game Outcome Service: operator API",
   description: ADMIN_DESCRIPTION,
   tags: ADMIN_TAGS,

@@ -10,7 +10,7 @@ import type { AppDeps, AppEnv } from "./context.js";
  * The route pattern a request matched (`/api/partner/v1/games/:gameId`), never the raw path, so
  * label cardinality stays bounded; requests that matched no endpoint are `unmatched`.
  */
-export function routePattern(c: Context): string {
+function routePattern(c: Context): string {
   const endpoint = matchedRoutes(c).findLast((route) => route.method !== "ALL");
   return endpoint?.path ?? "unmatched";
 }

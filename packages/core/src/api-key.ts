@@ -9,7 +9,7 @@ import { crc32 } from "node:zlib";
 export const ENVIRONMENTS = ["sandbox", "production"] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-export const KEY_PREFIXES: Record<Environment, string> = {
+const KEY_PREFIXES: Record<Environment, string> = {
   sandbox: "ks_sandbox_",
   production: "kp_prod_",
 };
@@ -34,7 +34,7 @@ function checksum(body: string): string {
   return toBase62(crc32(body) >>> 0, CHECKSUM_LENGTH);
 }
 
-export function randomBase62(length: number): string {
+function randomBase62(length: number): string {
   let out = "";
   for (let i = 0; i < length; i++) out += BASE62[randomInt(62)];
   return out;
@@ -62,7 +62,7 @@ export function displayPrefix(key: string): string {
   return key.slice(0, prefixLength + DISPLAY_RANDOM_CHARS);
 }
 
-export function environmentOfKey(key: string): Environment | null {
+function environmentOfKey(key: string): Environment | null {
   for (const environment of ENVIRONMENTS) {
     if (key.startsWith(KEY_PREFIXES[environment])) return environment;
   }

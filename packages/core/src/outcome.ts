@@ -48,7 +48,7 @@ export interface Presentation {
 
 const MILLION = 1_000_000;
 
-export function celebrationFor(tier: string, multiplierMillionths: number): Celebration {
+function celebrationFor(tier: string, multiplierMillionths: number): Celebration {
   if (tier === "T0" || multiplierMillionths === 0) return "none";
   if (multiplierMillionths < 10 * MILLION) return "small";
   if (multiplierMillionths < 100 * MILLION) return "big";

@@ -99,7 +99,7 @@ export function utcDayBounds(reportDate: string): { start: Date; end: Date } {
 }
 
 /** `YYYY-MM-DD` of the UTC day an instant falls in. */
-export function utcDateOf(instant: Date): string {
+function utcDateOf(instant: Date): string {
   return instant.toISOString().slice(0, 10);
 }
 

@@ -1,7 +1,7 @@
 import type { Environment } from "./api-key.js";
 import { classifyAddress, LOOPBACK } from "./ip-ranges.js";
 
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /** The hosts a sandbox webhook may use over plain http (and which may reach loopback). */
 const SANDBOX_LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);

@@ -9,7 +9,7 @@ const csvOf = <T extends z.ZodType>(item: T) =>
 const positiveInt = z.coerce.number().int().positive();
 
 /** Every variable the service reads, with its default and why it exists. Processes pick what they need. */
-export const envSchema = z.object({
+const envSchema = z.object({
   /** Postgres, the record of everything. */
   DATABASE_URL: z.url().default("postgres://postgres@127.0.0.1:5432/outcomes"),
   /** Redis: outcome queues, rate-limit counters, BullMQ. */

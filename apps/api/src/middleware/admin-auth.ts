@@ -14,7 +14,7 @@ export function safeEqual(presented: string, expected: string): boolean {
  * The operator token from `Authorization: Bearer <token>` or, for browsers on the dashboard,
  * basic auth with the token as the password.
  */
-export function presentedAdminToken(authorization: string | undefined): string | undefined {
+function presentedAdminToken(authorization: string | undefined): string | undefined {
   if (!authorization) return undefined;
   const [scheme, value = ""] = authorization.split(" ", 2);
   if (scheme?.toLowerCase() === "bearer") return value;

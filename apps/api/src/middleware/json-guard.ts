@@ -49,7 +49,7 @@ export function findUnstorableText(value: unknown): string | null {
 }
 
 /** Deeper than any document of this API (a PAR sheet is 4 levels) by a wide margin. */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /** The deepest nesting of arrays and objects in JSON text, brackets inside strings not counted. */
 export function jsonDepth(text: string): number {

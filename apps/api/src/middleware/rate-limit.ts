@@ -70,7 +70,7 @@ function withGcra(redis: Redis): WithGcra {
   return client;
 }
 
-export async function takeToken(redis: Redis, key: string, limit: number): Promise<RateLimitResult> {
+async function takeToken(redis: Redis, key: string, limit: number): Promise<RateLimitResult> {
   const [allowed, remaining, resetMs, retryAfterMs] = await withGcra(redis).gcra(key, limit);
   return {
     allowed: allowed === 1,
@@ -81,7 +81,7 @@ export async function takeToken(redis: Redis, key: string, limit: number): Promi
 }
 
 /** `X-RateLimit-*` and the IETF `RateLimit-Policy` / `RateLimit` fields for the bucket drawn from. */
-export function setRateLimitHeaders(c: Context, bucket: RateLimitBucket, limit: number, result: RateLimitResult) {
+function setRateLimitHeaders(c: Context, bucket: RateLimitBucket, limit: number, result: RateLimitResult) {
   const resetSeconds = Math.ceil(result.resetMs / 1000);
   c.header("X-RateLimit-Limit", String(limit));
   c.header("X-RateLimit-Remaining", String(result.remaining));

@@ -64,7 +64,7 @@ function setAt(slot: Slot, value: Json) {
 }
 
 /** Applies a mutation to a fresh copy of the valid body; returns the text to send. */
-export function mutateBody(valid: unknown, mutation: BodyMutation): string {
+function mutateBody(valid: unknown, mutation: BodyMutation): string {
   if (mutation.kind === "malformed") return mutation.text;
   if (mutation.kind === "whole") return toText(mutation.value);
   const body = fromValue(valid);
@@ -116,11 +116,7 @@ export const NON_JSON_TYPES = [
   "",
 ];
 /** Media types of the JSON family: accepted, and the body is judged on its content. */
-export const JSON_FAMILY_TYPES = [
-  "application/JSON",
-  "application/json; charset=utf-16",
-  "application/merge-patch+json",
-];
+const JSON_FAMILY_TYPES = ["application/JSON", "application/json; charset=utf-16", "application/merge-patch+json"];
 const WRONG_CONTENT_TYPES = [...NON_JSON_TYPES, ...JSON_FAMILY_TYPES];
 
 /** Printable Latin-1: what an HTTP client lets into a header value (no controls, no DEL). */

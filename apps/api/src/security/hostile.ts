@@ -105,7 +105,7 @@ const longString = fc
   .chain((unit) => fc.integer({ min: 200, max: 60_000 }).map((n) => str(unit.repeat(n))));
 
 /** A scalar no field of the API accepts as is (or only barely). */
-export const hostileLeaf: fc.Arbitrary<Raw> = fc.oneof(
+const hostileLeaf: fc.Arbitrary<Raw> = fc.oneof(
   fc.constantFrom("null", "true", "false").map(raw),
   fc.constantFrom(...WEIRD_STRINGS).map(str),
   fc.constantFrom(...WEIRD_NUMBERS).map(raw),
@@ -118,7 +118,7 @@ export const hostileLeaf: fc.Arbitrary<Raw> = fc.oneof(
 );
 
 /** Nesting deep enough to break a recursive parser, validator, serialiser or jsonb. */
-export const deepNesting: fc.Arbitrary<Raw> = fc
+const deepNesting: fc.Arbitrary<Raw> = fc
   .tuple(
     fc.constantFrom("array", "object"),
     fc.oneof(fc.integer({ min: 2, max: 40 }), fc.integer({ min: 500, max: 100_000 })),

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import { SPIN_TAKE_SCRIPT, type SpinGate } from "../middleware/rate-limit.js";
 
 /** How long a partner should wait after KS-4203: generating a block takes about a second. */
-export const EXHAUSTED_RETRY_AFTER_SECONDS = 2;
+const EXHAUSTED_RETRY_AFTER_SECONDS = 2;
 
 /**
  * An outcome that can never be recorded: unreadable, or of a block that was never sealed. The spin

@@ -11,11 +11,11 @@ import {
 } from "./schema.js";
 
 /** GLI-11: every tier must have a probability of at least 1 in 100 million. */
-export const TIER_PROBABILITY_FLOOR = 100_000_000n;
+const TIER_PROBABILITY_FLOOR = 100_000_000n;
 /** |RTP − certifiedRtp| may be at most 0.00005. */
-export const RTP_TOLERANCE: Rational = { num: 5n, den: 100_000n };
+const RTP_TOLERANCE: Rational = { num: 5n, den: 100_000n };
 /** finite_pool keeps one byte per outcome of a cycle (in memory and in Postgres): at most this many. */
-export const MAX_FINITE_POOL_CYCLE = 10_000_000n;
+const MAX_FINITE_POOL_CYCLE = 10_000_000n;
 
 export interface TierFigures {
   name: string;

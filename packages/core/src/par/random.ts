@@ -5,7 +5,7 @@ import { randomInt } from "node:crypto";
  * is no modulo bias). randomInt accepts ranges below 2^48; larger ranges are composed from
  * several draws and rejection-sampled here.
  */
-export const RANDOM_INT_LIMIT = 2 ** 48;
+const RANDOM_INT_LIMIT = 2 ** 48;
 const CHUNK_BITS = 47;
 
 /** A uniform integer in [0, n). */

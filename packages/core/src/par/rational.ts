@@ -13,7 +13,7 @@ export function rational(num: bigint, den: bigint): Rational {
   return { num: num / divisor, den: den / divisor };
 }
 
-export function gcd(a: bigint, b: bigint): bigint {
+function gcd(a: bigint, b: bigint): bigint {
   let x = a;
   let y = b;
   while (y !== 0n) [x, y] = [y, x % y];

@@ -6,7 +6,7 @@ import { parseScaledDecimal } from "../money.js";
  * the cross-field rules (tier names, RTP, combinations, the GLI-11 floor) are in `analyzeParSheet`.
  * Unknown top-level fields are kept in the stored document and otherwise ignored.
  */
-export const DRAW_MODES = ["independent", "finite_pool"] as const;
+const DRAW_MODES = ["independent", "finite_pool"] as const;
 export type DrawMode = (typeof DRAW_MODES)[number];
 
 /** Decimals allowed in a multiplier (it becomes an integer number of millionths). */
@@ -14,13 +14,13 @@ export const MULTIPLIER_DECIMALS = 6;
 /** Decimals allowed in `certifiedRtp` (it is compared exactly, as a rational). */
 export const CERTIFIED_RTP_DECIMALS = 10;
 /** Largest multiplier: keeps `wager × multiplier` far inside exact integer range. */
-export const MAX_MULTIPLIER = 1_000_000;
-export const MAX_REELS = 10;
-export const MAX_ROWS = 9;
-export const MAX_SYMBOLS = 256;
+const MAX_MULTIPLIER = 1_000_000;
+const MAX_REELS = 10;
+const MAX_ROWS = 9;
+const MAX_SYMBOLS = 256;
 /** Tier indexes are stored one byte per outcome (finite_pool cycles), so at most 256 tiers. */
-export const MAX_TIERS = 256;
-export const MAX_COMBINATIONS = 10_000;
+const MAX_TIERS = 256;
+const MAX_COMBINATIONS = 10_000;
 
 const decimalWith = (decimals: number) => (value: number) => parseScaledDecimal(String(value), decimals) !== null;
 

@@ -59,7 +59,7 @@ export async function markBlockProgress(
  * one `block.low_reserve` into the outbox if the reserve was armed (filled since the last drop), and
  * generation is asked for. The game is re-armed by the worker when it has refilled the reserve.
  */
-export async function onBlockStarted(
+async function onBlockStarted(
   tx: Transaction,
   gameId: number,
   settings: ReserveSettings,

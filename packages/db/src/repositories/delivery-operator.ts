@@ -79,7 +79,7 @@ export async function operatorRedelivery(db: Database, deliveryId: string): Prom
 }
 
 /** At most this many replays per bulk run; a second run takes the rest (replayed ones are skipped). */
-export const BULK_REPLAY_MAX = 1000;
+const BULK_REPLAY_MAX = 1000;
 
 /**
  * Replays failed deliveries (failed since `since`, if given) to webhooks that are still active, each

@@ -52,7 +52,7 @@ export function presentGame(game: GameWithRtp, defaultThresholdMicros: number): 
 }
 
 /** min < max, or 400 KS-4109. */
-export function assertWagerBounds(limits: Pick<GameLimits, "minWagerMicros" | "maxWagerMicros">): void {
+function assertWagerBounds(limits: Pick<GameLimits, "minWagerMicros" | "maxWagerMicros">): void {
   if (limits.minWagerMicros !== null && limits.minWagerMicros >= limits.maxWagerMicros) {
     throw new ServiceError("KS-4109", {
       details: [{ path: "minWagerUsd", message: "must be less than maxWagerUsd" }],

@@ -1,5 +1,5 @@
 /** Postgres SQLSTATE of a failed query, looking through drizzle's wrapper (`cause`). */
-export function pgErrorCode(error: unknown): string | undefined {
+function pgErrorCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
     const code = (current as { code?: unknown }).code;
