@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../api/src/testing.js";
-import { run } from "./program.js";
+import { cliAgainst, errorCode } from "./testing.js";
 
 /**
  * `deliveries list` and `deliveries replay` against a real API's database and Redis prefix. The rows
@@ -26,28 +26,7 @@ afterAll(async () => {
   await api.close();
 });
 
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const env = { DATABASE_URL: api.database.url, REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: api.redisPrefix };
-  const code = await run(argv, {
-    env,
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-  });
-  return { code, stdout, stderr };
-}
-async function cliJson(...argv: string[]) {
-  const result = await cli(...argv, "--json");
-  expect(result.stderr).toBe("");
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout);
-}
-const errorCode = (result: { code: number; stderr: string }) => [result.code, result.stderr.split(":")[0]];
+const { cli, cliJson } = cliAgainst(() => api);
 
 type Status = "pending" | "retrying" | "succeeded" | "failed";
 

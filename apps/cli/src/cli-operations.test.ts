@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../api/src/testing.js";
 import { registerTestGame } from "../../api/src/testing-games.js";
 import { run } from "./program.js";
+import { cliAgainst, errorCode } from "./testing.js";
 
 /**
  * The operator commands beyond partners, keys and maintenance (CONTRACT §3: "an operator CLI does
@@ -19,34 +20,8 @@ afterAll(async () => {
   await api.close();
 });
 
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  // The same settings as the API (the reserve report shows BLOCK_SIZE).
-  const env = {
-    DATABASE_URL: api.database.url,
-    REDIS_URL: process.env.REDIS_URL,
-    REDIS_PREFIX: api.redisPrefix,
-    BLOCK_SIZE: "100",
-  };
-  const code = await run(argv, {
-    env,
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-  });
-  return { code, stdout, stderr };
-}
-async function cliJson(...argv: string[]) {
-  const result = await cli(...argv, "--json");
-  expect(result.stderr).toBe("");
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout);
-}
-const errorCode = (result: { code: number; stderr: string }) => [result.code, result.stderr.split(":")[0]];
+// The same settings as the API (the reserve report shows BLOCK_SIZE).
+const { cli, cliJson } = cliAgainst(() => api, { BLOCK_SIZE: "100" });
 
 describe("sheets", () => {
   it("approves a production sheet so a game can be registered from it, and retires it", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../api/src/testing.js";
 import { run } from "./program.js";
+import { cliAgainst } from "./testing.js";
 
 /**
  * The CLI runs in-process against the database and Redis prefix of a real API instance, so every
@@ -14,26 +15,7 @@ afterAll(async () => {
   await api.close();
 });
 
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await run(argv, {
-    env: { DATABASE_URL: api.database.url, REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: api.redisPrefix },
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-  });
-  return { code, stdout, stderr };
-}
-async function cliJson(...argv: string[]) {
-  const result = await cli(...argv, "--json");
-  expect(result.stderr).toBe("");
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout);
-}
+const { cli, cliJson } = cliAgainst(() => api);
 /** The API's verdict on a key, polled until `expected` or 1 s: 404 KS-4215 means it was accepted. */
 async function apiVerdict(apiKey: string, expected: string) {
   const started = Date.now();
