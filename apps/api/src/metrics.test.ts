@@ -1,5 +1,4 @@
-import { newId } from "@outcomes/core";
-import { blocks, games, parSheets } from "@outcomes/db";
+import { blocks } from "@outcomes/db";
 import { parseExposition, sampleValue } from "@outcomes/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addBlock, createGame, spin } from "./spins/testing.js";
@@ -23,26 +22,7 @@ async function scrape() {
 /** A game with `ready` sealed blocks and `queued` outcomes in its Redis list, written directly. */
 async function gameWithReserve(ready: number, queued: number): Promise<number> {
   const { partnerId } = await api.createPartner();
-  const parSheetId = newId("par");
-  await api.database.db.insert(parSheets).values({
-    id: parSheetId,
-    partnerId,
-    environment: "sandbox",
-    name: "Metrics sheet",
-    version: "1",
-    status: "ACTIVE",
-    drawMode: "independent",
-    document: {},
-    rtp: "0.95",
-    certifiedRtp: "0.95",
-    hitFrequency: 0.3,
-    volatility: 2,
-  });
-  const [game] = await api.database.db
-    .insert(games)
-    .values({ partnerId, environment: "sandbox", parSheetId, name: `game-${parSheetId}`, maxWagerMicros: 10_000_000 })
-    .returning({ id: games.id });
-  const gameId = game?.id ?? 0;
+  const { gameId } = await createGame(api, partnerId);
   const statuses = ["serving", ...Array.from({ length: ready }, () => "ready" as const)] as const;
   await api.database.db.insert(blocks).values(
     statuses.map((status, sequence) => ({
