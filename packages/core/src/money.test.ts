@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { microsToUsd, parseScaledDecimal, payoutMicros, usdToMicros } from "./money.js";
+
+describe("parseScaledDecimal", () => {
+  it("scales plain and exponent forms exactly", () => {
+    expect(parseScaledDecimal("12.50", 2)).toBe(1250n);
+    expect(parseScaledDecimal("1.5e2", 0)).toBe(150n);
+    expect(parseScaledDecimal("25e-2", 2)).toBe(25n);
+    expect(parseScaledDecimal("-0.000001")).toBe(-1n);
+    expect(parseScaledDecimal("0.1234567891", 10)).toBe(1_234_567_891n);
+  });
+
+  it("refuses more decimals than the scale, and text that is not a decimal", () => {
+    expect(parseScaledDecimal("0.0000001")).toBeNull();
+    expect(parseScaledDecimal("1.005", 2)).toBeNull();
+    expect(parseScaledDecimal("1.")).toBeNull();
+    expect(parseScaledDecimal("0x10")).toBeNull();
+    expect(parseScaledDecimal("")).toBeNull();
+  });
+
+  it("ignores trailing zeros when counting decimals", () => {
+    expect(parseScaledDecimal("1.2300000000", 2)).toBe(123n);
+  });
+});
+
+describe("usdToMicros", () => {
+  it("converts through the shortest decimal form, so binary fractions do not leak in", () => {
+    expect(usdToMicros(0.1)).toBe(100_000);
+    expect(usdToMicros(0.1 + 0.2)).toBeNull(); // 0.30000000000000004 has 17 decimals
+    expect(usdToMicros(1.234567)).toBe(1_234_567);
+    expect(usdToMicros(-2.5)).toBe(-2_500_000);
+    expect(usdToMicros(1e-6)).toBe(1);
+    expect(usdToMicros(0)).toBe(0);
+  });
+
+  it("returns null for more than 6 decimals, non-finite numbers and amounts past exact integers", () => {
+    expect(usdToMicros(1.2345678)).toBeNull();
+    expect(usdToMicros(1e-7)).toBeNull();
+    expect(usdToMicros(Number.NaN)).toBeNull();
+    expect(usdToMicros(Number.POSITIVE_INFINITY)).toBeNull();
+    expect(usdToMicros(1e30)).toBeNull();
+  });
+});
+
+describe("microsToUsd", () => {
+  it("is the exact decimal of the micros", () => {
+    expect(microsToUsd(100_000)).toBe(0.1);
+    expect(microsToUsd(123_456_789n)).toBe(123.456789);
+    expect(microsToUsd(-1)).toBe(-0.000001);
+    expect(microsToUsd(0)).toBe(0);
+  });
+
+  it("round-trips with usdToMicros", () => {
+    for (const micros of [1, 999_999, 1_000_000, 12_345_678_901, -42]) {
+      expect(usdToMicros(microsToUsd(micros))).toBe(micros);
+    }
+  });
+});
+
+describe("payoutMicros", () => {
+  it("multiplies in integers and floors to the micro", () => {
+    expect(payoutMicros(1_000_000, 2_500_000)).toBe(2_500_000);
+    expect(payoutMicros(333_333, 1_500_000)).toBe(499_999); // 499,999.5 floored
+    expect(payoutMicros(10_000_000, 0)).toBe(0);
+    // 100,000 USD at 1,000,000×: the product (1e23) is past exact doubles, the result is not.
+    expect(payoutMicros(100_000_000_000, 1_000_000_000_000)).toBe(100_000_000_000_000_000);
+  });
+});
