@@ -1,4 +1,4 @@
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -10,7 +10,7 @@ import { measureGeneration } from "./bench/blocks.js";
 import { loadAverage, processCpuMs } from "./bench/cpu.js";
 import { failures, type LoadResult, runLoad } from "./bench/load.js";
 import { type FixedRateResult, runFixedRate } from "./bench/open-loop.js";
-import { peakRssMb, startProcess, stop } from "./bench/processes.js";
+import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
 import { latencySvg, writeJson, writeSvg } from "./bench/report.js";
 import { seedBench } from "./bench/seed.js";
 
@@ -114,8 +114,11 @@ try {
   const seeded = await seedBench(database.db, redis, keys, { outcomes, blockSize: BLOCK_SIZE });
   const queuedBefore = await redis.llen(keys.outcomeQueue(seeded.gameId));
 
+  step("building the API bundle (npm run build)");
+  execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
+  // The API exactly as `npm run start:api` runs it in production: the bundle on plain node, same flags.
   const api = await startProcess(
-    "apps/api/src/main.ts",
+    [...(args.profile ? ["--cpu-prof", "--cpu-prof-dir", "bench-results"] : []), ...productionNodeArgs("start:api")],
     {
       DATABASE_URL: benchUrl,
       REDIS_URL: redisUrl,
@@ -124,10 +127,9 @@ try {
       RATE_LIMIT_SPINS_PER_SECOND: "1000000",
     },
     "/readyz",
-    args.profile ? ["--cpu-prof", "--cpu-prof-dir", "bench-results"] : [],
   );
   children.push(api.child);
-  const hello = await startProcess("scripts/bench/hello.ts", {}, "/hello");
+  const hello = await startProcess(["--import", "tsx", "scripts/bench/hello.ts"], {}, "/hello");
   children.push(hello.child);
 
   const spinTarget = {
@@ -194,7 +196,7 @@ try {
   const generation = await measureGeneration(database.db, redis, keys, seeded, {
     blockSize: BLOCK_SIZE,
     targetBlocks: TARGET_READY_BLOCKS,
-    repeats: 3,
+    repeats: 7,
   });
 
   const results = {

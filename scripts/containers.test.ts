@@ -21,6 +21,12 @@ const compose = parse(read("compose.yaml"), { merge: true }) as { services: Reco
 const services = compose.services;
 const ROLES = ["blocks", "settlements", "webhooks", "key-expiry"];
 
+/** The node command a package.json start script ends with ("node scripts/build.mjs && node …"). */
+function productionCommand(script: string): string[] {
+  const scripts = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts;
+  return (scripts[script] ?? "").split("&&").at(-1)?.trim().split(/\s+/) ?? [];
+}
+
 describe("compose.yaml", () => {
   it("has the stores, a one-shot migrate, the API and one service per worker role", () => {
     expect(Object.keys(services).sort()).toEqual(
@@ -28,7 +34,8 @@ describe("compose.yaml", () => {
     );
     expect(services.postgres?.image).toMatch(/^postgres:17/);
     expect(services.migrate?.command).toEqual(["npm", "run", "db:migrate"]);
-    expect(services.api?.command).toEqual(["npm", "run", "start:api"]);
+    // The bundle built in the image (scripts/build.mjs), with the node flags of `npm run start:api`.
+    expect(services.api?.command).toEqual(productionCommand("start:api"));
   });
 
   it("runs Redis with AOF and without eviction", () => {
@@ -40,7 +47,7 @@ describe("compose.yaml", () => {
   it("starts each worker role as its own scalable service after migrations and healthy stores", () => {
     for (const role of ROLES) {
       const worker = services[`worker-${role}`];
-      expect(worker?.command).toEqual(["npm", "run", "start:worker", "--", "--role", role]);
+      expect(worker?.command).toEqual([...productionCommand("start:worker"), "--role", role]);
       // `--scale` needs no fixed name and no published port.
       expect(worker?.container_name).toBeUndefined();
       expect(worker?.ports).toBeUndefined();
@@ -89,6 +96,12 @@ describe("Dockerfile", () => {
     for (const workspace of manifest.workspaces) {
       expect(dockerfile).toContain(`${workspace}/package.json`);
     }
+  });
+
+  it("bundles the API and the worker in the build stage and runs the API's bundle", () => {
+    expect(dockerfile).toContain("RUN node scripts/build.mjs");
+    expect(finalStage).toContain("COPY --from=build --chown=node:node /app/dist/apps ./dist/apps");
+    expect(finalStage).toContain(`CMD ${JSON.stringify(productionCommand("start:api")).replaceAll(",", ", ")}`);
   });
 
   it("keeps dependencies and build output of the host out of the build context", () => {

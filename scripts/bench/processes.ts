@@ -11,15 +11,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts `tsx <entry>` as its own process with the given env and waits until `readyPath` answers 200. */
+/** Starts `node <args>` as its own process with the given env and waits until `readyPath` answers 200. */
 export async function startProcess(
-  entry: string,
+  args: string[],
   env: Record<string, string>,
   readyPath: string,
-  nodeArgs: string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {
+  const entry = args.at(-1);
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", entry], {
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "inherit", "inherit"],
   });
@@ -34,6 +34,18 @@ export async function startProcess(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${entry} did not become ready`);
+}
+
+/**
+ * The node arguments production runs a service with: the last command of the package.json script
+ * (`start:api` is "node scripts/build.mjs && node <flags> dist/apps/api/main.js"), so the bench
+ * measures exactly what `npm run start:api`, `npm start` and the image run.
+ */
+export function productionNodeArgs(script: "start:api" | "start:worker"): string[] {
+  const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
+  const [command, ...args] = (scripts[script] ?? "").split("&&").at(-1)?.trim().split(/\s+/) ?? [];
+  if (command !== "node" || args.length === 0) throw new Error(`${script} does not end with a node command`);
+  return args;
 }
 
 export async function stop(child: ChildProcess): Promise<void> {

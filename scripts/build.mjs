@@ -1,0 +1,43 @@
+// Bundles the API and the worker into dist/apps/{api,worker}/main.js for production (`npm run
+// start:api`, `start:worker`, `npm start`, the Docker image). Workspace packages (@outcomes/*, TypeScript
+// sources) are inlined; every other package stays an import from node_modules (patched postgres.js
+// included). Plain JavaScript on plain node: no tsx loader thread or transpile cache in the process,
+// which is most of the difference in resident memory (docs/performance.md). Source maps on, so
+// stack traces (with --enable-source-maps) point at the TypeScript. Plain .mjs: runs without tsx.
+// The output folders are three levels below the repository like the sources they replace, so
+// `new URL("../../../drizzle", import.meta.url)` (packages/db/src/migrate.ts) still finds drizzle/.
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { build } from "esbuild";
+
+const externalDependencies = {
+  name: "external-dependencies",
+  setup(plugin) {
+    plugin.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith("@outcomes/") ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+const started = performance.now();
+const { outputFiles } = await build({
+  entryPoints: { "api/main": "apps/api/src/main.ts", "worker/main": "apps/worker/src/main.ts" },
+  outdir: "dist/apps",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: true,
+  logLevel: "warning",
+  plugins: [externalDependencies],
+  write: false,
+});
+// Each file is written beside its target and renamed over it (atomic): `start:api` and
+// `start:worker` started together both build, and neither may run a half-written bundle.
+for (const file of outputFiles) {
+  mkdirSync(dirname(file.path), { recursive: true });
+  const temporary = `${file.path}.${process.pid}.tmp`;
+  writeFileSync(temporary, file.contents);
+  renameSync(temporary, file.path);
+}
+console.log(`built dist/apps/{api,worker}/main.js in ${Math.round(performance.now() - started)} ms`);
