@@ -41,19 +41,18 @@ async function waitForJob(queueName: string, jobId: string, timeoutMs = 20_000):
 
 describe("a worker killed with SIGKILL mid-job: another worker process takes the job over", () => {
   it("block generation: no duplicate or missing block sequence, every outcome queued once", async () => {
-    const big = { BLOCK_SIZE: "20000" };
+    // Generation runs at ~1M outcomes/s, a whole 4 × 20,000 fill in under 0.1 s: blocks of 50,000
+    // (~50 ms each) and a 2 ms poll catch the first sealed block before the rest.
+    const big = { BLOCK_SIZE: "50000" };
     const first = await stack.startWorker("blocks-a", ["blocks"], big);
     const { body: sheets } = await stack.api.call("GET", "/api/partner/v1/par-sheets", { apiKey: world.apiKey });
     await defaultBlocks.kill(); // the job must go to the worker about to be killed
     const gameId = await registerGame(stack.api, world.apiKey, sheets.parSheets[0].id);
-    await eventually(
-      async () => {
-        const [row] = await stack.sql<{ n: number }[]>`select count(*)::int as n from blocks where game_id = ${gameId}`;
-        return (row?.n ?? 0) >= 1;
-      },
-      20_000,
-      "the first sealed block",
-    );
+    for (const deadline = Date.now() + 20_000; ; await sleep(2)) {
+      const [row] = await stack.sql<{ n: number }[]>`select count(*)::int as n from blocks where game_id = ${gameId}`;
+      if ((row?.n ?? 0) >= 1) break;
+      if (Date.now() > deadline) throw new Error("Timed out waiting for the first sealed block");
+    }
     const lock = await holdTableLock(stack.sql, "blocks", "exclusive");
     const [sealed] = await stack.sql<{ n: number }[]>`select count(*)::int as n from blocks where game_id = ${gameId}`;
     await first.kill("SIGKILL");
@@ -65,7 +64,7 @@ describe("a worker killed with SIGKILL mid-job: another worker process takes the
     const outcomes = await checkOutcomes(stack.sql, stack.redis, stack.redisPrefix, gameId);
     console.log(
       [
-        "FAULT worker-crash/blocks: SIGKILL of the blocks worker mid-generation (BLOCK_SIZE 20000, target 4)",
+        "FAULT worker-crash/blocks: SIGKILL of the blocks worker mid-generation (BLOCK_SIZE 50000, target 4)",
         `  injected: killed after ${sealed?.n} sealed block(s), the next seal held on a table lock; a second worker started`,
         `  checked: ${JSON.stringify(outcomes)}`,
       ].join("\n"),
@@ -74,7 +73,7 @@ describe("a worker killed with SIGKILL mid-job: another worker process takes the
     expect(outcomes.sequences).toEqual([1, 2, 3, 4]);
     expect(contiguous(outcomes.sequences)).toBe(true);
     expect(outcomes.loadedThrough).toBe(4);
-    expect(outcomes.queued).toBe(4 * 20_000);
+    expect(outcomes.queued).toBe(4 * 50_000);
     expect(outcomes.duplicateQueued).toBe(0);
     expect(outcomes.stranded).toBe(0);
   });

@@ -91,7 +91,15 @@ export async function fillReserve(
     const done = await deps.db.transaction(async (lock) => {
       const game = await lockGame(lock, gameId);
       if (!game) throw new UnknownGameError(gameId);
-      const reconciled = await reconcileOutcomeList(deps.db, deps.redis, deps.keys, gameId);
+      // Reconciling (Redis, the pool) and counting (this connection) change nothing the other reads;
+      // the sheet compiles while both are in flight.
+      const reconciling = reconcileOutcomeList(deps.db, deps.redis, deps.keys, gameId);
+      const counting = readyBlockCount(lock, gameId);
+      if (!drawing) {
+        const sheet = assertValidParSheet(game.document);
+        drawing = { sheet, drawer: new OutcomeDrawer(sheet) };
+      }
+      const [reconciled, ready] = await Promise.all([reconciling, counting]);
       if (reconciled.rebuiltOutcomes !== null) {
         progress.rebuiltOutcomes = (progress.rebuiltOutcomes ?? 0) + reconciled.rebuiltOutcomes;
         deps.logger.warn(
@@ -106,18 +114,18 @@ export async function fillReserve(
           "loaded sealed blocks missing from the list",
         );
       }
-      progress.readyBlocks = await readyBlockCount(lock, gameId);
+      progress.readyBlocks = ready;
       if (progress.readyBlocks >= target) {
         if (!game.lowReserveArmed) await armLowReserve(lock, gameId);
         await onProgress?.({ ...progress });
         return true;
       }
-      if (!drawing) {
-        const sheet = assertValidParSheet(game.document);
-        drawing = { sheet, drawer: new OutcomeDrawer(sheet) };
-      }
       const count = Math.min(target - progress.readyBlocks, blocksPerTurn(deps.targets.blockSize));
-      await sealAndLoad({
+      // Block starts take this lock too, so the count stays exact: a turn that seals the missing
+      // blocks completes the fill, and re-arms while they are sealed (undone if the turn fails).
+      const completes = progress.readyBlocks + count >= target;
+      const arming = completes && !game.lowReserveArmed ? armLowReserve(lock, gameId) : Promise.resolve();
+      const sealing = sealAndLoad({
         db: deps.db,
         redis: deps.redis,
         keys: deps.keys,
@@ -134,10 +142,11 @@ export async function fillReserve(
           await onProgress?.({ ...progress });
         },
       });
-      // Block starts take this lock too, so the count is still exact: no recount, no extra turn.
-      if (progress.readyBlocks < target) return false;
-      if (!game.lowReserveArmed) await armLowReserve(lock, gameId);
-      return true;
+      // Both settle before the lock can be released: no load of this turn outlives it.
+      for (const result of await Promise.allSettled([sealing, arming])) {
+        if (result.status === "rejected") throw result.reason;
+      }
+      return completes;
     });
     if (done) return progress;
   }

@@ -1,10 +1,4 @@
-import {
-  type BlockDraft,
-  draftBlock,
-  type OutcomeDrawer,
-  type ParSheetAnalysis,
-  queuedItemsText,
-} from "@outcomes/core";
+import { type BlockDraft, blockRespItems, draftBlock, type OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import type { Redis } from "ioredis";
@@ -42,25 +36,34 @@ const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function sealAndLoad(run: BlockRun): Promise<void> {
   const independent = run.sheet.drawMode !== "finite_pool";
   const draw = (): BlockDraft => draftBlock(run.drawer, run.drawer.drawTiers(run.blockSize));
+  const seal = (drawn: BlockDraft | null): Promise<SealedBlock> => {
+    const sealing = drawn
+      ? sealDrawnBlock(run.db, run.gameId, drawn)
+      : sealNextBlock(run.db, run.gameId, run.sheet, run.drawer, run.blockSize);
+    // Awaited below; observed now so a failure while something else is awaited is not "unhandled".
+    sealing.catch(() => {});
+    return sealing;
+  };
   let loading: Promise<void> = Promise.resolve();
   let loadFailure = false;
+  let sealing = seal(independent ? draw() : null);
   try {
-    let next = independent ? draw() : null;
     for (let index = 0; index < run.count && !loadFailure; index++) {
-      const sealing = next
-        ? sealDrawnBlock(run.db, run.gameId, next)
-        : sealNextBlock(run.db, run.gameId, run.sheet, run.drawer, run.blockSize);
-      if (independent && index + 1 < run.count) {
-        await yieldToIo(); // the insert goes out before the next block is drawn
-        next = draw();
-      }
+      const last = index + 1 === run.count;
+      // The statement goes out before the CPU work below, so Postgres seals while we draw.
+      await yieldToIo();
+      const following = independent && !last ? draw() : null;
       const sealed = await sealing;
+      if (!last) {
+        sealing = seal(following);
+        await yieldToIo();
+      }
       loading = loading.then(async () => {
         await appendOutcomes(
           run.redis,
           run.keys,
           run.gameId,
-          queuedItemsText(sealed.draft, sealed.blockId),
+          blockRespItems(sealed.draft.entries, sealed.blockId),
           sealed.sequence,
         );
         await run.onLoaded(sealed);
@@ -71,7 +74,7 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
       });
     }
   } finally {
-    await loading.catch(() => {});
+    await Promise.allSettled([sealing, loading]);
   }
   await loading;
 }

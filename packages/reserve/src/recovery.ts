@@ -1,4 +1,4 @@
-import { blockQueueItems, QUEUE_ITEM_SEPARATOR } from "@outcomes/core";
+import { blockRespItems, type RespItems } from "@outcomes/core";
 import { blocks, type Database, spins } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import { sql } from "drizzle-orm";
@@ -30,26 +30,22 @@ export async function reconcileOutcomeList(
   const last = await lastSequence(db, gameId);
   if (marker === null) {
     if (last === 0) return { rebuiltOutcomes: null, appendedOutcomes: 0 };
-    const { items, count } = await unservedItems(db, gameId, 0);
+    const items = await unservedItems(db, gameId, 0);
     await replaceOutcomes(redis, keys, gameId, items, last);
-    return { rebuiltOutcomes: count, appendedOutcomes: 0 };
+    return { rebuiltOutcomes: items.count, appendedOutcomes: 0 };
   }
   if (marker >= last) return { rebuiltOutcomes: null, appendedOutcomes: 0 };
-  const { items, count } = await unservedItems(db, gameId, marker);
+  const items = await unservedItems(db, gameId, marker);
   await appendOutcomes(redis, keys, gameId, items, last);
-  return { rebuiltOutcomes: null, appendedOutcomes: count };
+  return { rebuiltOutcomes: null, appendedOutcomes: items.count };
 }
 
 /**
  * Every outcome of the game's blocks after `afterSequence` that no spin has used, in block then
- * index order, as newline-separated queue items. Exhausted blocks are skipped except the most
+ * index order, as queue items framed for RPUSH. Exhausted blocks are skipped except the most
  * recent few.
  */
-export async function unservedItems(
-  db: Database,
-  gameId: number,
-  afterSequence: number,
-): Promise<{ items: Buffer; count: number }> {
+export async function unservedItems(db: Database, gameId: number, afterSequence: number): Promise<RespItems> {
   // bigint ids come back from postgres.js as strings.
   const candidates = await db.execute<{ id: string; size: number; entries: Buffer }>(sql`
     select id, size, entries from ${blocks}
@@ -58,7 +54,7 @@ export async function unservedItems(
         select id from ${blocks} where game_id = ${gameId} and status = 'exhausted'
         order by sequence desc limit ${RECENT_EXHAUSTED_BLOCKS}))
     order by sequence`);
-  if (candidates.length === 0) return { items: Buffer.alloc(0), count: 0 };
+  if (candidates.length === 0) return { bytes: Buffer.alloc(0), count: 0 };
   const ids = candidates.map((block) => block.id);
   const served = await db.execute<{ block_id: string; outcome_index: number }>(sql`
     select block_id, outcome_index from ${spins}
@@ -76,13 +72,9 @@ export async function unservedItems(
   let count = 0;
   for (const block of candidates) {
     const skipped = used.get(block.id);
-    const items = blockQueueItems(block.entries, Number(block.id), skipped && ((index) => skipped.has(index)));
-    if (items.length === 0) continue;
-    if (parts.length > 0) parts.push(SEPARATOR);
-    parts.push(items);
-    count += block.size - (skipped?.size ?? 0);
+    const items = blockRespItems(block.entries, Number(block.id), skipped && ((index) => skipped.has(index)));
+    parts.push(items.bytes);
+    count += items.count;
   }
-  return { items: Buffer.concat(parts), count };
+  return { bytes: Buffer.concat(parts), count };
 }
-
-const SEPARATOR = Buffer.from([QUEUE_ITEM_SEPARATOR]);

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { decodeQueuedOutcome, encodeQueuedOutcome } from "../outcome.js";
 import { assertValidParSheet } from "./analyze.js";
-import { blockQueueItems, decodeBlockEntries, draftBlock, queuedItems, queuedItemsText } from "./block.js";
+import {
+  blockQueueItems,
+  blockRespItems,
+  decodeBlockEntries,
+  draftBlock,
+  queuedItems,
+  queuedItemsText,
+  respItemsOf,
+} from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
 import { EntryCodec } from "./entries.js";
 import { SAMPLE_PAR_SHEET } from "./sample-sheet.js";
@@ -51,5 +59,19 @@ describe("queuedItemsText", () => {
     expect(blockQueueItems(entries, 4).toString("latin1").split("\n")).toEqual(
       outcomes.map((outcome, index) => encodeQueuedOutcome({ ...outcome, blockId: 4, index })),
     );
+  });
+
+  it("frames the same items as RESP bulk strings, skipped ones left out, like respItemsOf", () => {
+    const draft = draftBlock(drawer, drawer.drawTiers(300));
+    const skip = (index: number) => index % 7 === 0;
+    const expected = queuedItems(draft, 42).filter((_, index) => !skip(index));
+    const framed = blockRespItems(draft.entries, 42, skip);
+    expect(framed.count).toBe(expected.length);
+    expect(framed.bytes.toString("latin1")).toBe(expected.map((item) => `$${item.length}\r\n${item}\r\n`).join(""));
+    expect(respItemsOf(expected)).toEqual(framed);
+    expect(blockRespItems(draftBlock(drawer, new Uint8Array(0)).entries, 1)).toEqual({
+      bytes: Buffer.alloc(0),
+      count: 0,
+    });
   });
 });

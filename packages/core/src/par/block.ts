@@ -31,9 +31,6 @@ export function commitmentOf(entries: string | Uint8Array): string {
   return createHash("sha256").update(entries).digest("hex");
 }
 
-/** Separates queue items in `queuedItemsText`: JSON text never holds a raw newline. */
-export const QUEUE_ITEM_SEPARATOR = 0x0a;
-
 /**
  * Stored entries are binary (`KSB1`, entries.ts). Blocks sealed before that format hold canonical
  * JSON text (`[{"t":…,"m":…,"r":…},…]`, converted byte for byte to bytea by the migration); they
@@ -49,22 +46,54 @@ function legacyText(entries: Uint8Array | string): string {
 
 /**
  * A sealed block's Redis list items, in serving order, joined by newlines: exactly
- * `encodeQueuedOutcome` of each entry. What the blocks worker sends to Redis in one command.
- * `skip(index)` leaves out outcomes already used by a spin (queue rebuilds).
+ * `encodeQueuedOutcome` of each entry. `skip(index)` leaves out outcomes already used by a spin.
  */
 export function blockQueueItems(
   entries: Uint8Array | string,
   blockId: number,
   skip?: (index: number) => boolean,
 ): Buffer {
+  return queueItemsOf(entries, blockId, skip, "lines").bytes;
+}
+
+/**
+ * The same items framed as RESP bulk strings, ready to follow an RPUSH header on the wire (what the
+ * blocks worker sends to Redis), with their count.
+ */
+export function blockRespItems(
+  entries: Uint8Array | string,
+  blockId: number,
+  skip?: (index: number) => boolean,
+): RespItems {
+  return queueItemsOf(entries, blockId, skip, "resp");
+}
+
+/** Queue items as consecutive RESP bulk strings (`$<length>\r\n<item>\r\n` each). */
+export interface RespItems {
+  bytes: Buffer;
+  count: number;
+}
+
+/** Frames queue item strings as RESP bulk strings. */
+export function respItemsOf(items: readonly string[]): RespItems {
+  const text = items.map((item) => `$${Buffer.byteLength(item)}\r\n${item}\r\n`).join("");
+  return { bytes: Buffer.from(text), count: items.length };
+}
+
+function queueItemsOf(
+  entries: Uint8Array | string,
+  blockId: number,
+  skip: ((index: number) => boolean) | undefined,
+  framing: "lines" | "resp",
+): { bytes: Buffer; count: number } {
   if (isLegacyJson(entries)) {
     const items = decodeBlockEntries(entries).flatMap((outcome, index) =>
       skip?.(index) ? [] : [encodeQueuedOutcome({ ...outcome, blockId, index })],
     );
-    return Buffer.from(items.join("\n"), "latin1");
+    return framing === "resp" ? respItemsOf(items) : { bytes: Buffer.from(items.join("\n")), count: items.length };
   }
   const { codec, size, bodyStart } = EntryCodec.read(entries as Uint8Array);
-  return codec.queueItems(entries as Uint8Array, bodyStart, size, blockId, skip);
+  return codec.queueItems(entries as Uint8Array, bodyStart, size, blockId, { skip, framing });
 }
 
 /** The queue items of a draft (`blockQueueItems` of its entries). */

@@ -30,7 +30,14 @@ const SIZE_OFFSET = 10;
 const COLUMN_TABLE_LIMIT = 4096;
 const COMMA = 0x2c;
 const OPEN = 0x5b;
+const CLOSE = 0x5d;
 const NEWLINE = 0x0a;
+const CR = 0x0d;
+const DOLLAR = 0x24;
+/** Before a RESP item: `$`, up to 6 digits of length, CRLF. */
+const RESP_HEADER_ROOM = 9;
+/** The header and the CRLF after the item. */
+const RESP_FRAMING = RESP_HEADER_ROOM + 2;
 const ascii = (text: string) => Buffer.from(text, "latin1");
 
 export class EntryCodec {
@@ -39,7 +46,7 @@ export class EntryCodec {
   private readonly cells: number;
   private readonly symbolJson: Buffer[];
   private readonly tierJson: Buffer[];
-  private readonly columns: { bytes: Buffer; start: Uint32Array } | null;
+  private readonly columns: Buffer[] | null;
   private readonly maxItemBytes: number;
 
   constructor(readonly layout: EntryLayout) {
@@ -118,67 +125,97 @@ export class EntryCodec {
   }
 
   /**
-   * The block's Redis queue items, newline-separated, in serving order: exactly
-   * `encodeQueuedOutcome` of each entry, written from precomputed JSON pieces (no string per item).
-   * `skip(index)` leaves out outcomes already used (queue rebuilds).
+   * The block's Redis queue items, in serving order: exactly `encodeQueuedOutcome` of each entry,
+   * written from precomputed JSON pieces (no string per item). `lines`: separated by newlines;
+   * `resp`: each as a RESP bulk string (`$<length>\r\n<item>\r\n`), the arguments of one RPUSH
+   * written once, so the client library does not encode 10,000 arguments. `skip(index)` leaves out
+   * outcomes already used (queue rebuilds).
    */
-  queueItems(entries: Uint8Array, bodyStart: number, size: number, blockId: number, skip?: (index: number) => boolean) {
+  queueItems(
+    entries: Uint8Array,
+    bodyStart: number,
+    size: number,
+    blockId: number,
+    options: { skip?: (index: number) => boolean; framing?: "lines" | "resp" } = {},
+  ): { bytes: Buffer; count: number } {
+    const { skip, framing = "lines" } = options;
     const head = ascii(`{"b":${blockId},"i":`);
-    const out = Buffer.allocUnsafe(size * (this.maxItemBytes + head.length));
-    const { reels, rows } = this.layout;
-    const symbolCount = this.layout.symbols.length;
+    const out = Buffer.allocUnsafe(size * (this.maxItemBytes + head.length + RESP_FRAMING));
+    const resp = framing === "resp";
     let at = 0;
+    let count = 0;
     for (let index = 0; index < size; index++) {
       if (skip?.(index)) continue;
-      if (at > 0) out[at++] = NEWLINE;
-      at = put(out, at, head, 0, head.length);
-      at = writeDecimal(out, at, index);
-      out[at++] = COMMA;
-      let cell = bodyStart + index * this.entryBytes;
-      const tier = this.tierJson[entries[cell++] as number] as Buffer;
-      at = put(out, at, tier, 0, tier.length);
-      for (let reel = 0; reel < reels; reel++) {
-        if (reel > 0) out[at++] = COMMA;
-        if (this.columns) {
-          let code = 0;
-          for (let row = rows - 1; row >= 0; row--) code = code * symbolCount + (entries[cell + row] as number);
-          const { bytes, start } = this.columns;
-          at = put(out, at, bytes, start[code] as number, start[code + 1] as number);
-          cell += rows;
-        } else {
-          out[at++] = OPEN;
-          for (let row = 0; row < rows; row++) {
-            if (row > 0) out[at++] = COMMA;
-            const symbol = this.symbolJson[entries[cell++] as number] as Buffer;
-            at = put(out, at, symbol, 0, symbol.length);
-          }
-          out[at++] = 0x5d;
-        }
-      }
-      out[at++] = 0x5d; // ]
-      out[at++] = 0x7d; // }
+      const cell = bodyStart + index * this.entryBytes;
+      // The length is only known once written: leave room for the longest RESP header, then
+      // move the item left over the unused part (one native memmove per item).
+      const headerRoom = resp ? RESP_HEADER_ROOM : 0;
+      if (!resp && count > 0) out[at++] = NEWLINE;
+      const itemStart = at + headerRoom;
+      let end = itemStart + head.copy(out, itemStart);
+      end = writeDecimal(out, end, index);
+      out[end++] = COMMA;
+      end = this.writeBody(entries, cell, out, end);
+      if (resp) {
+        const length = end - itemStart;
+        out[at++] = DOLLAR;
+        at = writeDecimal(out, at, length);
+        out[at++] = CR;
+        out[at++] = NEWLINE;
+        out.copyWithin(at, itemStart, end);
+        at += length;
+        out[at++] = CR;
+        out[at++] = NEWLINE;
+      } else at = end;
+      count++;
     }
-    return out.subarray(0, at);
+    return { bytes: out.subarray(0, at), count };
+  }
+
+  /** Writes `"t":…,"m":…,"r":[[…],…]}` of the entry whose tier byte is at `cell`. */
+  private writeBody(entries: Uint8Array, cell: number, out: Buffer, at: number): number {
+    const { reels, rows } = this.layout;
+    const tier = this.tierJson[entries[cell++] as number] as Buffer;
+    at += tier.copy(out, at);
+    for (let reel = 0; reel < reels; reel++, cell += rows) {
+      if (reel > 0) out[at++] = COMMA;
+      if (this.columns) {
+        const code = this.columnCode(entries, cell);
+        at += (this.columns[code] as Buffer).copy(out, at);
+      } else {
+        out[at++] = OPEN;
+        for (let row = 0; row < rows; row++) {
+          if (row > 0) out[at++] = COMMA;
+          const symbol = this.symbolJson[entries[cell + row] as number] as Buffer;
+          at += symbol.copy(out, at);
+        }
+        out[at++] = CLOSE;
+      }
+    }
+    out[at++] = CLOSE;
+    out[at++] = 0x7d; // }
+    return at;
+  }
+
+  private columnCode(entries: Uint8Array, cell: number): number {
+    const symbolCount = this.layout.symbols.length;
+    let code = 0;
+    for (let row = this.layout.rows - 1; row >= 0; row--) code = code * symbolCount + (entries[cell + row] as number);
+    return code;
   }
 
   /** `["A","B","C"]` of every possible column, indexed by Σ symbol(row) × symbols^row. */
-  private columnTable(): { bytes: Buffer; start: Uint32Array } {
+  private columnTable(): Buffer[] {
     const { rows, symbols } = this.layout;
-    const count = symbols.length ** rows;
-    const pieces: Buffer[] = [];
-    const start = new Uint32Array(count + 1);
-    for (let code = 0; code < count; code++) {
-      const cells: Buffer[] = [];
+    return Array.from({ length: symbols.length ** rows }, (_, code) => {
+      const cells: string[] = [];
       let rest = code;
       for (let row = 0; row < rows; row++) {
-        cells.push(this.symbolJson[rest % symbols.length] as Buffer);
+        cells.push((this.symbolJson[rest % symbols.length] as Buffer).toString("latin1"));
         rest = Math.floor(rest / symbols.length);
       }
-      const piece = ascii(`[${cells.map((cell) => cell.toString("latin1")).join(",")}]`);
-      pieces.push(piece);
-      start[code + 1] = (start[code] as number) + piece.length;
-    }
-    return { bytes: Buffer.concat(pieces), start };
+      return ascii(`[${cells.join(",")}]`);
+    });
   }
 }
 
@@ -203,21 +240,15 @@ function encodeHeader({ reels, rows, symbols, tiers }: EntryLayout): Buffer {
   return Buffer.concat(parts);
 }
 
-/** Copies piece[from, to) to out at `at`. Pieces are 2–30 bytes: a plain loop beats Buffer#copy's native call. */
-function put(out: Buffer, at: number, piece: Uint8Array, from: number, to: number): number {
-  let position = at;
-  for (let byte = from; byte < to; byte++) out[position++] = piece[byte] as number;
-  return position;
+function decimalDigits(value: number): number {
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  return digits;
 }
 
 /** Writes a non-negative integer in decimal ASCII without building a string. */
 function writeDecimal(out: Buffer, at: number, value: number): number {
-  if (value < 10) {
-    out[at] = 0x30 + value;
-    return at + 1;
-  }
-  let digits = 0;
-  for (let rest = value; rest > 0; rest = Math.floor(rest / 10)) digits++;
+  const digits = decimalDigits(value);
   let rest = value;
   for (let position = at + digits - 1; position >= at; position--) {
     out[position] = 0x30 + (rest % 10);
