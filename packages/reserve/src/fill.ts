@@ -1,9 +1,9 @@
-import { assertValidParSheet, OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
+import { assertValidParSheet, draftBlock, OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
 import { type Database, readyBlockCount } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import { countBlockGenerated, type Logger } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
-import { sealAndLoad } from "./pipeline.js";
+import { sealAndLoad, yieldToIo } from "./pipeline.js";
 import { reconcileOutcomeList } from "./recovery.js";
 import { armLowReserve, lockGame } from "./seal.js";
 
@@ -95,10 +95,20 @@ export async function fillReserve(
       // the sheet compiles while both are in flight.
       const reconciling = reconcileOutcomeList(deps.db, deps.redis, deps.keys, gameId);
       const counting = readyBlockCount(lock, gameId);
+      // postgres.js sends small queries from a setImmediate: two turns of the loop put them on the
+      // wire before the CPU work below.
+      await yieldToIo();
+      await yieldToIo();
       if (!drawing) {
         const sheet = assertValidParSheet(game.document);
         drawing = { sheet, drawer: new OutcomeDrawer(sheet) };
       }
+      // A disarmed game (new, or its reserve dropped) is about to be filled: its first block is
+      // drawn while the counts are in flight (wasted only if another generator filled it meanwhile).
+      const first =
+        !game.lowReserveArmed && drawing.sheet.drawMode !== "finite_pool"
+          ? draftBlock(drawing.drawer, drawing.drawer.drawTiers(deps.targets.blockSize))
+          : undefined;
       const [reconciled, ready] = await Promise.all([reconciling, counting]);
       if (reconciled.rebuiltOutcomes !== null) {
         progress.rebuiltOutcomes = (progress.rebuiltOutcomes ?? 0) + reconciled.rebuiltOutcomes;
@@ -134,6 +144,7 @@ export async function fillReserve(
         drawer: drawing.drawer,
         blockSize: deps.targets.blockSize,
         count,
+        first,
         onLoaded: async (sealed) => {
           progress.blocksSealed++;
           progress.outcomesSealed += sealed.draft.size;

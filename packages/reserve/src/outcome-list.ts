@@ -1,10 +1,10 @@
-import { type RespItems, respItemsOf } from "@outcomes/core";
+import { type RpushCommand, rpushOf } from "@outcomes/core";
 import type { RedisKeys } from "@outcomes/queue";
 import { type ChainableCommander, Command, type Redis } from "ioredis";
 
 /**
- * An RPUSH written beforehand: the header and the items, already framed as RESP by the block's
- * codec, go to the socket as one buffer. ioredis would otherwise encode each of 10,000 arguments,
+ * An RPUSH written beforehand (`blockRpush`: the command and its items, framed as RESP by the
+ * block's codec) goes to the socket as one buffer. ioredis would otherwise encode each of 10,000 arguments,
  * and a Lua script splitting one big argument costs Redis ~8× the RPUSH itself (docs/performance.md).
  */
 class PrebuiltRpush extends Command {
@@ -17,8 +17,8 @@ class PrebuiltRpush extends Command {
   }
 }
 
-/** Queue items: one string each (tests, small loads) or already framed as RESP (`blockRespItems`). */
-export type OutcomeItems = readonly string[] | RespItems;
+/** Queue items: one string each (tests, small loads) or prebuilt RPUSH commands of the list (`blockRpush`). */
+export type OutcomeItems = readonly string[] | readonly RpushCommand[];
 
 /**
  * Loads outcomes and moves the marker in one MULTI/EXEC (atomic): optionally DEL the list (a
@@ -33,15 +33,15 @@ async function load(
   replace: boolean,
 ): Promise<void> {
   const list = keys.outcomeQueue(gameId);
-  const framed = "bytes" in items ? items : respItemsOf(items as readonly string[]);
+  const commands = items.every((item) => typeof item === "string")
+    ? [rpushOf(list, items as readonly string[])]
+    : (items as readonly RpushCommand[]);
   const tx = redis.multi();
   if (replace) tx.del(list);
-  if (framed.count > 0) {
-    const header = Buffer.from(`*${framed.count + 2}\r\n$5\r\nRPUSH\r\n$${Buffer.byteLength(list)}\r\n${list}\r\n`);
+  for (const command of commands) {
+    if (command.count === 0) continue; // an RPUSH without items is an error
     // Pipeline#sendCommand queues a ready Command (public in ioredis, missing from its typings).
-    (tx as ChainableCommander & { sendCommand(command: Command): void }).sendCommand(
-      new PrebuiltRpush(Buffer.concat([header, framed.bytes])),
-    );
+    (tx as ChainableCommander & { sendCommand(command: Command): void }).sendCommand(new PrebuiltRpush(command.wire));
   }
   tx.set(loadedThroughKey(keys, gameId), String(throughSequence));
   const results = await tx.exec();

@@ -1,4 +1,4 @@
-import { type BlockDraft, blockRespItems, draftBlock, type OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
+import { type BlockDraft, blockRpush, draftBlock, type OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import type { Redis } from "ioredis";
@@ -14,12 +14,14 @@ export interface BlockRun {
   drawer: OutcomeDrawer;
   blockSize: number;
   count: number;
+  /** The turn's first block when it was drawn ahead (independent mode), else it is drawn here. */
+  first?: BlockDraft;
   /** Called after each block is in the Redis list, in sequence order. */
   onLoaded: (block: SealedBlock) => Promise<void>;
 }
 
 /** Lets queued socket I/O (a sent insert, a finished load) run before more CPU work. */
-const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+export const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Seals `count` blocks, then loads each into the game's list, overlapping the three stages: while
@@ -46,7 +48,7 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
   };
   let loading: Promise<void> = Promise.resolve();
   let loadFailure = false;
-  let sealing = seal(independent ? draw() : null);
+  let sealing = seal(independent ? (run.first ?? draw()) : null);
   try {
     for (let index = 0; index < run.count && !loadFailure; index++) {
       const last = index + 1 === run.count;
@@ -63,7 +65,7 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
           run.redis,
           run.keys,
           run.gameId,
-          blockRespItems(sealed.draft.entries, sealed.blockId),
+          [blockRpush(sealed.draft.entries, sealed.blockId, run.keys.outcomeQueue(run.gameId))],
           sealed.sequence,
         );
         await run.onLoaded(sealed);

@@ -1,4 +1,4 @@
-import { blockRespItems, type RespItems } from "@outcomes/core";
+import { blockRpush, type RpushCommand } from "@outcomes/core";
 import { blocks, type Database, spins } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import { sql } from "drizzle-orm";
@@ -30,31 +30,36 @@ export async function reconcileOutcomeList(
   const last = await lastSequence(db, gameId);
   if (marker === null) {
     if (last === 0) return { rebuiltOutcomes: null, appendedOutcomes: 0 };
-    const items = await unservedItems(db, gameId, 0);
-    await replaceOutcomes(redis, keys, gameId, items, last);
+    const items = await unservedItems(db, gameId, 0, keys.outcomeQueue(gameId));
+    await replaceOutcomes(redis, keys, gameId, items.commands, last);
     return { rebuiltOutcomes: items.count, appendedOutcomes: 0 };
   }
   if (marker >= last) return { rebuiltOutcomes: null, appendedOutcomes: 0 };
-  const items = await unservedItems(db, gameId, marker);
-  await appendOutcomes(redis, keys, gameId, items, last);
+  const items = await unservedItems(db, gameId, marker, keys.outcomeQueue(gameId));
+  await appendOutcomes(redis, keys, gameId, items.commands, last);
   return { rebuiltOutcomes: null, appendedOutcomes: items.count };
 }
 
 /**
  * Every outcome of the game's blocks after `afterSequence` that no spin has used, in block then
- * index order, as queue items framed for RPUSH. Exhausted blocks are skipped except the most
+ * index order, as RPUSH commands of the game's list (one per block). Exhausted blocks are skipped except the most
  * recent few.
  */
-export async function unservedItems(db: Database, gameId: number, afterSequence: number): Promise<RespItems> {
+export async function unservedItems(
+  db: Database,
+  gameId: number,
+  afterSequence: number,
+  list: string,
+): Promise<{ commands: RpushCommand[]; count: number }> {
   // bigint ids come back from postgres.js as strings.
-  const candidates = await db.execute<{ id: string; size: number; entries: Buffer }>(sql`
-    select id, size, entries from ${blocks}
+  const candidates = await db.execute<{ id: string; entries: Buffer }>(sql`
+    select id, entries from ${blocks}
     where game_id = ${gameId} and sequence > ${afterSequence}
       and (status <> 'exhausted' or id in (
         select id from ${blocks} where game_id = ${gameId} and status = 'exhausted'
         order by sequence desc limit ${RECENT_EXHAUSTED_BLOCKS}))
     order by sequence`);
-  if (candidates.length === 0) return { bytes: Buffer.alloc(0), count: 0 };
+  if (candidates.length === 0) return { commands: [], count: 0 };
   const ids = candidates.map((block) => block.id);
   const served = await db.execute<{ block_id: string; outcome_index: number }>(sql`
     select block_id, outcome_index from ${spins}
@@ -68,13 +73,9 @@ export async function unservedItems(db: Database, gameId: number, afterSequence:
     indexes.add(spin.outcome_index);
     used.set(spin.block_id, indexes);
   }
-  const parts: Buffer[] = [];
-  let count = 0;
-  for (const block of candidates) {
+  const commands = candidates.map((block) => {
     const skipped = used.get(block.id);
-    const items = blockRespItems(block.entries, Number(block.id), skipped && ((index) => skipped.has(index)));
-    parts.push(items.bytes);
-    count += items.count;
-  }
-  return { bytes: Buffer.concat(parts), count };
+    return blockRpush(block.entries, Number(block.id), list, skipped && ((index) => skipped.has(index)));
+  });
+  return { commands, count: commands.reduce((sum, command) => sum + command.count, 0) };
 }

@@ -3,12 +3,12 @@ import { decodeQueuedOutcome, encodeQueuedOutcome } from "../outcome.js";
 import { assertValidParSheet } from "./analyze.js";
 import {
   blockQueueItems,
-  blockRespItems,
+  blockRpush,
   decodeBlockEntries,
   draftBlock,
   queuedItems,
   queuedItemsText,
-  respItemsOf,
+  rpushOf,
 } from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
 import { EntryCodec } from "./entries.js";
@@ -56,22 +56,21 @@ describe("queuedItemsText", () => {
     const entries = Buffer.concat([codec.headerFor(3), body]);
     const outcomes = decodeBlockEntries(entries);
     expect(outcomes[0]?.reelSymbols[1]).toHaveLength(5);
-    expect(blockQueueItems(entries, 4).toString("latin1").split("\n")).toEqual(
-      outcomes.map((outcome, index) => encodeQueuedOutcome({ ...outcome, blockId: 4, index })),
-    );
+    const items = outcomes.map((outcome, index) => encodeQueuedOutcome({ ...outcome, blockId: 4, index }));
+    expect(blockQueueItems(entries, 4).toString("latin1").split("\n")).toEqual(items);
+    expect(blockRpush(entries, 4, "list")).toEqual(rpushOf("list", items));
   });
 
-  it("frames the same items as RESP bulk strings, skipped ones left out, like respItemsOf", () => {
+  it("writes the same items as one RESP RPUSH of the list, skipped ones left out, like rpushOf", () => {
     const draft = draftBlock(drawer, drawer.drawTiers(300));
     const skip = (index: number) => index % 7 === 0;
     const expected = queuedItems(draft, 42).filter((_, index) => !skip(index));
-    const framed = blockRespItems(draft.entries, 42, skip);
-    expect(framed.count).toBe(expected.length);
-    expect(framed.bytes.toString("latin1")).toBe(expected.map((item) => `$${item.length}\r\n${item}\r\n`).join(""));
-    expect(respItemsOf(expected)).toEqual(framed);
-    expect(blockRespItems(draftBlock(drawer, new Uint8Array(0)).entries, 1)).toEqual({
-      bytes: Buffer.alloc(0),
-      count: 0,
-    });
+    const command = blockRpush(draft.entries, 42, "ks:outcomes:{7}", skip);
+    expect(command.count).toBe(expected.length);
+    const wire = [`*${expected.length + 2}`, "$5", "RPUSH", "$15", "ks:outcomes:{7}"];
+    for (const item of expected) wire.push(`$${item.length}`, item);
+    expect(command.wire.toString("latin1")).toBe(`${wire.join("\r\n")}\r\n`);
+    expect(rpushOf("ks:outcomes:{7}", expected)).toEqual(command);
+    expect(blockRpush(draftBlock(drawer, new Uint8Array(0)).entries, 1, "l").count).toBe(0);
   });
 });

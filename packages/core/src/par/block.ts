@@ -53,47 +53,53 @@ export function blockQueueItems(
   blockId: number,
   skip?: (index: number) => boolean,
 ): Buffer {
-  return queueItemsOf(entries, blockId, skip, "lines").bytes;
+  return queueItemsOf(entries, blockId, { skip }).bytes;
 }
 
-/**
- * The same items framed as RESP bulk strings, ready to follow an RPUSH header on the wire (what the
- * blocks worker sends to Redis), with their count.
- */
-export function blockRespItems(
-  entries: Uint8Array | string,
-  blockId: number,
-  skip?: (index: number) => boolean,
-): RespItems {
-  return queueItemsOf(entries, blockId, skip, "resp");
-}
-
-/** Queue items as consecutive RESP bulk strings (`$<length>\r\n<item>\r\n` each). */
-export interface RespItems {
-  bytes: Buffer;
+/** A complete `RPUSH list item…` in RESP, and how many items it pushes. */
+export interface RpushCommand {
+  wire: Buffer;
   count: number;
 }
 
-/** Frames queue item strings as RESP bulk strings. */
-export function respItemsOf(items: readonly string[]): RespItems {
-  const text = items.map((item) => `$${Buffer.byteLength(item)}\r\n${item}\r\n`).join("");
-  return { bytes: Buffer.from(text), count: items.length };
+/**
+ * The same items as one `RPUSH list item…` command on the wire (what the blocks worker sends to
+ * Redis), built with the items; `skip` as above.
+ */
+export function blockRpush(
+  entries: Uint8Array | string,
+  blockId: number,
+  list: string,
+  skip?: (index: number) => boolean,
+): RpushCommand {
+  const { bytes, count } = queueItemsOf(entries, blockId, { skip, rpush: list });
+  return { wire: bytes, count };
+}
+
+/** `RPUSH list item…` of item strings. */
+export function rpushOf(list: string, items: readonly string[]): RpushCommand {
+  const parts = [`*${items.length + 2}\r\n$5\r\nRPUSH\r\n$${Buffer.byteLength(list)}\r\n${list}\r\n`];
+  for (const item of items) parts.push(`$${Buffer.byteLength(item)}\r\n${item}\r\n`);
+  return { wire: Buffer.from(parts.join("")), count: items.length };
 }
 
 function queueItemsOf(
   entries: Uint8Array | string,
   blockId: number,
-  skip: ((index: number) => boolean) | undefined,
-  framing: "lines" | "resp",
+  options: { skip?: (index: number) => boolean; rpush?: string },
 ): { bytes: Buffer; count: number } {
   if (isLegacyJson(entries)) {
     const items = decodeBlockEntries(entries).flatMap((outcome, index) =>
-      skip?.(index) ? [] : [encodeQueuedOutcome({ ...outcome, blockId, index })],
+      options.skip?.(index) ? [] : [encodeQueuedOutcome({ ...outcome, blockId, index })],
     );
-    return framing === "resp" ? respItemsOf(items) : { bytes: Buffer.from(items.join("\n")), count: items.length };
+    if (options.rpush !== undefined) {
+      const { wire, count } = rpushOf(options.rpush, items);
+      return { bytes: wire, count };
+    }
+    return { bytes: Buffer.from(items.join("\n")), count: items.length };
   }
   const { codec, size, bodyStart } = EntryCodec.read(entries as Uint8Array);
-  return codec.queueItems(entries as Uint8Array, bodyStart, size, blockId, { skip, framing });
+  return codec.queueItems(entries as Uint8Array, bodyStart, size, blockId, options);
 }
 
 /** The queue items of a draft (`blockQueueItems` of its entries). */

@@ -1,4 +1,3 @@
-import { randomInt } from "node:crypto";
 import type { ParSheetAnalysis } from "./analyze.js";
 import { EntryCodec } from "./entries.js";
 import { DigitSource, WeightedPicker } from "./random.js";
@@ -98,6 +97,8 @@ export class OutcomeDrawer {
 /** Paylines (one symbol index per reel) that match no winning combination, drawn uniformly. */
 class LosingPaylines {
   private readonly enumerated: Uint32Array | null;
+  /** Uniform indexes into `enumerated`, several per randomInt call. */
+  private readonly pick: DigitSource | null;
   private readonly winning: Set<string>;
 
   constructor(
@@ -113,14 +114,16 @@ class LosingPaylines {
       const losing: number[] = [];
       for (let code = 0; code < total; code++) if (!winningCodes.has(code)) losing.push(code);
       this.enumerated = Uint32Array.from(losing);
+      this.pick = new DigitSource(losing.length);
     } else {
       this.enumerated = null;
+      this.pick = null;
     }
   }
 
   draw(out: Uint16Array): void {
     if (this.enumerated) {
-      let code = this.enumerated[randomInt(this.enumerated.length)] as number;
+      let code = this.enumerated[(this.pick as DigitSource).next()] as number;
       for (let reel = 0; reel < this.reels; reel++) {
         out[reel] = code % this.symbolCount;
         code = Math.floor(code / this.symbolCount);

@@ -48,6 +48,8 @@ export class EntryCodec {
   private readonly tierJson: Buffer[];
   private readonly columns: Buffer[] | null;
   private readonly maxItemBytes: number;
+  /** The shortest and longest `writeBody` output. */
+  private readonly bodyBytes: { min: number; max: number };
 
   constructor(readonly layout: EntryLayout) {
     const { reels, rows, symbols, tiers } = layout;
@@ -62,6 +64,16 @@ export class EntryCodec {
     const longest = (list: Buffer[]) => Math.max(...list.map((bytes) => bytes.length));
     // `{"b":` + id + `,"i":` + index + `,` + tier part + window + `]}` + newline, generously.
     this.maxItemBytes = 64 + longest(this.tierJson) + reels * (3 + rows * (longest(this.symbolJson) + 1));
+    const lengths = (list: Buffer[]) => list.map((bytes) => bytes.length);
+    const columnLengths = this.columns
+      ? lengths(this.columns)
+      : [Math.min(...lengths(this.symbolJson)), Math.max(...lengths(this.symbolJson))].map(
+          (symbol) => rows * (symbol + 1) + 1,
+        );
+    // The tier part, the columns, a comma between columns, the closing `]}`.
+    const body = (pick: (values: number[]) => number) =>
+      pick(lengths(this.tierJson)) + reels * pick(columnLengths) + reels + 1;
+    this.bodyBytes = { min: body((values) => Math.min(...values)), max: body((values) => Math.max(...values)) };
   }
 
   /** Reads the header of stored entries; throws on anything that is not a well-formed block. */
@@ -126,68 +138,87 @@ export class EntryCodec {
 
   /**
    * The block's Redis queue items, in serving order: exactly `encodeQueuedOutcome` of each entry,
-   * written from precomputed JSON pieces (no string per item). `lines`: separated by newlines;
-   * `resp`: each as a RESP bulk string (`$<length>\r\n<item>\r\n`), the arguments of one RPUSH
-   * written once, so the client library does not encode 10,000 arguments. `skip(index)` leaves out
-   * outcomes already used (queue rebuilds).
+   * written from precomputed JSON pieces (no string per item). Without `rpush`: separated by
+   * newlines. With `rpush` (a list name): the complete RESP command `RPUSH list item…`, each item a
+   * bulk string, written once here so the client library does not encode 10,000 arguments.
+   * `skip(index)` leaves out outcomes already used (queue rebuilds).
    */
   queueItems(
     entries: Uint8Array,
     bodyStart: number,
     size: number,
     blockId: number,
-    options: { skip?: (index: number) => boolean; framing?: "lines" | "resp" } = {},
+    options: { skip?: (index: number) => boolean; rpush?: string } = {},
   ): { bytes: Buffer; count: number } {
-    const { skip, framing = "lines" } = options;
+    const { skip, rpush } = options;
     const head = ascii(`{"b":${blockId},"i":`);
-    const out = Buffer.allocUnsafe(size * (this.maxItemBytes + head.length + RESP_FRAMING));
-    const resp = framing === "resp";
-    let at = 0;
+    // The RPUSH header depends on the count, known at the end: room for the longest one first.
+    const headerRoom = rpush === undefined ? 0 : 40 + Buffer.byteLength(rpush);
+    const out = Buffer.allocUnsafe(headerRoom + size * (this.maxItemBytes + head.length + RESP_FRAMING));
+    let at = headerRoom;
     let count = 0;
+    const resp = rpush !== undefined;
+    // By number of index digits: the digits of every such item's length, or 0 when they vary.
+    const lengthWidths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((digits) => {
+      const shortest = decimalDigits(head.length + digits + 1 + this.bodyBytes.min);
+      return shortest === decimalDigits(head.length + digits + 1 + this.bodyBytes.max) ? shortest : 0;
+    });
     for (let index = 0; index < size; index++) {
       if (skip?.(index)) continue;
       const cell = bodyStart + index * this.entryBytes;
-      // The length is only known once written: leave room for the longest RESP header, then
-      // move the item left over the unused part (one native memmove per item).
-      const headerRoom = resp ? RESP_HEADER_ROOM : 0;
       if (!resp && count > 0) out[at++] = NEWLINE;
-      const itemStart = at + headerRoom;
-      let end = itemStart + head.copy(out, itemStart);
+      // A RESP item's length is known once it is written. When every item with this many index
+      // digits has a length of the same number of digits, the `$length` header has a known width
+      // and the item is written in place; otherwise it goes after room for the longest header and
+      // is moved left over the unused part (one native memmove).
+      const indexDigits = decimalDigits(index);
+      const lengthDigits = resp ? lengthWidths[indexDigits] : 0;
+      const itemStart = resp ? at + (lengthDigits ? lengthDigits + 3 : RESP_HEADER_ROOM) : at;
+      out.set(head, itemStart);
+      let end = itemStart + head.length;
       end = writeDecimal(out, end, index);
       out[end++] = COMMA;
       end = this.writeBody(entries, cell, out, end);
       if (resp) {
         const length = end - itemStart;
+        const placed = at + 3 + decimalDigits(length);
+        if (placed !== itemStart) out.copyWithin(placed, itemStart, end);
         out[at++] = DOLLAR;
         at = writeDecimal(out, at, length);
         out[at++] = CR;
         out[at++] = NEWLINE;
-        out.copyWithin(at, itemStart, end);
         at += length;
         out[at++] = CR;
         out[at++] = NEWLINE;
       } else at = end;
       count++;
     }
-    return { bytes: out.subarray(0, at), count };
+    if (rpush === undefined) return { bytes: out.subarray(0, at), count };
+    const header = ascii(`*${count + 2}\r\n$5\r\nRPUSH\r\n$${Buffer.byteLength(rpush)}\r\n${rpush}\r\n`);
+    header.copy(out, headerRoom - header.length);
+    return { bytes: out.subarray(headerRoom - header.length, at), count };
   }
 
   /** Writes `"t":…,"m":…,"r":[[…],…]}` of the entry whose tier byte is at `cell`. */
   private writeBody(entries: Uint8Array, cell: number, out: Buffer, at: number): number {
     const { reels, rows } = this.layout;
     const tier = this.tierJson[entries[cell++] as number] as Buffer;
-    at += tier.copy(out, at);
+    out.set(tier, at);
+    at += tier.length;
     for (let reel = 0; reel < reels; reel++, cell += rows) {
       if (reel > 0) out[at++] = COMMA;
       if (this.columns) {
         const code = this.columnCode(entries, cell);
-        at += (this.columns[code] as Buffer).copy(out, at);
+        const column = this.columns[code] as Buffer;
+        out.set(column, at);
+        at += column.length;
       } else {
         out[at++] = OPEN;
         for (let row = 0; row < rows; row++) {
           if (row > 0) out[at++] = COMMA;
           const symbol = this.symbolJson[entries[cell + row] as number] as Buffer;
-          at += symbol.copy(out, at);
+          out.set(symbol, at);
+          at += symbol.length;
         }
         out[at++] = CLOSE;
       }

@@ -27,12 +27,14 @@ export function uniformBelow(n: bigint): bigint {
 export class WeightedPicker {
   private readonly small: Float64Array | null;
   private readonly big: bigint[] | null;
-  private readonly total: number;
+  /** Uniform positions in [0, Σ weights) when the sum is below 2^48 (several per randomInt call). */
+  private readonly positions: DigitSource | null;
 
   constructor(weights: readonly number[]) {
     if (weights.length === 0) throw new RangeError("needs at least one weight");
     const total = weights.reduce((sum, weight) => sum + BigInt(weight), 0n);
-    // Below 2^48 every partial sum is an exact double and one randomInt call draws the position.
+    // Below 2^48 every partial sum is an exact double and a position is a uniform digit of one
+    // randomInt draw (DigitSource: as many positions per call as fit below 2^48).
     if (total < BigInt(RANDOM_INT_LIMIT)) {
       this.small = new Float64Array(weights.length);
       let running = 0;
@@ -41,7 +43,7 @@ export class WeightedPicker {
         (this.small as Float64Array)[index] = running;
       });
       this.big = null;
-      this.total = running;
+      this.positions = new DigitSource(running);
     } else {
       let running = 0n;
       this.big = weights.map((weight) => {
@@ -49,12 +51,12 @@ export class WeightedPicker {
         return running;
       });
       this.small = null;
-      this.total = Number.NaN;
+      this.positions = null;
     }
   }
 
   pick(): number {
-    if (this.small) return firstAbove(this.small, randomInt(this.total));
+    if (this.small) return firstAbove(this.small, (this.positions as DigitSource).next());
     const cumulative = this.big as bigint[];
     const position = uniformBelow(cumulative[cumulative.length - 1] as bigint);
     let low = 0;
