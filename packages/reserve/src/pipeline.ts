@@ -1,4 +1,11 @@
-import { type BlockDraft, blockRpush, draftBlock, type OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
+import {
+  type BlockDraft,
+  blockRpush,
+  draftBlock,
+  type ItemScratch,
+  type OutcomeDrawer,
+  type ParSheetAnalysis,
+} from "@outcomes/core";
 import type { Database } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import type { Redis } from "ioredis";
@@ -46,6 +53,9 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
     sealing.catch(() => {});
     return sealing;
   };
+  // Loads run one at a time and ioredis copies a command out when it is sent: one buffer serves
+  // every block of the run.
+  const scratch: ItemScratch = { bytes: Buffer.alloc(0) };
   let loading: Promise<void> = Promise.resolve();
   let loadFailure = false;
   let sealing = seal(independent ? (run.first ?? draw()) : null);
@@ -65,7 +75,7 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
           run.redis,
           run.keys,
           run.gameId,
-          [blockRpush(sealed.draft.entries, sealed.blockId, run.keys.outcomeQueue(run.gameId))],
+          [blockRpush(sealed.draft.entries, sealed.blockId, run.keys.outcomeQueue(run.gameId), { scratch })],
           sealed.sequence,
         );
         await run.onLoaded(sealed);

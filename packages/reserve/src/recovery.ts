@@ -75,7 +75,7 @@ export async function unservedItems(
   }
   const commands = candidates.map((block) => {
     const skipped = used.get(block.id);
-    return blockRpush(block.entries, Number(block.id), list, skipped && ((index) => skipped.has(index)));
+    return blockRpush(block.entries, Number(block.id), list, { skip: skipped && ((index) => skipped.has(index)) });
   });
   return { commands, count: commands.reduce((sum, command) => sum + command.count, 0) };
 }

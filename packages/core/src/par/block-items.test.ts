@@ -65,7 +65,7 @@ describe("queuedItemsText", () => {
     const draft = draftBlock(drawer, drawer.drawTiers(300));
     const skip = (index: number) => index % 7 === 0;
     const expected = queuedItems(draft, 42).filter((_, index) => !skip(index));
-    const command = blockRpush(draft.entries, 42, "ks:outcomes:{7}", skip);
+    const command = blockRpush(draft.entries, 42, "ks:outcomes:{7}", { skip });
     expect(command.count).toBe(expected.length);
     const wire = [`*${expected.length + 2}`, "$5", "RPUSH", "$15", "ks:outcomes:{7}"];
     for (const item of expected) wire.push(`$${item.length}`, item);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { encodeQueuedOutcome, type Outcome } from "../outcome.js";
 import type { OutcomeDrawer } from "./draw.js";
-import { EntryCodec } from "./entries.js";
+import { EntryCodec, type ItemScratch } from "./entries.js";
 
 /**
  * A block before it is stored: its entries in the stored binary form (entries.ts) and the SHA-256
@@ -64,15 +64,16 @@ export interface RpushCommand {
 
 /**
  * The same items as one `RPUSH list item…` command on the wire (what the blocks worker sends to
- * Redis), built with the items; `skip` as above.
+ * Redis), built with the items; `skip` as above. With `scratch` the command is written into the
+ * caller's buffer (see `ItemScratch`).
  */
 export function blockRpush(
   entries: Uint8Array | string,
   blockId: number,
   list: string,
-  skip?: (index: number) => boolean,
+  options: { skip?: (index: number) => boolean; scratch?: ItemScratch } = {},
 ): RpushCommand {
-  const { bytes, count } = queueItemsOf(entries, blockId, { skip, rpush: list });
+  const { bytes, count } = queueItemsOf(entries, blockId, { ...options, rpush: list });
   return { wire: bytes, count };
 }
 
@@ -86,7 +87,7 @@ export function rpushOf(list: string, items: readonly string[]): RpushCommand {
 function queueItemsOf(
   entries: Uint8Array | string,
   blockId: number,
-  options: { skip?: (index: number) => boolean; rpush?: string },
+  options: { skip?: (index: number) => boolean; rpush?: string; scratch?: ItemScratch },
 ): { bytes: Buffer; count: number } {
   if (isLegacyJson(entries)) {
     const items = decodeBlockEntries(entries).flatMap((outcome, index) =>

@@ -40,6 +40,14 @@ const RESP_HEADER_ROOM = 9;
 const RESP_FRAMING = RESP_HEADER_ROOM + 2;
 const ascii = (text: string) => Buffer.from(text, "latin1");
 
+/**
+ * A buffer the caller lends to `queueItems` to write into instead of allocating ~1.5 MB per block
+ * (which costs garbage collections): the result is a view of it, valid until the next use.
+ */
+export interface ItemScratch {
+  bytes: Buffer;
+}
+
 export class EntryCodec {
   readonly header: Buffer;
   readonly entryBytes: number;
@@ -148,13 +156,15 @@ export class EntryCodec {
     bodyStart: number,
     size: number,
     blockId: number,
-    options: { skip?: (index: number) => boolean; rpush?: string } = {},
+    options: { skip?: (index: number) => boolean; rpush?: string; scratch?: ItemScratch } = {},
   ): { bytes: Buffer; count: number } {
-    const { skip, rpush } = options;
+    const { skip, rpush, scratch } = options;
     const head = ascii(`{"b":${blockId},"i":`);
     // The RPUSH header depends on the count, known at the end: room for the longest one first.
     const headerRoom = rpush === undefined ? 0 : 40 + Buffer.byteLength(rpush);
-    const out = Buffer.allocUnsafe(headerRoom + size * (this.maxItemBytes + head.length + RESP_FRAMING));
+    const capacity = headerRoom + size * (this.maxItemBytes + head.length + RESP_FRAMING);
+    if (scratch && scratch.bytes.length < capacity) scratch.bytes = Buffer.allocUnsafe(capacity);
+    const out = scratch ? scratch.bytes : Buffer.allocUnsafe(capacity);
     let at = headerRoom;
     let count = 0;
     const resp = rpush !== undefined;
