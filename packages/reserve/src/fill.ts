@@ -65,7 +65,7 @@ export function reserveTargets(env: {
  * Fills the game's reserve to TARGET_READY_BLOCKS ready blocks, in turns, each under the game's
  * Postgres row lock: reconcile the Redis list with the record (rebuild a lost list, load blocks
  * sealed but never loaded), count ready blocks, then seal the missing blocks (up to
- * OUTCOMES_PER_TURN), each committed before it is loaded into the list in one script, drawing,
+ * OUTCOMES_PER_TURN), each committed before it is loaded into the list in one MULTI/EXEC, drawing,
  * sealing and loading overlapped (pipeline.ts). Two generators of one game take turns and never
  * seal the same sequence or load out of order; the spin path waits at most one turn for its
  * block-start bookkeeping. Reaching the target re-arms `block.low_reserve`.
