@@ -51,4 +51,11 @@ describe("JSON bodies read from the Node stream", () => {
     const malformed = await postChunked([body.slice(0, -1)]);
     expect([malformed.status, malformed.body.errorCode]).toEqual([400, "KS-4101"]);
   });
+
+  it("refuses a body that is not valid UTF-8 with KS-4101", async () => {
+    const head = Buffer.from('{"gameId":1,"playerId":"p');
+    const invalid = await postChunked([head, Buffer.from([0xc3, 0x28]), Buffer.from('","wagerUsd":1}')]);
+    expect([invalid.status, invalid.body.errorCode]).toEqual([400, "KS-4101"]);
+    expect(invalid.body.message).toMatch(/UTF-8/);
+  });
 });

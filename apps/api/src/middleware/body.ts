@@ -4,6 +4,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+/** Strict UTF-8: a body with bytes that are not UTF-8 is refused rather than silently repaired. */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** A body over `maxBytes` is refused unread with KS-4101, and the connection closed. */
 function tooLarge(c: Context, maxBytes: number): never {
@@ -38,8 +40,8 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buff
  * guard) find it. Hono's own `bodyLimit` reads through `c.req.raw.body`, which makes
  * @hono/node-server build a full WHATWG Request (undici, web streams, an AbortController) for every
  * request: about a fifth of a spin's CPU. For other content types, and outside @hono/node-server
- * (no `incoming`), that stock middleware still applies. The text is decoded like `Request.text()`: UTF-8, bad bytes as U+FFFD,
- * a leading BOM dropped.
+ * (no `incoming`), that stock middleware still applies. The text is decoded as strict UTF-8 (invalid
+ * bytes: 400 KS-4101), a leading BOM dropped.
  */
 export function nodeBody(maxBytes: number): MiddlewareHandler {
   const fallback = bodyLimit({ maxSize: maxBytes, onError: (c) => tooLarge(c, maxBytes) });
@@ -52,8 +54,12 @@ export function nodeBody(maxBytes: number): MiddlewareHandler {
     if (declared !== undefined && Number(declared) > maxBytes) tooLarge(c, maxBytes);
     const bytes = await readIncoming(incoming, maxBytes);
     if (bytes === null) tooLarge(c, maxBytes);
-    let text = bytes.toString("utf8");
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      throw new ServiceError("KS-4101", { message: "Request body is not valid UTF-8" });
+    }
     // Hono caches each body reading as the promise of it (its typings say the value).
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
     await next();
