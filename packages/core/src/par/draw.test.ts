@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeQueuedOutcome } from "../outcome.js";
 import { assertValidParSheet } from "./analyze.js";
-import {
-  type BlockDraft,
-  commitmentOf,
-  decodeBlockEntries,
-  draftBlock,
-  queuedItems,
-  verifyBlock,
-} from "./block.js";
+import { type BlockDraft, commitmentOf, decodeBlockEntries, draftBlock, queuedItems, verifyBlock } from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
 import { EntryCodec } from "./entries.js";
 import { DigitSource, uniformBelow, WeightedPicker } from "./random.js";
