@@ -126,9 +126,20 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await producers.close();
+      // The owner removes its Redis keys too, so test runs leave nothing behind on a shared Redis.
+      if (!options.shareWith) await deleteKeysUnder(queueRedis, serviceEnv.REDIS_PREFIX);
       await Promise.all([subscriber.quit(), redis.quit(), queueRedis.quit()]);
       if (options.shareWith) await client.close();
       else await database.drop();
     },
   };
+}
+
+async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== "0");
 }
