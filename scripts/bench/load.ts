@@ -1,33 +1,13 @@
-import { Agent, request } from "node:http";
-import { createHistogram } from "node:perf_hooks";
+import { createLoadClient, type LatencySummary, type RequestSpec } from "./http-client.js";
 
-/**
- * Idle keep-alive sockets are dropped before the server's 5 s keep-alive timeout: a request sent
- * on a socket the server is closing at that moment fails with ECONNRESET, an artefact of the client.
- */
-const IDLE_SOCKET_MS = 4_000;
-
-export interface LoadOptions {
-  url: string;
-  method: "GET" | "POST";
-  headers: Record<string, string>;
-  /** Request body; `{n}` is replaced by the request's number modulo `distinct` (e.g. a player id). */
-  body?: string;
-  distinct?: number;
+export interface LoadOptions extends RequestSpec {
   connections: number;
   durationMs: number;
 }
 
-export interface LoadResult {
-  completed: number;
+export interface LoadResult extends LatencySummary {
   elapsedMs: number;
   perSecond: number;
-  /** Responses by HTTP status, and transport failures as `error:<code>`. */
-  statuses: Record<string, number>;
-  p50Ms: number;
-  p99Ms: number;
-  p999Ms: number;
-  maxMs: number;
 }
 
 /**
@@ -36,58 +16,18 @@ export interface LoadResult {
  * server runs in another process, so this loop has its event loop to itself.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: options.connections });
-  const latency = createHistogram();
-  const statuses: Record<string, number> = {};
-  const count = (key: string) => {
-    statuses[key] = (statuses[key] ?? 0) + 1;
-  };
-  let sent = 0;
-
-  const once = () =>
-    new Promise<void>((resolve) => {
-      const body = options.body?.replace("{n}", String(sent % (options.distinct ?? 1)));
-      sent++;
-      const started = process.hrtime.bigint();
-      const headers = body
-        ? { ...options.headers, "content-length": String(Buffer.byteLength(body)) }
-        : options.headers;
-      const req = request(options.url, { agent, method: options.method, headers }, (res) => {
-        res.resume();
-        res.on("end", () => {
-          // Microseconds: the histogram records integers ≥ 1.
-          latency.record(Math.max(1, Number((process.hrtime.bigint() - started) / 1000n)));
-          count(String(res.statusCode));
-          resolve();
-        });
-      });
-      req.on("error", (error: NodeJS.ErrnoException) => {
-        count(`error:${error.code ?? error.message}`);
-        resolve();
-      });
-      req.end(body);
-    });
-
+  const client = createLoadClient(options, options.connections);
   const started = performance.now();
   const deadline = started + options.durationMs;
   await Promise.all(
     Array.from({ length: options.connections }, async () => {
-      while (performance.now() < deadline) await once();
+      while (performance.now() < deadline) await client.send(performance.now());
     }),
   );
   const elapsedMs = performance.now() - started;
-  agent.destroy();
-  const completed = Object.values(statuses).reduce((sum, n) => sum + n, 0);
-  return {
-    completed,
-    elapsedMs,
-    perSecond: completed / (elapsedMs / 1000),
-    statuses,
-    p50Ms: latency.percentile(50) / 1000,
-    p99Ms: latency.percentile(99) / 1000,
-    p999Ms: latency.percentile(99.9) / 1000,
-    maxMs: latency.max / 1000,
-  };
+  client.close();
+  const summary = client.summary();
+  return { ...summary, elapsedMs, perSecond: summary.completed / (elapsedMs / 1000) };
 }
 
 /** Responses that were not 2xx, plus transport errors. */
