@@ -26,6 +26,29 @@ export interface FixtureSpin {
   createdAt: Date;
 }
 
+/** An ACTIVE PAR sheet row for fixtures that need a game's foreign key, not its math. */
+export async function insertFixtureParSheet(
+  db: Database,
+  sheet: { partnerId: string; environment: Environment; rtp: string },
+): Promise<string> {
+  const id = newId("par");
+  await db.insert(parSheets).values({
+    id,
+    partnerId: sheet.partnerId,
+    environment: sheet.environment,
+    name: "Fixture sheet",
+    version: "1",
+    status: "ACTIVE",
+    drawMode: "independent",
+    document: { name: "Fixture sheet" },
+    rtp: sheet.rtp,
+    certifiedRtp: sheet.rtp,
+    hitFrequency: 0.3,
+    volatility: 1,
+  });
+  return id;
+}
+
 export async function createSpinFixture(
   db: Database,
   options: { partnerId?: string; environment?: Environment; games?: number; gamesCreatedAt?: Date } = {},
@@ -36,21 +59,7 @@ export async function createSpinFixture(
     partnerId = newId("ptr");
     await db.insert(partners).values({ id: partnerId, slug: partnerId.toLowerCase(), name: "Fixture partner" });
   }
-  const parSheetId = newId("par");
-  await db.insert(parSheets).values({
-    id: parSheetId,
-    partnerId,
-    environment,
-    name: "Fixture sheet",
-    version: "1",
-    status: "ACTIVE",
-    drawMode: "independent",
-    document: {},
-    rtp: "0.95",
-    certifiedRtp: "0.95",
-    hitFrequency: 0.3,
-    volatility: 2,
-  });
+  const parSheetId = await insertFixtureParSheet(db, { partnerId, environment, rtp: "0.95" });
   const created = options.gamesCreatedAt ?? new Date("2000-01-01T00:00:00.000Z");
   const gameRows = await db
     .insert(games)

@@ -7,7 +7,8 @@ import {
   type QueuedOutcome,
   usdToMicros,
 } from "@outcomes/core";
-import { apiKeys, blocks, games, parSheets } from "@outcomes/db";
+import { apiKeys, blocks, games } from "@outcomes/db";
+import { insertFixtureParSheet } from "@outcomes/db/testing-spins";
 import { eq, sql } from "drizzle-orm";
 import type { TestApi } from "../testing.js";
 
@@ -49,21 +50,7 @@ export async function createGame(
 ): Promise<FixtureGame> {
   const environment = options.environment ?? "sandbox";
   const { db } = api.database;
-  const parSheetId = newId("par");
-  await db.insert(parSheets).values({
-    id: parSheetId,
-    partnerId,
-    environment,
-    name: "Fixture sheet",
-    version: "1",
-    status: "ACTIVE",
-    drawMode: "independent",
-    document: { name: "Fixture sheet" },
-    rtp: "0.96",
-    certifiedRtp: "0.96",
-    hitFrequency: 0.35,
-    volatility: 1,
-  });
+  const parSheetId = await insertFixtureParSheet(db, { partnerId, environment, rtp: "0.96" });
   const [game] = await db
     .insert(games)
     .values({
