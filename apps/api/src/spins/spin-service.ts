@@ -1,5 +1,5 @@
 import { type QueuedOutcome, ServiceError, usdToMicros } from "@outcomes/core";
-import { isDuplicateOutcome, type SqlPool, saveIdempotencyRecord, sqlClientOf } from "@outcomes/db";
+import { isDuplicateOutcome, type SqlClient, type SqlPool, saveIdempotencyRecord, sqlClientOf } from "@outcomes/db";
 import { enqueueGeneration, notifyEvents } from "@outcomes/queue";
 import { countSpin } from "@outcomes/runtime";
 import type { AppDeps, PartnerAuth } from "../context.js";
@@ -73,7 +73,7 @@ export class SpinService {
     if (defaultThreshold === null) throw new Error("LARGE_WIN_THRESHOLD_USD must have at most 6 decimals");
     this.games = new GameCache(deps.db, defaultThreshold);
     this.queue = new OutcomeQueue(deps.redis, deps.keys);
-    this.blockSizes = new BlockSizes(deps.db);
+    this.blockSizes = new BlockSizes();
     this.purger = new IdempotencyPurger(deps.db, (error) =>
       deps.logger.warn({ err: error }, "idempotency purge failed"),
     );
@@ -113,23 +113,24 @@ export class SpinService {
 
   /** The game's rules applied to the request: KS-4006, KS-4202, KS-4103. */
   private async validated(partner: PartnerAuth, request: SpinRequest): Promise<SpinContext> {
-    const game = await this.gameOf(partner, request.gameId);
-    return { partner, game, playerId: request.playerId, wagerMicros: wagerMicrosWithin(request.wagerUsd, game) };
+    return this.applyRules(partner, request, await this.lookUpGame(request.gameId));
   }
 
-  private async gameOf(partner: PartnerAuth, gameId: number): Promise<GameRules> {
-    let game: GameRules | null;
+  private async lookUpGame(gameId: number): Promise<GameRules | null> {
     try {
-      game = await this.games.get(gameId);
+      return await this.games.get(gameId);
     } catch (error) {
       this.deps.logger.error({ err: error, gameId }, "spin failed: game look-up");
       throw new ServiceError("KS-5003", { cause: error });
     }
+  }
+
+  private applyRules(partner: PartnerAuth, request: SpinRequest, game: GameRules | null): SpinContext {
     if (!game || game.partnerId !== partner.partnerId || game.environment !== partner.environment) {
       throw new ServiceError("KS-4006");
     }
     if (!game.isActive) throw new ServiceError("KS-4202");
-    return game;
+    return { partner, game, playerId: request.playerId, wagerMicros: wagerMicrosWithin(request.wagerUsd, game) };
   }
 
   /**
@@ -140,7 +141,7 @@ export class SpinService {
     let taken: TakenOutcome | undefined;
     try {
       taken = await take(context.game.id);
-      const written = await this.batcher.submit(await this.plan(context, taken.outcome));
+      const written = await this.batcher.submit(await this.plan(context, taken.outcome, this.sql));
       this.afterCommit(written);
       return { body: written.body, replayed: false };
     } catch (error) {
@@ -151,7 +152,12 @@ export class SpinService {
   /**
    * With `Idempotency-Key`: the key's lock and look-up come first, in the transaction that then
    * takes the outcome and commits the spin with its record, so a duplicate waits and replays. A
-   * replay returns the first result even if the game has changed since (made inactive, re-priced).
+   * replay returns the first result even if the game has changed since (made inactive, re-priced):
+   * the rules are applied only after the look-up found no first response.
+   *
+   * Every statement of the transaction runs on its own connection: the game is read before it
+   * begins, and a block size it misses is read on the transaction. A transaction that waited for a
+   * second connection of the pool would deadlock the process once every connection held one.
    */
   private async spinWithKey(
     partner: PartnerAuth,
@@ -159,14 +165,15 @@ export class SpinService {
     idempotent: IdempotentRequest,
     take: Take,
   ): Promise<SpinReply | typeof UNUSABLE> {
+    const game = await this.lookUpGame(request.gameId);
     let taken: TakenOutcome | undefined;
     try {
       const result = await this.sql.begin(async (tx): Promise<KeyedOutcome> => {
         const prior = await priorResponse(tx, idempotent);
         if (prior !== null) return { replayed: replayedBody(prior) };
-        const context = await this.validated(partner, request);
+        const context = this.applyRules(partner, request, game);
         taken = await take(context.game.id);
-        const written = await writeSpin(tx, await this.plan(context, taken.outcome));
+        const written = await writeSpin(tx, await this.plan(context, taken.outcome, tx));
         await saveIdempotencyRecord(tx, idempotent.scope, {
           requestHash: idempotent.hash,
           responseStatus: 200,
@@ -182,8 +189,8 @@ export class SpinService {
     }
   }
 
-  private async plan(context: SpinContext, outcome: QueuedOutcome): Promise<SpinPlan> {
-    const blockSize = await this.blockSizes.sizeOf(outcome.blockId);
+  private async plan(context: SpinContext, outcome: QueuedOutcome, client: SqlClient): Promise<SpinPlan> {
+    const blockSize = await this.blockSizes.sizeOf(outcome.blockId, client);
     if (blockSize === null) throw new UnusableOutcomeError(`outcome of unknown block ${outcome.blockId}`);
     return planSpin({ ...context, outcome, blockSize, minReadyBlocks: this.deps.env.MIN_READY_BLOCKS });
   }
