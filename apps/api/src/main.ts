@@ -1,6 +1,6 @@
 import { serve } from "@hono/node-server";
 import type { Environment } from "@outcomes/core";
-import { createDatabase } from "@outcomes/db";
+import { API_CONNECTION_LIMITS, createDatabase } from "@outcomes/db";
 import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
 import { createLogger, loadEnvOrExit, ShutdownManager } from "@outcomes/runtime";
 import { createApp } from "./app.js";
@@ -14,7 +14,7 @@ const logger = createLogger(env.LOG_LEVEL, "api");
 const shutdown = new ShutdownManager(logger);
 shutdown.installSignalHandlers();
 
-const database = createDatabase(env.DATABASE_URL, { max: 10 });
+const database = createDatabase(env.DATABASE_URL, { max: 10, limits: API_CONNECTION_LIMITS });
 shutdown.register("postgres", database.close);
 // Auto-pipelining: concurrent requests' rate-limit scripts and LPOPs share socket writes.
 const redis = createRequestRedis(env.REDIS_URL, { enableAutoPipelining: true });

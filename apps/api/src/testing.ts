@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type Environment, generateApiKey, newId } from "@outcomes/core";
-import { apiKeys, createDatabase, partners } from "@outcomes/db";
+import { API_CONNECTION_LIMITS, apiKeys, createDatabase, partners } from "@outcomes/db";
 import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/db/testing";
 import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
 import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
@@ -62,7 +62,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   });
   const logger = options.logger ?? createLogger(serviceEnv.LOG_LEVEL, "api-test");
   // A second instance gets a connection pool of its own, as a second process would.
-  const client = options.shareWith ? createDatabase(database.url, { max: 5 }) : database;
+  const client = options.shareWith ? createDatabase(database.url, { max: 5, limits: API_CONNECTION_LIMITS }) : database;
   const redis: Redis = createRequestRedis(serviceEnv.REDIS_URL, { enableAutoPipelining: true });
   const queueRedis = createWorkerRedis(serviceEnv.REDIS_URL);
   const keys = redisKeys(serviceEnv.REDIS_PREFIX);

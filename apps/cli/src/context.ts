@@ -1,4 +1,4 @@
-import { createDatabase, type Database, type DatabaseClient } from "@outcomes/db";
+import { createDatabase, type Database, type DatabaseClient, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
 import {
   createRequestRedis,
   type Invalidation,
@@ -42,7 +42,7 @@ export class CliContext {
   }
 
   db(): Database {
-    this.database ??= createDatabase(this.env.DATABASE_URL, { max: 2 });
+    this.database ??= createDatabase(this.env.DATABASE_URL, { max: 2, limits: WORKER_CONNECTION_LIMITS });
     return this.database.db;
   }
 

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createDatabase } from "@outcomes/db";
+import { createDatabase, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
 import { createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
 import {
   collectProcessMetrics,
@@ -30,7 +30,7 @@ const metricsServer = await startMetricsServer(env.WORKER_METRICS_PORT);
 shutdown.register("metrics server", metricsServer.close);
 logger.info({ port: metricsServer.port }, "metrics listening");
 
-const database = createDatabase(env.DATABASE_URL, { max: 5 });
+const database = createDatabase(env.DATABASE_URL, { max: 5, limits: WORKER_CONNECTION_LIMITS });
 shutdown.register("postgres", database.close);
 const redis = createWorkerRedis(env.REDIS_URL);
 shutdown.register("redis", () => redis.quit());

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import { createDatabase, type DatabaseClient } from "./client.js";
+import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient } from "./client.js";
 
 /**
  * Test databases: vitest's global setup migrates one template database; each test file copies it
@@ -34,7 +34,8 @@ export async function createTestDatabase(baseUrl = requiredEnv("DATABASE_URL")):
     await admin.end();
   }
   const url = withDatabase(baseUrl, name);
-  const client = createDatabase(url, { max: 10 });
+  // The API's limits: the test API runs on this client, as production runs on its own.
+  const client = createDatabase(url, { max: 10, limits: API_CONNECTION_LIMITS });
   return {
     ...client,
     url,

@@ -1,4 +1,4 @@
-import { spins } from "@outcomes/db";
+import { spins, sqlClientOf } from "@outcomes/db";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../testing.js";
@@ -63,5 +63,32 @@ describe("more concurrent keyed spins than pool connections", () => {
     ]);
     expect(answers.map((answer) => answer.status)).toEqual(Array(CLIENTS).fill(200));
     expect(ready.status).toBe(200);
+  });
+
+  it("answers KS-5003 within the acquire timeout while every connection is held, then serves again", async () => {
+    api = await startTestApi();
+    const game = await gameWithOutcomes(api, 100);
+    // The key and the game are cached by a first spin, so what is measured is the spin's own path.
+    expect((await keyedBurst(api, game, "warm"))[0]?.status).toBe(200);
+    // A future mistake of the same kind, simulated: every connection of the API's pool is taken by a
+    // transaction that waits on something that will not come in time.
+    const pool = sqlClientOf(api.deps.db);
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const holders = Array.from({ length: 10 }, () => pool.begin(async (tx) => Promise.all([tx`select 1`, released])));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    const stuck = await keyedBurst(api, game, "held");
+    const waitedMs = Date.now() - started;
+    expect(stuck.map((answer) => `${answer.status} ${answer.body.errorCode}`)).toEqual(
+      Array(CLIENTS).fill("500 KS-5003"),
+    );
+    expect(waitedMs).toBeLessThan(REQUEST_TIMEOUT_MS);
+    release();
+    await Promise.all(holders);
+    const answers = await keyedBurst(api, game, "after");
+    expect(answers.map((answer) => answer.status)).toEqual(Array(CLIENTS).fill(200));
   });
 });

@@ -1,5 +1,5 @@
 import type { HostResolver } from "@outcomes/core";
-import { createDatabase } from "@outcomes/db";
+import { createDatabase, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
 import { enqueueDeliveries, type JobPayload } from "@outcomes/queue";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { RoleStarter, WorkerContext } from "../context.js";
@@ -47,7 +47,10 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
     // A pool of its own: 64 deliveries in flight would queue behind the process's shared 5
     // connections (measured: 330/s with them, 540/s with 16 on the dev VM), and a burst of webhooks
     // must not starve block generation running in the same process (`--role all`).
-    const database = createDatabase(env.DATABASE_URL, { max: options.databasePoolSize });
+    const database = createDatabase(env.DATABASE_URL, {
+      max: options.databasePoolSize,
+      limits: WORKER_CONNECTION_LIMITS,
+    });
     const db = database.db;
     const http = createWebhookHttpClient({ timeoutMs: env.WEBHOOK_TIMEOUT_MS, resolve: options.resolve });
     const deliver = deliverProcessor({
