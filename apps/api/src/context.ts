@@ -6,6 +6,7 @@ import type { Redis } from "ioredis";
 import type { KeyVerifier } from "./auth/key-verifier.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
 import type { SpinGate } from "./middleware/rate-limit.js";
+import type { GameCache } from "./spins/game-cache.js";
 
 /** Everything a request handler may use; built once per process in main.ts (or per test). */
 export interface AppDeps {
@@ -17,6 +18,8 @@ export interface AppDeps {
   logger: Logger;
   keyVerifier: KeyVerifier;
   maintenance: MaintenanceSwitch;
+  /** The rules spins follow, per game; PATCH /games forgets an entry before it answers. */
+  games: GameCache;
   /** DNS for webhook URL checks; the OS resolver when absent (tests set one, needing no DNS). */
   resolveHost?: HostResolver;
 }

@@ -3,18 +3,31 @@ import type { Logger } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
 import type { KeyVerifier } from "./auth/key-verifier.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
+import type { GameCache } from "./spins/game-cache.js";
+
+/** The caches one API process keeps, each dropped (in part) by an invalidation message. */
+export interface Caches {
+  keyVerifier: KeyVerifier;
+  maintenance: MaintenanceSwitch;
+  games: GameCache;
+}
+
+function forget(caches: Caches, what: string): void {
+  if (what === "auth") caches.keyVerifier.invalidate();
+  else if (what === "maintenance") caches.maintenance.forget();
+  else if (what.startsWith("game:")) caches.games.forget(Number(what.slice("game:".length)));
+}
 
 /**
- * Announces a change that is already committed. The publishing process clears its own cache at once;
- * a failed publish is logged, not raised: the change stands, and other processes' caches expire
- * within 1 s anyway, so failing the operator's request would only mislead them.
+ * Announces a change that is already committed. The publishing process clears its own cache at once,
+ * before the change's request answers; a failed publish is logged, not raised: the change stands,
+ * and other processes' caches expire within 1 s anyway, so failing the request would only mislead.
  */
 export async function announceChange(
-  deps: { redis: Redis; keys: RedisKeys; logger: Logger; keyVerifier: KeyVerifier; maintenance: MaintenanceSwitch },
+  deps: Caches & { redis: Redis; keys: RedisKeys; logger: Logger },
   what: Invalidation,
 ): Promise<void> {
-  if (what === "auth") deps.keyVerifier.invalidate();
-  else deps.maintenance.forget();
+  forget(deps, what);
   try {
     await publishInvalidation(deps.redis, deps.keys, what);
   } catch (error) {
@@ -29,15 +42,12 @@ export async function announceChange(
 export async function subscribeInvalidations(
   redisUrl: string,
   keys: RedisKeys,
-  targets: { keyVerifier: KeyVerifier; maintenance: MaintenanceSwitch },
+  caches: Caches,
   logger: Logger,
 ): Promise<Redis> {
   const subscriber = createWorkerRedis(redisUrl);
   subscriber.on("error", (error) => logger.warn({ err: error }, "invalidation subscriber error"));
-  subscriber.on("message", (_channel, message) => {
-    if (message === "auth") targets.keyVerifier.invalidate();
-    if (message === "maintenance") targets.maintenance.forget();
-  });
+  subscriber.on("message", (_channel, message: string) => forget(caches, message));
   await subscriber.subscribe(keys.invalidations);
   return subscriber;
 }

@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server";
-import type { Environment } from "@outcomes/core";
+import { type Environment, usdToMicros } from "@outcomes/core";
 import { API_CONNECTION_LIMITS, createDatabase } from "@outcomes/db";
 import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
 import { createLogger, loadEnvOrExit, ShutdownManager } from "@outcomes/runtime";
@@ -8,6 +8,7 @@ import { KeyVerifier } from "./auth/key-verifier.js";
 import { answerClientErrors } from "./client-errors.js";
 import { subscribeInvalidations } from "./invalidation.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
+import { GameCache } from "./spins/game-cache.js";
 
 const env = loadEnvOrExit();
 const logger = createLogger(env.LOG_LEVEL, "api");
@@ -29,10 +30,11 @@ const keyVerifier = new KeyVerifier(database.db, env.ALLOWED_ENVIRONMENTS as Env
   logger.warn({ err: error }, "lastUsedAt update failed"),
 );
 const maintenance = new MaintenanceSwitch(redis, keys);
-const subscriber = await subscribeInvalidations(env.REDIS_URL, keys, { keyVerifier, maintenance }, logger);
+const games = new GameCache(database.db, usdToMicros(env.LARGE_WIN_THRESHOLD_USD) ?? 0);
+const subscriber = await subscribeInvalidations(env.REDIS_URL, keys, { keyVerifier, maintenance, games }, logger);
 shutdown.register("invalidation subscriber", () => subscriber.quit());
 
-const app = createApp({ env, db: database.db, redis, keys, producers, logger, keyVerifier, maintenance });
+const app = createApp({ env, db: database.db, redis, keys, producers, logger, keyVerifier, maintenance, games });
 const server = serve({ fetch: app.fetch, port: env.PORT }, (info) => logger.info({ port: info.port }, "api listening"));
 answerClientErrors(server, logger);
 shutdown.register("http server", () => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { type Environment, generateApiKey, newId } from "@outcomes/core";
+import { type Environment, generateApiKey, newId, usdToMicros } from "@outcomes/core";
 import { API_CONNECTION_LIMITS, apiKeys, createDatabase, partners } from "@outcomes/db";
 import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/db/testing";
 import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
@@ -12,6 +12,7 @@ import { answerClientErrors } from "./client-errors.js";
 import type { AppDeps } from "./context.js";
 import { subscribeInvalidations } from "./invalidation.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
+import { GameCache } from "./spins/game-cache.js";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -69,8 +70,24 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   const producers = new Producers(queueRedis, serviceEnv.REDIS_PREFIX);
   const keyVerifier = new KeyVerifier(client.db, serviceEnv.ALLOWED_ENVIRONMENTS as Environment[]);
   const maintenance = new MaintenanceSwitch(redis, keys);
-  const subscriber = await subscribeInvalidations(serviceEnv.REDIS_URL, keys, { keyVerifier, maintenance }, logger);
-  const deps: AppDeps = { env: serviceEnv, db: client.db, redis, keys, producers, logger, keyVerifier, maintenance };
+  const games = new GameCache(client.db, usdToMicros(serviceEnv.LARGE_WIN_THRESHOLD_USD) ?? 0);
+  const subscriber = await subscribeInvalidations(
+    serviceEnv.REDIS_URL,
+    keys,
+    { keyVerifier, maintenance, games },
+    logger,
+  );
+  const deps: AppDeps = {
+    env: serviceEnv,
+    db: client.db,
+    redis,
+    keys,
+    producers,
+    logger,
+    keyVerifier,
+    maintenance,
+    games,
+  };
   const app = createApp(deps);
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   answerClientErrors(server, logger);

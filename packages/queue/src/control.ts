@@ -3,9 +3,10 @@ import type { RedisKeys } from "./redis.js";
 
 /**
  * The operator plane's shared Redis state, used by the API and the CLI alike: the maintenance
- * flag and the pub/sub messages that tell every API process to drop its caches.
+ * flag and the pub/sub messages that tell every API process to drop its caches (`game:<id>` after
+ * a game's rules changed).
  */
-export type Invalidation = "auth" | "maintenance";
+export type Invalidation = "auth" | "maintenance" | `game:${number}`;
 
 export async function publishInvalidation(redis: Redis, keys: RedisKeys, what: Invalidation): Promise<void> {
   await redis.publish(keys.invalidations, what);

@@ -15,8 +15,8 @@ export interface GameRules {
 }
 
 /**
- * An entry lives at most this long, so a game made inactive (or re-priced) by PATCH on any API
- * process stops taking spins everywhere within about a second, without a cross-process message.
+ * An entry lives at most this long. A PATCH forgets the game in its own process before it answers
+ * and tells the others (`game:<id>`, see invalidation.ts); a lost message only delays them this long.
  */
 const TTL_MS = 1000;
 /** Unknown ids are cached too (as null); the map is bounded so random ids cannot grow it forever. */
@@ -35,6 +35,11 @@ export class GameCache {
     private readonly db: Database,
     private readonly defaultLargeWinThresholdMicros: number,
   ) {}
+
+  /** Drops the game's entry, including a look-up still in flight, so the next spin reads it anew. */
+  forget(gameId: number): void {
+    this.entries.delete(gameId);
+  }
 
   get(gameId: number, now = Date.now()): Promise<GameRules | null> {
     if (!Number.isSafeInteger(gameId) || gameId < 1 || gameId > MAX_GAME_ID) return Promise.resolve(null);

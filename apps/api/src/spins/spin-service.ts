@@ -1,11 +1,11 @@
-import { type QueuedOutcome, ServiceError, usdToMicros } from "@outcomes/core";
+import { type QueuedOutcome, ServiceError } from "@outcomes/core";
 import { isDuplicateOutcome, type SqlClient, type SqlPool, saveIdempotencyRecord, sqlClientOf } from "@outcomes/db";
 import { enqueueGeneration, notifyEvents } from "@outcomes/queue";
 import { countSpin } from "@outcomes/runtime";
 import type { AppDeps, PartnerAuth } from "../context.js";
 import type { SpinGate } from "../middleware/rate-limit.js";
 import { BlockSizes } from "./block-sizes.js";
-import { GameCache, type GameRules } from "./game-cache.js";
+import type { GameCache, GameRules } from "./game-cache.js";
 import { IdempotencyPurger, type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
 import { OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
 import { SpinBatcher } from "./spin-batcher.js";
@@ -69,9 +69,7 @@ export class SpinService {
       maxSize: deps.env.SPIN_BATCH_MAX_SIZE,
       maxWaitMs: deps.env.SPIN_BATCH_MAX_WAIT_MS,
     });
-    const defaultThreshold = usdToMicros(deps.env.LARGE_WIN_THRESHOLD_USD);
-    if (defaultThreshold === null) throw new Error("LARGE_WIN_THRESHOLD_USD must have at most 6 decimals");
-    this.games = new GameCache(deps.db, defaultThreshold);
+    this.games = deps.games;
     this.queue = new OutcomeQueue(deps.redis, deps.keys);
     this.blockSizes = new BlockSizes();
     this.purger = new IdempotencyPurger(deps.db, (error) =>

@@ -3,6 +3,7 @@ import { usdToMicros } from "@outcomes/core";
 import { createGame, listGames, presentGame, requireOwnGame, updateGame } from "@outcomes/db";
 import { enqueueGeneration } from "@outcomes/queue";
 import type { AppDeps } from "../../context.js";
+import { announceChange } from "../../invalidation.js";
 import {
   errorResponses,
   jsonBody,
@@ -132,6 +133,8 @@ gamesRouter.openapi(
         ? { largeWinThresholdMicros: toMicros(body.largeWinThresholdUsd) }
         : {}),
     });
+    // Spins sent after this answer follow the new rules: this process forgets the game before answering.
+    await announceChange(deps, `game:${game.id}`);
     return c.json(presentGame(game, defaultThresholdMicros(deps)), 200);
   },
 );
