@@ -49,6 +49,13 @@ export const JOBS = {
     payload: z.object({}),
     options: { attempts: 5, backoff: { type: "exponential", delay: 5000 }, ...removeOld },
   },
+  // Housekeeping, run by the key-expiry role: deletes idempotency records past their 24 h.
+  "idempotency.purge": {
+    queue: "key-expiry",
+    payload: z.object({}),
+    // A failed run is simply redone by the next tick (or an operator's trigger).
+    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { age: 24 * 3600 } },
+  },
 } as const satisfies Record<string, { queue: QueueName; payload: z.ZodType; options: JobsOptions }>;
 
 export type JobName = keyof typeof JOBS;

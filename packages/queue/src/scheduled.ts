@@ -13,3 +13,8 @@ export async function runKeyExpiryNow(producers: Producers): Promise<string> {
   const job = await producers.add("key-expiry.sweep", {});
   return job.id ?? "";
 }
+
+export async function runIdempotencyPurgeNow(producers: Producers): Promise<string> {
+  const job = await producers.add("idempotency.purge", {});
+  return job.id ?? "";
+}

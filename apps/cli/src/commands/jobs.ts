@@ -1,5 +1,5 @@
 import { requireSettleableReportDate } from "@outcomes/core";
-import { runKeyExpiryNow, runSettlementsNow } from "@outcomes/queue";
+import { runIdempotencyPurgeNow, runKeyExpiryNow, runSettlementsNow } from "@outcomes/queue";
 import type { Command } from "commander";
 import type { ActionFactory } from "../program.js";
 
@@ -30,6 +30,16 @@ export function registerJobCommands(program: Command, action: ActionFactory) {
       action(async (ctx) => {
         const jobId = await runKeyExpiryNow(await ctx.producers());
         ctx.print({ jobId }, () => `Queued key-expiry.sweep (job ${jobId}).`);
+      }),
+    );
+
+  run
+    .command("idempotency-purge")
+    .description("queue the purge of idempotency records older than 24 h (run by the key-expiry role)")
+    .action(
+      action(async (ctx) => {
+        const jobId = await runIdempotencyPurgeNow(await ctx.producers());
+        ctx.print({ jobId }, () => `Queued idempotency.purge (job ${jobId}).`);
       }),
     );
 }

@@ -1,30 +1,43 @@
+import { purgeExpiredIdempotencyRecords } from "@outcomes/db";
 import { JOBS, notifyEvents } from "@outcomes/queue";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
-import type { RoleStarter } from "../context.js";
+import type { RoleStarter, WorkerContext } from "../context.js";
 import { jobLockOptions } from "../job-lock.js";
 import { sweepExpiringKeys } from "./sweep.js";
 
-/** The scheduler's id: one per deployment, so every worker upserting it keeps a single schedule. */
+/** The schedulers' ids: one each per deployment, so every worker upserting them keeps one schedule. */
 export const KEY_EXPIRY_SCHEDULER_ID = "key-expiry.sweep";
+export const IDEMPOTENCY_PURGE_SCHEDULER_ID = "idempotency.purge";
+/** At 100 keyed spins/s a run deletes about 60,000 records: well under a second of work. */
+export const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60_000;
 
 /**
- * The `key-expiry` role: a BullMQ job scheduler runs `key-expiry.sweep` on KEY_EXPIRY_CRON (UTC);
- * operators can queue one now (POST /api/admin/v1/jobs/key-expiry/run). Upserting the scheduler
- * from every worker is idempotent, and the sweep is safe to run twice at once.
+ * The `key-expiry` role, the deployment's housekeeping: a BullMQ job scheduler runs
+ * `key-expiry.sweep` on KEY_EXPIRY_CRON (UTC), and another `idempotency.purge` every 10 minutes;
+ * operators can queue either now (`jobs run key-expiry` also in the operator API,
+ * `jobs run idempotency-purge` in the CLI only). Upserting the schedulers from every
+ * worker is idempotent (one job per tick), and both jobs are safe to run twice at once.
  */
 export const startKeyExpiryRole: RoleStarter = async (ctx) => {
   const { env, db, producers, logger } = ctx;
   const definition = JOBS["key-expiry.sweep"];
-  await producers.queues[definition.queue].upsertJobScheduler(
+  const queue = producers.queues[definition.queue];
+  await queue.upsertJobScheduler(
     KEY_EXPIRY_SCHEDULER_ID,
     { pattern: env.KEY_EXPIRY_CRON, tz: "UTC" },
     { name: "key-expiry.sweep", data: {}, opts: definition.options },
+  );
+  await queue.upsertJobScheduler(
+    IDEMPOTENCY_PURGE_SCHEDULER_ID,
+    { every: IDEMPOTENCY_PURGE_EVERY_MS },
+    { name: "idempotency.purge", data: {}, opts: JOBS["idempotency.purge"].options },
   );
 
   const connection = ctx.newConnection();
   const worker = new Worker(
     definition.queue,
     async (job: Job) => {
+      if (job.name === "idempotency.purge") return purgeIdempotencyRecords(ctx, job);
       if (job.name !== "key-expiry.sweep") throw new UnrecoverableError(`Unknown job ${job.name}`);
       const notices = await sweepExpiringKeys(db);
       if (notices.length > 0) {
@@ -44,3 +57,15 @@ export const startKeyExpiryRole: RoleStarter = async (ctx) => {
     },
   };
 };
+
+/** One run deletes every expired record, batch by batch; the job's progress counts them. */
+async function purgeIdempotencyRecords({ db, logger }: WorkerContext, job: Job) {
+  const deleted = await purgeExpiredIdempotencyRecords(db, {
+    onBatch: async (deletedSoFar) => {
+      await job.updateProgress({ deleted: deletedSoFar });
+      logger.debug({ deleted: deletedSoFar }, "idempotency purge batch done");
+    },
+  });
+  if (deleted > 0) logger.info({ deleted }, "expired idempotency records purged");
+  return { deleted };
+}

@@ -1,6 +1,6 @@
 import type { Environment } from "@outcomes/core";
 import { sql } from "drizzle-orm";
-import type { Executor } from "../client.js";
+import type { Database } from "../client.js";
 import { idempotencyKeys } from "../schema/idempotency-keys.js";
 import type { SqlTransaction } from "./sql-client.js";
 
@@ -78,10 +78,30 @@ export async function saveIdempotencyRecord(
   if (saved.count !== 1) throw new Error("a live idempotency record appeared under the lock");
 }
 
-/** Deletes up to `batch` expired records; returns how many. Safe to run from any number of processes. */
-export async function purgeExpiredIdempotencyRecords(db: Executor, batch = 1000): Promise<number> {
-  const deleted = await db.execute(sql`
-    delete from ${idempotencyKeys} where ctid in (
-      select ctid from ${idempotencyKeys} where created_at <= now() - ${sql.raw(RETENTION)} limit ${batch})`);
-  return deleted.count;
+/**
+ * Deletes every expired record, in batches of about `batch` rows (each its own short transaction,
+ * so a spin replacing an expired record waits a batch at most), looping until a batch comes up
+ * short; returns how many. Each batch is one range delete on the `created_at` index up to the
+ * batch's last row. Safe to run from any number of processes at once: they take the same rows in
+ * the same (index) order, so one waits for the other and finds them gone, and a record a spin has
+ * just replaced no longer matches when the delete re-checks it.
+ */
+export async function purgeExpiredIdempotencyRecords(
+  db: Database,
+  options: { batch?: number; onBatch?: (deletedSoFar: number) => Promise<void> | void } = {},
+): Promise<number> {
+  const batch = options.batch ?? 50_000;
+  const expired = sql`created_at <= now() - ${sql.raw(RETENTION)}`;
+  let total = 0;
+  for (;;) {
+    // A short last batch has no batch-th row and takes all that is left. The plain age condition
+    // stays too, so the planner estimates the rows from statistics (the index, not a table scan).
+    const deleted = await db.execute(sql`
+      delete from ${idempotencyKeys} where ${expired} and created_at <= coalesce((
+        select created_at from ${idempotencyKeys} where ${expired}
+        order by created_at offset ${batch - 1} limit 1), 'infinity')`);
+    total += deleted.count;
+    await options.onBatch?.(total);
+    if (deleted.count < batch) return total;
+  }
 }
