@@ -1,15 +1,6 @@
 import { createHash } from "node:crypto";
 import { ServiceError } from "@outcomes/core";
-import {
-  type Database,
-  type IdempotencyScope,
-  lockIdempotencyKey,
-  purgeExpiredIdempotencyRecords,
-  type SqlTransaction,
-} from "@outcomes/db";
-
-/** Expired records are deleted at most this often per process (only processes that see keyed spins). */
-const PURGE_INTERVAL_MS = 60_000;
+import { type IdempotencyScope, lockIdempotencyKey, type SqlTransaction } from "@outcomes/db";
 
 export interface IdempotentRequest {
   scope: IdempotencyScope;
@@ -36,24 +27,4 @@ export async function priorResponse(tx: SqlTransaction, request: IdempotentReque
     });
   }
   return record.responseBody;
-}
-
-/**
- * Deletes expired records now and then, in the background. Deleting the same expired rows from two
- * processes is harmless, so no coordination is needed; the timestamp only keeps one process from
- * doing it on every request.
- */
-export class IdempotencyPurger {
-  private lastRunAt = 0;
-
-  constructor(
-    private readonly db: Database,
-    private readonly onError: (error: unknown) => void,
-  ) {}
-
-  maybeRun(now = Date.now()): void {
-    if (now - this.lastRunAt < PURGE_INTERVAL_MS) return;
-    this.lastRunAt = now;
-    purgeExpiredIdempotencyRecords(this.db).catch(this.onError);
-  }
 }

@@ -6,7 +6,7 @@ import type { AppDeps, PartnerAuth } from "../context.js";
 import type { SpinGate } from "../middleware/rate-limit.js";
 import { BlockSizes } from "./block-sizes.js";
 import type { GameCache, GameRules } from "./game-cache.js";
-import { IdempotencyPurger, type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
+import { type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
 import { OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
 import { SpinBatcher } from "./spin-batcher.js";
 import { replayedBody, type SpinResultBody } from "./spin-result.js";
@@ -58,7 +58,6 @@ export class SpinService {
   private readonly games: GameCache;
   private readonly queue: OutcomeQueue;
   private readonly blockSizes: BlockSizes;
-  private readonly purger: IdempotencyPurger;
   /** The spin path's own statements are prepared on postgres.js directly (see `SqlClient`). */
   private readonly sql: SqlPool;
   private readonly batcher: SpinBatcher;
@@ -72,9 +71,6 @@ export class SpinService {
     this.games = deps.games;
     this.queue = new OutcomeQueue(deps.redis, deps.keys);
     this.blockSizes = new BlockSizes();
-    this.purger = new IdempotencyPurger(deps.db, (error) =>
-      deps.logger.warn({ err: error }, "idempotency purge failed"),
-    );
   }
 
   async spin(partner: PartnerAuth, request: SpinRequest, gate: SpinGate, idempotencyKey?: string): Promise<SpinReply> {
@@ -97,7 +93,6 @@ export class SpinService {
       { partnerId: partner.partnerId, environment: partner.environment, key: idempotencyKey },
       { route: "POST /spins", gameId: request.gameId, playerId: request.playerId, wager: exactWager(request.wagerUsd) },
     );
-    this.purger.maybeRun();
     return this.skippingUnusable(() => this.spinWithKey(partner, request, idempotent, take));
   }
 
