@@ -45,7 +45,7 @@ export function createApp(deps: AppDeps) {
   registerMetricsRoute(app, deps);
   registerDashboard(app, deps);
 
-  const authenticate = partnerAuth();
+  const authenticate = partnerAuth(deps.env.TRUSTED_PROXIES);
   const limit = rateLimit((c) =>
     c.req.method === "POST" && c.req.path === `${PARTNER_BASE}/spins` ? "spin" : "default",
   );

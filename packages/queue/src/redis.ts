@@ -19,6 +19,8 @@ export function redisKeys(prefix: string) {
     outcomeQueue: (gameId: number) => `${prefix}:outcomes:{${gameId}}`,
     rateLimit: (bucket: string, partnerId: string, environment: string) =>
       `${prefix}:ratelimit:${bucket}:${partnerId}:${environment}`,
+    /** Per client address: look-ups of keys not found (apps/api auth/failed-auth-throttle.ts). */
+    unknownKeys: (address: string) => `${prefix}:unknown-keys:${address}`,
     maintenance: `${prefix}:maintenance`,
     /** Pub/sub channel: auth cache invalidation and maintenance changes. */
     invalidations: `${prefix}:invalidations`,

@@ -38,6 +38,8 @@ describe("parseEnv", () => {
     ["PORT", "70000"],
     ["DATABASE_URL", "not a url"],
     ["ALLOWED_ENVIRONMENTS", "sandbox,staging"],
+    ["TRUSTED_PROXIES", "10.0.0.0/33"],
+    ["TRUSTED_PROXIES", "10.0.0.1,load-balancer"],
     ["RATE_LIMIT_SPINS_PER_SECOND", "0"],
     ["WEBHOOK_RETRY_DELAYS_MS", "1000,2000"],
     ["LOG_LEVEL", "loud"],

@@ -37,6 +37,11 @@ const envSchema = z.object({
     .default([60_000, 300_000, 900_000, 3_600_000]),
   /** How long a webhook receiver may take to answer. */
   WEBHOOK_TIMEOUT_MS: positiveInt.default(5_000),
+  /**
+   * Load balancers whose `X-Forwarded-For` names the client (addresses or CIDR ranges). Unset: the
+   * socket's peer is the client, and the header is ignored (anyone can write it).
+   */
+  TRUSTED_PROXIES: csvOf(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()])).default([]),
   /** Spin requests per second, per partner and environment. */
   RATE_LIMIT_SPINS_PER_SECOND: positiveInt.default(100),
   /** Other partner requests per second, per partner and environment. */

@@ -20,7 +20,7 @@ export const metrics = {
   }),
   rateLimitRejections: new Counter({
     name: "outcomes_rate_limit_rejections_total",
-    help: "Partner requests refused with 429, by bucket (spin or default)",
+    help: "Partner requests refused with 429, by bucket (spin, default, or unknown_key: an address past its unknown-key look-ups)",
     labelNames: ["bucket"] as const,
     registers,
   }),

@@ -16,14 +16,54 @@ interface KeyRecord {
 const CACHE_TTL_MS = 1000;
 /** `lastUsedAt` is written at most this often per key and process (not on every request). */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/** Keys found in Postgres, remembered per process (about 250 bytes each). */
+export const MAX_KNOWN_KEYS = 10_000;
+/**
+ * Hashes found nowhere, cached so a client repeating one stale key costs one look-up a second.
+ * Anyone can mint such keys, so the bound is what keeps their memory flat.
+ */
+export const MAX_UNKNOWN_KEYS = 1_000;
+
+interface CacheEntry<T> {
+  record: T;
+  loadedAt: number;
+  /** `invalidate` bumps the verifier's generation: entries of an older one are stale. */
+  generation: number;
+}
+
+/**
+ * Counts, per client address, the look-ups of keys this process has never found
+ * (auth/failed-auth-throttle.ts).
+ */
+export interface LookUpGuard {
+  /** Before such a look-up: counts it, or throws when the client may not cause another one now. */
+  admit(): Promise<void>;
+  /** The admitted look-up found the key (or the store failed): it does not count against the client. */
+  release(): Promise<void>;
+}
+
+/**
+ * Map.set that drops the oldest entry past `max`. Insertion order is enough (no LRU library):
+ * every entry is reloaded, and so re-inserted, at least once a second while it is in use, so the
+ * oldest insertion is the entry least recently in use.
+ */
+function setBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) map.delete(map.keys().next().value as K);
+}
 
 /**
  * Verifies `X-API-Key` values: checksum first (a mistyped key never reaches the store), then the
  * SHA-256 hash against Postgres through a short in-process cache that `invalidate` clears
  * (every API process calls it when a key or partner changes, over Redis pub/sub).
+ * Known and unknown hashes are cached apart, each bounded, so a flood of minted keys can neither
+ * grow memory nor push the partners' keys out.
  */
 export class KeyVerifier {
-  private readonly cache = new Map<string, { record: KeyRecord | null; loadedAt: number }>();
+  private readonly known = new Map<string, CacheEntry<KeyRecord>>();
+  private readonly unknown = new Map<string, CacheEntry<null>>();
+  private generation = 0;
   private readonly lastUsedWrites = new Map<string, number>();
 
   constructor(
@@ -32,12 +72,16 @@ export class KeyVerifier {
     private readonly onBackgroundError: (error: unknown) => void = () => {},
   ) {}
 
-  async verify(presented: string | undefined, now = Date.now()): Promise<PartnerAuth> {
+  /**
+   * `guard` admits each look-up of a key this process has not found before (unknown ones included,
+   * even while cached); keys it has found keep working whatever the guard says.
+   */
+  async verify(presented: string | undefined, guard?: LookUpGuard, now = Date.now()): Promise<PartnerAuth> {
     if (!presented) throw new ServiceError("KS-4001");
     const environment = parseApiKey(presented);
     if (!environment || !this.allowedEnvironments.includes(environment)) throw new ServiceError("KS-4002");
     const hash = hashApiKey(presented);
-    const record = await this.load(hash, now);
+    const record = await this.load(hash, now, guard);
     if (!record) throw new ServiceError("KS-4002");
     if (record.revoked) throw new ServiceError("KS-4003");
     if (record.expiresAt <= now) throw new ServiceError("KS-4004");
@@ -46,14 +90,32 @@ export class KeyVerifier {
     return { partnerId: record.partnerId, environment: record.environment, apiKeyId: record.apiKeyId };
   }
 
-  /** Drops every cached record (keys and partners change rarely; a full clear is simplest and safe). */
+  /**
+   * Makes every cached record stale (keys and partners change rarely; all at once is simplest and
+   * safe). Known hashes stay known: a key, once found, exists for good.
+   */
   invalidate(): void {
-    this.cache.clear();
+    this.generation += 1;
   }
 
-  private async load(hash: string, now: number): Promise<KeyRecord | null> {
-    const cached = this.cache.get(hash);
-    if (cached && now - cached.loadedAt < CACHE_TTL_MS) return cached.record;
+  /** How many hashes are cached, found and not found (for tests and debugging). */
+  cachedKeys(): { known: number; unknown: number } {
+    return { known: this.known.size, unknown: this.unknown.size };
+  }
+
+  private fresh(entry: CacheEntry<unknown> | undefined, now: number): boolean {
+    return entry !== undefined && entry.generation === this.generation && now - entry.loadedAt < CACHE_TTL_MS;
+  }
+
+  private async load(hash: string, now: number, guard: LookUpGuard | undefined): Promise<KeyRecord | null> {
+    const known = this.known.get(hash);
+    if (known && this.fresh(known, now)) return known.record;
+    if (!known) {
+      await guard?.admit();
+      if (this.fresh(this.unknown.get(hash), now)) return null;
+    }
+    // Taken before the query: a record read across an `invalidate` is stored already stale.
+    const generation = this.generation;
     let rows: Array<{
       apiKeyId: string;
       partnerId: string;
@@ -77,27 +139,33 @@ export class KeyVerifier {
         .where(eq(apiKeys.keyHash, hash))
         .limit(1);
     } catch (error) {
+      if (!known) await guard?.release();
       throw new ServiceError("KS-5004", { cause: error });
     }
     const row = rows[0];
-    const record: KeyRecord | null = row
-      ? {
-          apiKeyId: row.apiKeyId,
-          partnerId: row.partnerId,
-          environment: row.environment,
-          expiresAt: row.expiresAt.getTime(),
-          revoked: row.revokedAt !== null && row.revokedAt.getTime() <= now,
-          partnerActive: row.partnerActive,
-        }
-      : null;
-    this.cache.set(hash, { record, loadedAt: now });
+    if (!row) {
+      this.known.delete(hash);
+      setBounded(this.unknown, hash, { record: null, loadedAt: now, generation }, MAX_UNKNOWN_KEYS);
+      return null;
+    }
+    const record: KeyRecord = {
+      apiKeyId: row.apiKeyId,
+      partnerId: row.partnerId,
+      environment: row.environment,
+      expiresAt: row.expiresAt.getTime(),
+      revoked: row.revokedAt !== null && row.revokedAt.getTime() <= now,
+      partnerActive: row.partnerActive,
+    };
+    if (!known) await guard?.release();
+    this.unknown.delete(hash);
+    setBounded(this.known, hash, { record, loadedAt: now, generation }, MAX_KNOWN_KEYS);
     return record;
   }
 
   private touch(apiKeyId: string, now: number): void {
     const last = this.lastUsedWrites.get(apiKeyId) ?? 0;
     if (now - last < LAST_USED_WRITE_INTERVAL_MS) return;
-    this.lastUsedWrites.set(apiKeyId, now);
+    setBounded(this.lastUsedWrites, apiKeyId, now, MAX_KNOWN_KEYS);
     this.db
       .update(apiKeys)
       .set({ lastUsedAt: new Date(now) })
