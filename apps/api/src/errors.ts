@@ -43,8 +43,9 @@ function toServiceError(error: unknown): ServiceError {
 }
 
 /**
- * Zod failures of a request: a field that is absent, `null` or an empty string is KS-4102;
- * anything else (wrong type or format) is KS-4101. Query strings are always KS-4101.
+ * Zod failures of a request: a body field that is absent, `null` or an empty string is KS-4102
+ * (CONTRACT: request bodies); anything else (wrong type or format) is KS-4101. Query strings and
+ * headers are always KS-4101: an empty `Idempotency-Key:` is a malformed key, not a missing field.
  */
 export function validationError(error: ZodError, input: unknown, target: string): ServiceError {
   const details: ErrorDetail[] = error.issues.map((issue) => ({
@@ -53,6 +54,7 @@ export function validationError(error: ZodError, input: unknown, target: string)
   }));
   const missing =
     target !== "query" &&
+    target !== "header" &&
     error.issues.some((issue) => {
       const value = valueAt(input, issue.path);
       return value === undefined || value === null || value === "";

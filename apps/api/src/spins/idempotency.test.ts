@@ -29,6 +29,17 @@ async function spinCount() {
 }
 
 describe("Idempotency-Key on POST /spins", () => {
+  it("refuses an empty or all-space key (KS-4101) and spins nothing", async () => {
+    const body = { gameId: game.gameId, playerId: "idem-empty", wagerUsd: 1 };
+    const before = [await queueLength(api, game.gameId), await spinCount()];
+    for (const key of ["", "   ", "\t"]) {
+      const refused = await spin(api, apiKey, body, key);
+      expect([refused.status, refused.body.errorCode]).toEqual([400, "KS-4101"]);
+      expect(refused.body.details).toEqual([expect.objectContaining({ path: "idempotency-key" })]);
+    }
+    expect([await queueLength(api, game.gameId), await spinCount()]).toEqual(before);
+  });
+
   it("replays the first result for the same body, without a second spin", async () => {
     const body = { gameId: game.gameId, playerId: "idem-1", wagerUsd: 1 };
     const first = await spin(api, apiKey, body, "key-replay");

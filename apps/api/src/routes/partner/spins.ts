@@ -39,8 +39,10 @@ const spinRoute = createRoute({
       "idempotency-key": z
         .string()
         .max(255)
+        // An empty key would silently make every later keyless-looking retry replay the first spin.
+        .refine((key) => key.trim() !== "", "must not be empty or only spaces")
         .optional()
-        .openapi({ description: "`Idempotency-Key`: up to 255 characters, one per intended spin" }),
+        .openapi({ description: "`Idempotency-Key`: 1 to 255 characters (not only spaces), one per intended spin" }),
     }),
     body: jsonBody(SpinRequestBody),
   },
