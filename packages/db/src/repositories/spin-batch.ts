@@ -10,9 +10,12 @@ import type { SqlClient } from "./sql-client.js";
  * - Each spin's `balance_after_micros` is the player's balance before the batch plus the running
  *   sum of that player's spins in arrival order (`n`): the chain of balances is exact, as if the
  *   spins had committed one by one in that order.
- * - `created_at` is the clock after the row locks, plus 1 ms per earlier spin of the same player in
- *   the batch: the column keeps milliseconds, and a player's spins must sort in the order their
- *   balances chain.
+ * - `created_at` follows commit order per player: the player row's `updated_at` holds the time of
+ *   its latest spin, and a batch's spins of that player take the next milliseconds after both it
+ *   and the clock (read after the row lock, which a later batch can only take once this one has
+ *   committed). The column keeps milliseconds, so a player's spins never share one, and a later
+ *   commit is never dated before an earlier one, at a day's end as anywhere. (A player spinning
+ *   faster than 1,000 a second would run ahead of the clock by the excess only.)
  * - The spin's unique (block_id, outcome_index) fails the whole statement on a reused outcome (see
  *   `isDuplicateOutcome`); the caller then retries the batch's spins one by one.
  */
@@ -29,21 +32,24 @@ const RECORD_SPIN_BATCH = `
   ),
   player as (
     insert into players (partner_id, environment, external_id, balance_micros, total_spins,
-      total_wagered_micros, total_paid_micros)
-    select partner_id, environment, external_id, delta, spin_count, wagered, paid from totals
+      total_wagered_micros, total_paid_micros, updated_at)
+    select partner_id, environment, external_id, delta, spin_count, wagered, paid,
+      clock_timestamp() + (spin_count - 1) * interval '1 millisecond'
+    from totals
     order by partner_id, environment, external_id
     on conflict (partner_id, environment, external_id) do update set
       balance_micros = players.balance_micros + excluded.balance_micros,
       total_spins = players.total_spins + excluded.total_spins,
       total_wagered_micros = players.total_wagered_micros + excluded.total_wagered_micros,
       total_paid_micros = players.total_paid_micros + excluded.total_paid_micros,
-      updated_at = now()
-    returning id, partner_id, environment, external_id, balance_micros
+      updated_at = greatest(clock_timestamp(), players.updated_at + interval '1 millisecond')
+        + (excluded.total_spins - 1) * interval '1 millisecond'
+    returning id, partner_id, environment, external_id, balance_micros, updated_at
   ),
   placed as (
     select i.*, p.id as player_id,
       (p.balance_micros - t.delta + sum(i.payout_micros - i.wager_micros) over w)::bigint as balance_after,
-      row_number() over w - 1 as earlier
+      p.updated_at - (t.spin_count - row_number() over w) * interval '1 millisecond' as spun_at
     from input i
     join totals t on t.partner_id = i.partner_id and t.environment = i.environment and t.external_id = i.external_id
     join player p on p.partner_id = i.partner_id and p.environment = i.environment and p.external_id = i.external_id
@@ -52,8 +58,7 @@ const RECORD_SPIN_BATCH = `
   insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, prize_tier,
     multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
   select id, partner_id, environment, game_id, player_id, block_id, outcome_index, prize_tier,
-    multiplier_millionths, wager_micros, payout_micros, balance_after, presentation,
-    clock_timestamp() + earlier * interval '1 millisecond'
+    multiplier_millionths, wager_micros, payout_micros, balance_after, presentation, spun_at
   from placed order by n
   returning id, player_id, balance_after_micros, created_at`;
 
