@@ -45,7 +45,7 @@ export function analyzeParSheet(input: unknown): ParSheetCheck {
   const details = [...namingProblems(document), ...combinationProblems(document)];
   const tiers = document.prizeTiers.map((tier) => ({
     name: tier.tier,
-    multiplierMillionths: Number(parseScaledDecimal(String(tier.multiplier), MULTIPLIER_DECIMALS)),
+    multiplierMillionths: multiplierMillionths(tier.multiplier),
     weight: tier.weight,
   }));
   const cycle = tiers.reduce((sum, tier) => sum + BigInt(tier.weight), 0n);
@@ -74,6 +74,16 @@ export function analyzeParSheet(input: unknown): ParSheetCheck {
       volatility: Math.sqrt(toNumber(varianceOf(tiers, cycle))),
     },
   };
+}
+
+/** A multiplier the schema accepted (at most 6 decimals) in millionths, exactly. */
+function multiplierMillionths(multiplier: number): number {
+  return Number(parseScaledDecimal(String(multiplier), MULTIPLIER_DECIMALS));
+}
+
+/** The largest multiplier of a valid sheet, in millionths: it bounds a game's maxWager (`maxExactWagerMicros`). */
+export function largestMultiplierMillionths(document: Pick<ParSheetDocument, "prizeTiers">): number {
+  return Math.max(0, ...document.prizeTiers.map((tier) => multiplierMillionths(tier.multiplier)));
 }
 
 /** For callers that want the sheet or a 400 KS-4104 with every problem in `details`. */
