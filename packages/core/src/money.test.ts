@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { microsToUsd, parseScaledDecimal, payoutMicros, usdToMicros } from "./money.js";
+import {
+  formatScaledDecimal,
+  maxExactWagerMicros,
+  microsToUsd,
+  parseScaledDecimal,
+  payoutMicros,
+  usdToMicros,
+} from "./money.js";
 
 describe("parseScaledDecimal", () => {
   it("scales plain and exponent forms exactly", () => {
@@ -64,5 +71,29 @@ describe("payoutMicros", () => {
     expect(payoutMicros(10_000_000, 0)).toBe(0);
     // 100,000 USD at 1,000,000×: the product (1e23) is past exact doubles, the result is not.
     expect(payoutMicros(100_000_000_000, 1_000_000_000_000)).toBe(100_000_000_000_000_000);
+  });
+});
+
+describe("maxExactWagerMicros", () => {
+  it("is the largest wager whose payout stays within 2^53 − 1 micro-USD", () => {
+    const bound = maxExactWagerMicros(1_000_000_000); // 1000×
+    expect(bound).toBe(9_007_199_254_740);
+    expect(BigInt(bound) * 1000n).toBeLessThanOrEqual(BigInt(Number.MAX_SAFE_INTEGER));
+    expect(BigInt(bound + 1) * 1000n).toBeGreaterThan(BigInt(Number.MAX_SAFE_INTEGER));
+    expect(maxExactWagerMicros(1_000_000_000_000)).toBe(9_007_199_254); // the schema's largest, 1,000,000×
+  });
+
+  it("is capped at 2^53 − 1 for multipliers up to 1×", () => {
+    expect(maxExactWagerMicros(500_000)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(maxExactWagerMicros(0)).toBe(Number.MAX_SAFE_INTEGER);
+  });
+});
+
+describe("formatScaledDecimal", () => {
+  it("writes the exact plain decimal, past 2^53 too", () => {
+    expect(formatScaledDecimal(9_007_199_254_740)).toBe("9007199.25474");
+    expect(formatScaledDecimal(1_000_000_000n)).toBe("1000");
+    expect(formatScaledDecimal(-1n)).toBe("-0.000001");
+    expect(formatScaledDecimal(2n ** 60n)).toBe("1152921504606.846976");
   });
 });

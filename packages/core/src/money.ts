@@ -34,16 +34,33 @@ export function usdToMicros(usd: number): number | null {
   return Number(micros);
 }
 
+/** The inverse of `parseScaledDecimal`: an integer scaled by 10^scale as a plain decimal, without trailing zeros. */
+export function formatScaledDecimal(value: number | bigint, scale = 6): string {
+  const big = BigInt(value);
+  const unit = 10n ** BigInt(scale);
+  const abs = big < 0n ? -big : big;
+  const fraction = (abs % unit).toString().padStart(scale, "0").replace(/0+$/, "");
+  return `${big < 0n ? "-" : ""}${abs / unit}${fraction ? `.${fraction}` : ""}`;
+}
+
 /** micro-USD → USD as a JSON number (exact decimal, at most 6 places). */
 export function microsToUsd(micros: number | bigint): number {
-  const big = BigInt(micros);
-  const negative = big < 0n;
-  const abs = negative ? -big : big;
-  const text = `${abs / MICROS_PER_USD_BIG}.${(abs % MICROS_PER_USD_BIG).toString().padStart(6, "0")}`;
-  return Number(negative ? `-${text}` : text);
+  return Number(formatScaledDecimal(micros));
 }
 
 /** Payout of a wager at a multiplier given in millionths, floored to the micro-USD. */
 export function payoutMicros(wagerMicros: number, multiplierMillionths: number): number {
   return Number((BigInt(wagerMicros) * BigInt(multiplierMillionths)) / MICROS_PER_USD_BIG);
+}
+
+/**
+ * The largest wager whose payout at `multiplierMillionths` is at most 2^53 − 1 micro-USD, so that
+ * payouts (and the wager itself) are exact JS integers. A game's maxWager × its sheet's largest
+ * multiplier must stay within this.
+ */
+export function maxExactWagerMicros(multiplierMillionths: number): number {
+  const safe = BigInt(Number.MAX_SAFE_INTEGER);
+  if (multiplierMillionths <= 0) return Number.MAX_SAFE_INTEGER;
+  const bound = (safe * MICROS_PER_USD_BIG) / BigInt(multiplierMillionths);
+  return Number(bound < safe ? bound : safe);
 }

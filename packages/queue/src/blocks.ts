@@ -19,3 +19,11 @@ export async function enqueueGeneration(producers: Producers, gameId: number): P
 export function generationDeduplicationId(gameId: number): string {
   return `blocks.generate:${gameId}`;
 }
+
+/**
+ * How many `blocks` workers are connected now (BullMQ names its worker connections; `CLIENT LIST`
+ * finds them). Where Redis refuses `CLIENT`, BullMQ answers one, so callers assume a worker.
+ */
+export async function blocksWorkerCount(producers: Producers): Promise<number> {
+  return producers.queues.blocks.getWorkersCount();
+}

@@ -45,9 +45,33 @@ describe("parseEnv", () => {
     ["LOG_LEVEL", "loud"],
     ["ADMIN_TOKEN", "short"],
     ["REDIS_PREFIX", "has space"],
+    ["LARGE_WIN_THRESHOLD_USD", "1000.1234567"],
+    ["LARGE_WIN_THRESHOLD_USD", "-5"],
+    ["LARGE_WIN_THRESHOLD_USD", "0"],
+    ["LARGE_WIN_THRESHOLD_USD", "1000000000"],
+    ["LARGE_WIN_THRESHOLD_USD", "1e400"],
+    ["LARGE_WIN_THRESHOLD_USD", "ten"],
+    ["LARGE_WIN_THRESHOLD_USD", "0x10"],
+    ["PORT", "0x1F90"],
+    ["PORT", " "],
+    ["BLOCK_SIZE", "1e3"],
+    ["MIN_READY_BLOCKS", "2.0"],
+    ["WEBHOOK_TIMEOUT_MS", "2147483648"],
+    ["WORKER_JOB_LOCK_MS", "99999999999"],
+    ["WEBHOOK_RETRY_DELAYS_MS", "1,2,3,4e10"],
+    ["SPIN_BATCH_MAX_WAIT_MS", "-0"],
+    ["TARGET_READY_BLOCKS", "1"],
   ])("a bad %s (%j) throws an error naming the variable", (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(EnvError);
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`\\b${name}\\b`));
+  });
+
+  it("takes LARGE_WIN_THRESHOLD_USD exactly, to the micro-USD, and integers in plain digits", () => {
+    expect(parseEnv({ LARGE_WIN_THRESHOLD_USD: " 250.125001 " }).LARGE_WIN_THRESHOLD_USD).toBe(250.125001);
+    expect(parseEnv({ LARGE_WIN_THRESHOLD_USD: "999999999.999999" }).LARGE_WIN_THRESHOLD_USD).toBe(999999999.999999);
+    expect(parseEnv({ LARGE_WIN_THRESHOLD_USD: "0.000001" }).LARGE_WIN_THRESHOLD_USD).toBe(0.000001);
+    const env = parseEnv({ PORT: " 8080 ", WEBHOOK_TIMEOUT_MS: "2147483647", SPIN_BATCH_MAX_WAIT_MS: "0" });
+    expect([env.PORT, env.WEBHOOK_TIMEOUT_MS, env.SPIN_BATCH_MAX_WAIT_MS]).toEqual([8080, 2_147_483_647, 0]);
   });
 
   it("names every bad variable at once", () => {
@@ -67,10 +91,15 @@ describe("loadEnvOrExit", () => {
         "-e",
         `import { loadEnvOrExit } from ${JSON.stringify(envModule)}; loadEnvOrExit(); console.log("started");`,
       ],
-      { env: { ...process.env, RATE_LIMIT_REQUESTS_PER_SECOND: "-5" }, encoding: "utf8", timeout: 20_000 },
+      {
+        env: { ...process.env, RATE_LIMIT_REQUESTS_PER_SECOND: "-5", LARGE_WIN_THRESHOLD_USD: "0.1234567" },
+        encoding: "utf8",
+        timeout: 20_000,
+      },
     );
     expect(child.status).toBe(1);
     expect(child.stderr).toContain("RATE_LIMIT_REQUESTS_PER_SECOND");
+    expect(child.stderr).toContain("LARGE_WIN_THRESHOLD_USD");
     expect(child.stdout).not.toContain("started");
   });
 });

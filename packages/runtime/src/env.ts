@@ -6,7 +6,34 @@ const csvOf = <T extends z.ZodType>(item: T) =>
     .transform((text) => text.split(",").map((part) => part.trim()))
     .pipe(z.array(item as unknown as z.ZodType<z.output<T>, string>).min(1));
 
-const positiveInt = z.coerce.number().int().positive();
+/** Timers (setTimeout) take at most 2^31 − 1 ms; a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * A whole number in plain digits (spaces around it allowed) within [min, max]. `Number()` would also
+ * take `0x10`, `1e3`, `2.0` or a lone space (0): a typo must stop the process, not become a value.
+ */
+const intIn = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "must be a whole number in plain digits")
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
+
+const positiveInt = intIn(1, Number.MAX_SAFE_INTEGER);
+const durationMs = intIn(1, MAX_TIMER_MS);
+
+/**
+ * A USD amount as money is kept: positive, at most 6 decimals, below a billion. Up to 15 significant
+ * digits a decimal survives the trip through a double, so the value is exactly its micro-USD.
+ */
+const usdAmount = z
+  .string()
+  .trim()
+  .regex(/^\d{1,9}(\.\d{1,6})?$/, "must be a USD amount below 1000000000 with at most 6 decimals")
+  .transform(Number)
+  .pipe(z.number().positive("must be positive"));
 
 /** Every variable the service reads, with its default and why it exists. Processes pick what they need. */
 const envSchema = z.object({
@@ -20,23 +47,23 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9_:-]+$/)
     .default("ks"),
   /** API port. */
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: intIn(0, 65535).default(3000),
   /** Bearer token of the operator API and dashboard; unset means the operator plane answers 503. */
   ADMIN_TOKEN: z.string().min(16).optional(),
   /** Environments this deployment serves; keys of another get KS-4002. */
   ALLOWED_ENVIRONMENTS: csvOf(z.enum(["sandbox", "production"])).default(["sandbox", "production"]),
   /** Outcomes per generated block. */
-  BLOCK_SIZE: positiveInt.max(1_000_000).default(10_000),
+  BLOCK_SIZE: intIn(1, 1_000_000).default(10_000),
   /** Below this many ready blocks: `block.low_reserve` and automatic generation. */
   MIN_READY_BLOCKS: positiveInt.default(2),
   /** Generation refills a game to this many ready blocks. */
   TARGET_READY_BLOCKS: positiveInt.default(4),
   /** Waits between the 5 webhook attempts, in milliseconds. */
-  WEBHOOK_RETRY_DELAYS_MS: csvOf(z.coerce.number().int().nonnegative())
+  WEBHOOK_RETRY_DELAYS_MS: csvOf(intIn(0, MAX_TIMER_MS))
     .refine((delays) => delays.length === 4, "needs exactly 4 delays (5 attempts)")
     .default([60_000, 300_000, 900_000, 3_600_000]),
   /** How long a webhook receiver may take to answer. */
-  WEBHOOK_TIMEOUT_MS: positiveInt.default(5_000),
+  WEBHOOK_TIMEOUT_MS: durationMs.default(5_000),
   /**
    * Load balancers whose `X-Forwarded-For` names the client (addresses or CIDR ranges). Unset: the
    * socket's peer is the client, and the header is ignored (anyone can write it).
@@ -50,11 +77,11 @@ const envSchema = z.object({
    * Group commit of spins: at most this many spins per transaction (1 turns batching off: each spin
    * commits alone).
    */
-  SPIN_BATCH_MAX_SIZE: positiveInt.max(1_000).default(64),
+  SPIN_BATCH_MAX_SIZE: intIn(1, 1_000).default(64),
   /** Group commit: how long the first spin of a batch waits for others before the batch commits. */
-  SPIN_BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(2),
-  /** Large-win threshold for games that set none. */
-  LARGE_WIN_THRESHOLD_USD: z.coerce.number().positive().default(1000),
+  SPIN_BATCH_MAX_WAIT_MS: intIn(0, 1_000).default(2),
+  /** Large-win threshold for games that set none (checked here: a bad one would fail every spin). */
+  LARGE_WIN_THRESHOLD_USD: usdAmount.default(1000),
   /** Daily settlement generation (UTC) for the previous UTC day. */
   SETTLEMENT_CRON: z.string().min(1).default("0 2 * * *"),
   /** Key-expiry notice sweep (UTC). */
@@ -63,11 +90,17 @@ const envSchema = z.object({
    * BullMQ job lock of every worker role (lockDuration; the stalled-job check runs as often). A worker
    * that dies mid-job loses its jobs to another worker within about twice this.
    */
-  WORKER_JOB_LOCK_MS: positiveInt.default(30_000),
+  WORKER_JOB_LOCK_MS: durationMs.default(30_000),
   /** Worker Prometheus port (0 picks a free one). */
-  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9100),
+  WORKER_METRICS_PORT: intIn(0, 65535).default(9100),
   /** pino level. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+/** Rules across variables. */
+const checkedEnvSchema = envSchema.refine((env) => env.TARGET_READY_BLOCKS >= env.MIN_READY_BLOCKS, {
+  path: ["TARGET_READY_BLOCKS"],
+  message: "must be at least MIN_READY_BLOCKS: generation would stop below the low-reserve line",
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -77,7 +110,7 @@ export class EnvError extends Error {}
 /** Parses the environment; a bad value throws naming each variable at fault. */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
-  const result = envSchema.safeParse(cleaned);
+  const result = checkedEnvSchema.safeParse(cleaned);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
     throw new EnvError(`Invalid environment: ${problems.join("; ")}`);

@@ -63,6 +63,42 @@ describe("PAR sheet figures", () => {
     expect(analysis.rtpDecimal).toBe("0.666666666667");
   });
 
+  it("takes certifiedRtp as the exact decimal of its shortest form, however many decimals it has", () => {
+    const sheet = sampleParSheet();
+    sheet.prizeTiers = [
+      { tier: "T0", multiplier: 0, weight: 2 },
+      { tier: "T1", multiplier: 2.89, weight: 1 },
+    ];
+    sheet.combinations = [{ tier: "T1", symbols: ["LEMON", "LEMON", "LEMON"], weight: 1 }];
+    sheet.certifiedRtp = 0.9633333333333334; // 2.89 / 3 as a double: 16 decimals
+    const analysis = assertValidParSheet(sheet);
+    expect(analysis.rtp).toEqual({ num: 289n, den: 300n });
+    expect(analysis.certifiedRtpDecimal).toBe("0.9633333333333334");
+    sheet.certifiedRtp = 1e-7;
+    expect(problemsOf(sheet)).toEqual([
+      {
+        path: "certifiedRtp",
+        message: "computed RTP 0.963333333333 differs from certifiedRtp 0.0000001 by more than 0.00005",
+      },
+    ]);
+  });
+
+  it("compares the decimal written, not the double's binary value: 0.59995 is exactly 0.00005 from 0.6", () => {
+    const sheet = sampleParSheet();
+    sheet.prizeTiers = [
+      { tier: "T0", multiplier: 0, weight: 4 },
+      { tier: "T1", multiplier: 3, weight: 1 },
+    ];
+    sheet.combinations = [{ tier: "T1", symbols: ["LEMON", "LEMON", "LEMON"], weight: 1 }];
+    // The double nearest 0.59995 is 0.59994999999999998…: as a binary fraction it would miss by more.
+    sheet.certifiedRtp = 0.59995;
+    expect(assertValidParSheet(sheet).certifiedRtpDecimal).toBe("0.59995");
+    sheet.certifiedRtp = 0.5999499999999999;
+    expect(pathsOf(sheet)).toEqual(["certifiedRtp"]);
+    sheet.certifiedRtp = 0.6000500000000001;
+    expect(pathsOf(sheet)).toEqual(["certifiedRtp"]);
+  });
+
   it("accepts finite_pool and refuses an unknown draw mode", () => {
     expect(assertValidParSheet({ ...SAMPLE_PAR_SHEET, drawMode: "finite_pool" }).drawMode).toBe("finite_pool");
     expect(pathsOf({ ...SAMPLE_PAR_SHEET, drawMode: "lottery" })).toEqual(["drawMode"]);

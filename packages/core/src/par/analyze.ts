@@ -1,14 +1,8 @@
 import type { z } from "zod";
 import { type ErrorDetail, ServiceError } from "../errors.js";
 import { parseScaledDecimal } from "../money.js";
-import { type Rational, rational, toDecimalString, toNumber, withinTolerance } from "./rational.js";
-import {
-  CERTIFIED_RTP_DECIMALS,
-  type DrawMode,
-  MULTIPLIER_DECIMALS,
-  type ParSheetDocument,
-  ParSheetDocumentSchema,
-} from "./schema.js";
+import { decimalOf, type Rational, rational, toDecimalString, toNumber, withinTolerance } from "./rational.js";
+import { type DrawMode, MULTIPLIER_DECIMALS, type ParSheetDocument, ParSheetDocumentSchema } from "./schema.js";
 
 /** GLI-11: every tier must have a probability of at least 1 in 100 million. */
 const TIER_PROBABILITY_FLOOR = 100_000_000n;
@@ -33,6 +27,7 @@ export interface ParSheetAnalysis {
   rtp: Rational;
   /** RTP as a decimal string (exact when it terminates within 12 places, else rounded there). */
   rtpDecimal: string;
+  /** certifiedRtp exactly, as the plain decimal of its shortest form (see `decimalOf`). */
   certifiedRtpDecimal: string;
   /** Share of the cycle that is not T0. */
   hitFrequency: number;
@@ -50,18 +45,18 @@ export function analyzeParSheet(input: unknown): ParSheetCheck {
   const details = [...namingProblems(document), ...combinationProblems(document)];
   const tiers = document.prizeTiers.map((tier) => ({
     name: tier.tier,
-    multiplierMillionths: Number(parseScaledDecimal(String(tier.multiplier), MULTIPLIER_DECIMALS)),
+    multiplierMillionths: multiplierMillionths(tier.multiplier),
     weight: tier.weight,
   }));
   const cycle = tiers.reduce((sum, tier) => sum + BigInt(tier.weight), 0n);
   details.push(...probabilityProblems(document, tiers, cycle));
   const rtp = rtpOf(tiers, cycle);
-  const certifiedScaled = parseScaledDecimal(String(document.certifiedRtp), CERTIFIED_RTP_DECIMALS) ?? 0n;
-  const certified = rational(certifiedScaled, 10n ** BigInt(CERTIFIED_RTP_DECIMALS));
-  if (!withinTolerance(rtp, certified, RTP_TOLERANCE)) {
+  const certified = decimalOf(document.certifiedRtp);
+  const certifiedRtpDecimal = toDecimalString(certified.value, certified.places);
+  if (!withinTolerance(rtp, certified.value, RTP_TOLERANCE)) {
     details.push({
       path: "certifiedRtp",
-      message: `computed RTP ${toDecimalString(rtp)} differs from certifiedRtp ${toDecimalString(certified)} by more than 0.00005`,
+      message: `computed RTP ${toDecimalString(rtp)} differs from certifiedRtp ${certifiedRtpDecimal} by more than 0.00005`,
     });
   }
   if (details.length > 0) return { ok: false, details };
@@ -74,11 +69,21 @@ export function analyzeParSheet(input: unknown): ParSheetCheck {
       cycle,
       rtp,
       rtpDecimal: toDecimalString(rtp),
-      certifiedRtpDecimal: toDecimalString(certified, CERTIFIED_RTP_DECIMALS),
+      certifiedRtpDecimal,
       hitFrequency: toNumber(rational(cycle - BigInt(tiers[0]?.weight ?? 0), cycle)),
       volatility: Math.sqrt(toNumber(varianceOf(tiers, cycle))),
     },
   };
+}
+
+/** A multiplier the schema accepted (at most 6 decimals) in millionths, exactly. */
+function multiplierMillionths(multiplier: number): number {
+  return Number(parseScaledDecimal(String(multiplier), MULTIPLIER_DECIMALS));
+}
+
+/** The largest multiplier of a valid sheet, in millionths: it bounds a game's maxWager (`maxExactWagerMicros`). */
+export function largestMultiplierMillionths(document: Pick<ParSheetDocument, "prizeTiers">): number {
+  return Math.max(0, ...document.prizeTiers.map((tier) => multiplierMillionths(tier.multiplier)));
 }
 
 /** For callers that want the sheet or a 400 KS-4104 with every problem in `details`. */

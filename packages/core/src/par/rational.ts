@@ -20,6 +20,21 @@ function gcd(a: bigint, b: bigint): bigint {
   return x === 0n ? 1n : x;
 }
 
+/**
+ * A finite number as the exact value of its shortest decimal form (`String(value)`, the digits a
+ * JSON document writes for it), with the decimal places that form has. So 0.59995 is 59995/100000,
+ * not the binary fraction the double holds (0.59994999999999998…).
+ */
+export function decimalOf(value: number): { value: Rational; places: number } {
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value));
+  if (!match) throw new RangeError(`not a finite number: ${value}`);
+  const [, sign, whole = "", fraction = "", exponent = "0"] = match;
+  const digits = BigInt(`${sign}${whole}${fraction}`);
+  const shift = Number(exponent) - fraction.length;
+  if (shift >= 0) return { value: { num: digits * 10n ** BigInt(shift), den: 1n }, places: 0 };
+  return { value: rational(digits, 10n ** BigInt(-shift)), places: -shift };
+}
+
 /** |a − b| ≤ c, exactly. */
 export function withinTolerance(a: Rational, b: Rational, tolerance: Rational): boolean {
   const diff = a.num * b.den - b.num * a.den;

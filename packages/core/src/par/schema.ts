@@ -11,8 +11,6 @@ export type DrawMode = (typeof DRAW_MODES)[number];
 
 /** Decimals allowed in a multiplier (it becomes an integer number of millionths). */
 export const MULTIPLIER_DECIMALS = 6;
-/** Decimals allowed in `certifiedRtp` (it is compared exactly, as a rational). */
-export const CERTIFIED_RTP_DECIMALS = 10;
 /** Largest multiplier: keeps `wager × multiplier` far inside exact integer range. */
 const MAX_MULTIPLIER = 1_000_000;
 const MAX_REELS = 10;
@@ -58,10 +56,8 @@ export const ParSheetDocumentSchema = z.object({
   combinations: z
     .array(z.object({ tier: z.string(), symbols: z.array(z.string()).min(1), weight: Weight }))
     .max(MAX_COMBINATIONS),
-  certifiedRtp: z
-    .number()
-    .positive("must be positive")
-    .refine(decimalWith(CERTIFIED_RTP_DECIMALS), `must have at most ${CERTIFIED_RTP_DECIMALS} decimal places`),
+  /** Any positive number: compared exactly as the decimal it is written as (`decimalOf`). */
+  certifiedRtp: z.number().positive("must be positive"),
   drawMode: z.enum(DRAW_MODES).optional(),
 });
 

@@ -1,5 +1,14 @@
-import { type DrawMode, type Environment, microsToUsd, ServiceError } from "@outcomes/core";
-import { and, asc, count, eq } from "drizzle-orm";
+import {
+  type DrawMode,
+  type Environment,
+  formatScaledDecimal,
+  largestMultiplierMillionths,
+  maxExactWagerMicros,
+  microsToUsd,
+  type ParSheetDocument,
+  ServiceError,
+} from "@outcomes/core";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { games } from "../schema/games.js";
 import { parSheets } from "../schema/par-sheets.js";
@@ -60,6 +69,27 @@ function assertWagerBounds(limits: Pick<GameLimits, "minWagerMicros" | "maxWager
   }
 }
 
+/** The sheet's tiers as uploaded (the text JSON.parse'd as at upload, so multipliers are the same numbers). */
+const prizeTiersText = sql<string>`(${parSheets.document} -> 'prizeTiers')::text`;
+
+/**
+ * maxWager × the sheet's largest multiplier ≤ 2^53 − 1 micro-USD, or 400 KS-4101 naming the bound:
+ * beyond it payouts, balances and their sums would no longer be exact JS integers.
+ */
+function assertExactPayouts(prizeTiersJson: string, maxWagerMicros: number): void {
+  const prizeTiers = JSON.parse(prizeTiersJson) as ParSheetDocument["prizeTiers"];
+  const multiplier = largestMultiplierMillionths({ prizeTiers });
+  const bound = maxExactWagerMicros(multiplier);
+  if (maxWagerMicros <= bound) return;
+  const message =
+    `must be at most ${formatScaledDecimal(bound)} with this PAR sheet: its largest multiplier ` +
+    `(${formatScaledDecimal(multiplier)}×) must pay at most 2^53 − 1 micro-USD, the range money stays exact in`;
+  throw new ServiceError("KS-4101", {
+    message: `maxWagerUsd ${message}`,
+    details: [{ path: "maxWagerUsd", message }],
+  });
+}
+
 /**
  * Registers a game from the owner's ACTIVE sheet. The sheet row is share-locked until the insert
  * commits, so an operator retiring it concurrently either happens before (KS-4208) or after.
@@ -74,7 +104,12 @@ export async function createGame(
   try {
     return await db.transaction(async (tx) => {
       const [sheet] = await tx
-        .select({ status: parSheets.status, rtp: parSheets.rtp, drawMode: parSheets.drawMode })
+        .select({
+          status: parSheets.status,
+          rtp: parSheets.rtp,
+          drawMode: parSheets.drawMode,
+          prizeTiers: prizeTiersText,
+        })
         .from(parSheets)
         .where(ownedSheet(owner, input.parSheetId))
         .for("share")
@@ -83,6 +118,7 @@ export async function createGame(
       if (sheet.status !== "ACTIVE") {
         throw new ServiceError("KS-4208", { message: `PAR sheet is not active (status ${sheet.status})` });
       }
+      assertExactPayouts(sheet.prizeTiers, input.maxWagerMicros);
       const [game] = await tx
         .insert(games)
         .values({ ...owner, ...input })
@@ -157,6 +193,14 @@ export async function updateGame(
       maxWagerMicros: patch.maxWagerMicros ?? current.maxWagerMicros,
     };
     assertWagerBounds(merged);
+    if (patch.maxWagerMicros !== undefined) {
+      const [sheet] = await tx
+        .select({ prizeTiers: prizeTiersText })
+        .from(parSheets)
+        .where(eq(parSheets.id, current.parSheetId));
+      if (!sheet) throw new Error(`game ${gameId} has no PAR sheet`);
+      assertExactPayouts(sheet.prizeTiers, patch.maxWagerMicros);
+    }
     if (Object.keys(patch).length === 0) return current;
     const [game] = await tx.update(games).set(patch).where(eq(games.id, gameId)).returning();
     if (!game) throw new ServiceError("KS-4006");

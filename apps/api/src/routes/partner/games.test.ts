@@ -182,6 +182,34 @@ describe("GET and PATCH /games", () => {
   });
 });
 
+describe("maxWagerUsd × the sheet's largest multiplier stays exact", () => {
+  // The sample's largest multiplier is 1000: payout ≤ 2^53 − 1 micro-USD means a wager of at most
+  // floor(9,007,199,254,740,991 / 1000) micro-USD.
+  const largest = 9_007_199.25474;
+  const beyond = 9_007_199.254741;
+
+  function expectBoundRefusal(response: { status: number; body: Record<string, unknown> }) {
+    expect([response.status, response.body.errorCode]).toEqual([400, "KS-4101"]);
+    expect(response.body.message).toContain("9007199.25474");
+    expect(response.body.details).toEqual([{ path: "maxWagerUsd", message: expect.stringContaining("9007199.25474") }]);
+  }
+
+  it("registers the largest exact maxWagerUsd and refuses one micro-USD more, in POST and PATCH", async () => {
+    const { apiKey, parSheetId, partnerId } = await partnerWithSheet();
+    expectBoundRefusal(await register(apiKey, { parSheetId, name: "Beyond", maxWagerUsd: beyond }));
+    expect(await api.database.db.select().from(games).where(eq(games.partnerId, partnerId))).toEqual([]);
+
+    const created = await register(apiKey, { parSheetId, name: "Largest", maxWagerUsd: largest });
+    expect([created.status, created.body.maxWagerUsd]).toEqual([201, largest]);
+    const path = `/api/partner/v1/games/${created.body.gameConfigId}`;
+    const patch = (json: unknown) => api.request(path, { method: "PATCH", apiKey, json });
+    expectBoundRefusal(await patch({ maxWagerUsd: beyond, isActive: false }));
+    expect((await api.request(path, { apiKey })).body).toMatchObject({ maxWagerUsd: largest, isActive: true });
+    expect((await patch({ maxWagerUsd: 100 })).body.maxWagerUsd).toBe(100);
+    expect((await patch({ maxWagerUsd: largest })).body.maxWagerUsd).toBe(largest);
+  });
+});
+
 describe("GET /api/admin/v1/games/{gameId}/reserve", () => {
   it("shows the reserve of a filled game (either environment), and 404 KS-4201 for an unknown id", async () => {
     const game = await registerTestGame(api);

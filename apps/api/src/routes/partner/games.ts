@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { createRoute } from "@hono/zod-openapi";
 import { usdToMicros } from "@outcomes/core";
 import { createGame, listGames, presentGame, requireOwnGame, updateGame } from "@outcomes/db";
-import { enqueueGeneration } from "@outcomes/queue";
+import { blocksWorkerCount, enqueueGeneration } from "@outcomes/queue";
 import type { AppDeps } from "../../context.js";
 import { announceChange } from "../../invalidation.js";
 import {
@@ -24,6 +25,33 @@ function defaultThresholdMicros(deps: AppDeps): number {
   return usdToMicros(deps.env.LARGE_WIN_THRESHOLD_USD) ?? 0;
 }
 
+/**
+ * How long registration waits for the game's first outcomes. A blocks worker seals and loads a
+ * default block (10,000 outcomes) in about 10 ms and the largest (1,000,000) in about a second; the
+ * rest covers a worker busy refilling other games. A stuck worker costs the caller this, no more.
+ */
+const FIRST_OUTCOMES_WAIT_MS = 10_000;
+/** LLEN every 25 ms: one cheap command, and the spin that follows waits at most that much longer. */
+const FIRST_OUTCOMES_POLL_MS = 25;
+
+/**
+ * Waits, bounded, until the game's outcome queue holds an outcome, so the caller's first spin
+ * succeeds. Only while a blocks worker is connected: with none, nothing would fill it, and the
+ * registration answers at once (the first spin answers KS-4203 as before). The API draws nothing.
+ */
+async function awaitFirstOutcomes(deps: AppDeps, gameId: number): Promise<void> {
+  const deadline = Date.now() + FIRST_OUTCOMES_WAIT_MS;
+  // The producers' connection waits for Redis rather than failing: bound the look-up as well.
+  const timedOut = sleep(FIRST_OUTCOMES_WAIT_MS, 0, { ref: false });
+  if ((await Promise.race([blocksWorkerCount(deps.producers), timedOut])) === 0) return;
+  const key = deps.keys.outcomeQueue(gameId);
+  while (Date.now() < deadline) {
+    if ((await deps.redis.llen(key)) > 0) return;
+    await sleep(FIRST_OUTCOMES_POLL_MS);
+  }
+  deps.logger.warn({ gameId, waitedMs: FIRST_OUTCOMES_WAIT_MS }, "the first outcome block was not ready in time");
+}
+
 gamesRouter.openapi(
   createRoute({
     method: "post",
@@ -31,8 +59,11 @@ gamesRouter.openapi(
     tags,
     summary: "Register a game from an ACTIVE PAR sheet",
     description:
-      "The game is active at once and its first outcome blocks are generated right away; until they are " +
-      "loaded a spin answers 503 KS-4203 with Retry-After.",
+      "The game is active at once and its first outcome blocks are generated right away. While a blocks " +
+      "worker runs, the answer waits (at most 10 s) until the first block is loaded, so a spin sent right " +
+      "after it succeeds. With no blocks worker running it answers at once, and until blocks are loaded a " +
+      "spin answers 503 KS-4203 with Retry-After. `maxWagerUsd` × the sheet's largest multiplier may pay " +
+      "at most 2^53 − 1 micro-USD (else KS-4101 naming the largest allowed maxWagerUsd).",
     request: { body: jsonBody(RegisterGameBody) },
     responses: {
       201: jsonResponse(Game, "The game"),
@@ -51,9 +82,10 @@ gamesRouter.openapi(
     });
     try {
       await enqueueGeneration(deps.producers, game.id);
+      await awaitFirstOutcomes(deps, game.id);
     } catch (error) {
       // The game is registered; its first spin's KS-4203 asks for generation again.
-      deps.logger.error({ err: error, gameId: game.id }, "could not enqueue the first block generation");
+      deps.logger.error({ err: error, gameId: game.id }, "could not enqueue or await the first block generation");
     }
     return c.json(presentGame(game, defaultThresholdMicros(deps)), 201);
   },
@@ -114,7 +146,8 @@ gamesRouter.openapi(
     summary: "Update a game",
     description:
       "Only the fields sent change. `isActive: false` makes spins fail with KS-4202 (within a second on every " +
-      "API process). The bounds are checked after merging with the stored ones (min ≥ max: KS-4109).",
+      "API process). The bounds are checked after merging with the stored ones (min ≥ max: KS-4109); a new " +
+      "`maxWagerUsd` × the sheet's largest multiplier may pay at most 2^53 − 1 micro-USD (else KS-4101).",
     request: { params: GameParams, body: jsonBody(UpdateGameBody) },
     responses: {
       200: jsonResponse(Game, "The updated game"),

@@ -53,6 +53,15 @@ describe("POST /par-sheets", () => {
     expect(fetched.body.document.jurisdiction).toBe("NJ");
   });
 
+  it("accepts a certifiedRtp with 16 decimals and keeps it exactly", async () => {
+    const { apiKey } = await api.createPartner();
+    const response = await upload(apiKey, { ...SAMPLE_PAR_SHEET, certifiedRtp: 0.9600333333333333 });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ rtp: 0.96, certifiedRtp: 0.9600333333333333 });
+    const [stored] = await api.database.sql`select certified_rtp from par_sheets where id = ${response.body.id}`;
+    expect(stored?.certified_rtp).toBe("0.9600333333333333");
+  });
+
   it("refuses a broken sheet with 400 KS-4104 listing every problem, and stores nothing", async () => {
     const { apiKey, partnerId } = await api.createPartner();
     const sheet = sampleParSheet();
