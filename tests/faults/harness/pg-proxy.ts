@@ -2,13 +2,26 @@ import { once } from "node:events";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 
 /**
+ * Loses one reply: after a client message containing every `markers` string (e.g. a spin's player id
+ * in its Bind), the client's `thenMessages`-th next message is forwarded and Postgres' answer to it
+ * is swallowed, with both sockets closed: the statement (or COMMIT) ran, and the client never hears.
+ */
+interface ReplyTrap {
+  markers: string[];
+  thenMessages: number;
+  fired: () => void;
+}
+
+/**
  * A TCP proxy between the service processes and Postgres: `cut()` drops every open connection and
  * refuses new ones (as a network partition or a Postgres restart looks to a client), `resume()`
- * lets connections through again. The machine's Postgres itself is never touched.
+ * lets connections through again, `loseReply()` loses one chosen answer. The machine's Postgres
+ * itself is never touched.
  */
 export class PostgresProxy {
   private readonly sockets = new Set<Socket>();
   private cutOff = false;
+  private trap: ReplyTrap | null = null;
   private readonly server: Server;
   port = 0;
 
@@ -27,8 +40,41 @@ export class PostgresProxy {
           upstream.destroy();
         });
       }
-      client.pipe(upstream);
-      upstream.pipe(client);
+      // Messages after the trap's match on this connection still to forward before losing the reply.
+      let countdown: number | null = null;
+      let swallowing = false;
+      client.on("data", (chunk: Buffer) => {
+        const trap = this.trap;
+        if (countdown !== null) countdown--;
+        else if (trap && trap.markers.every((marker) => chunk.includes(marker))) {
+          this.trap = null;
+          countdown = trap.thenMessages;
+          this.firedTrap = trap;
+        }
+        if (countdown === 0) swallowing = true;
+        upstream.write(chunk);
+      });
+      upstream.on("data", (chunk: Buffer) => {
+        if (!swallowing) {
+          client.write(chunk);
+          return;
+        }
+        client.destroy();
+        upstream.destroy();
+        this.firedTrap?.fired();
+      });
+    });
+  }
+
+  private firedTrap: ReplyTrap | null = null;
+
+  /**
+   * Arms a one-time trap (see `ReplyTrap`); resolves once a reply was lost. `thenMessages` 0 loses
+   * the answer to the matching message itself.
+   */
+  loseReply(markers: string[], thenMessages = 0): Promise<void> {
+    return new Promise((fired) => {
+      this.trap = { markers, thenMessages, fired };
     });
   }
 

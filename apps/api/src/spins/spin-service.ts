@@ -1,5 +1,12 @@
 import { type QueuedOutcome, ServiceError } from "@outcomes/core";
-import { isDuplicateOutcome, type SqlClient, type SqlPool, saveIdempotencyRecord, sqlClientOf } from "@outcomes/db";
+import {
+  isDuplicateOutcome,
+  mayHaveCommitted,
+  type SqlClient,
+  type SqlPool,
+  saveIdempotencyRecord,
+  sqlClientOf,
+} from "@outcomes/db";
 import { enqueueGeneration, notifyEvents } from "@outcomes/queue";
 import { countSpin } from "@outcomes/runtime";
 import type { AppDeps, PartnerAuth } from "../context.js";
@@ -10,7 +17,7 @@ import { type IdempotentRequest, idempotentRequest, priorResponse } from "./idem
 import { OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
 import { SpinBatcher } from "./spin-batcher.js";
 import { replayedBody, type SpinResultBody } from "./spin-result.js";
-import { planSpin, type SpinPlan, type WrittenSpin, writeSpin } from "./spin-writer.js";
+import { committedWrite, planSpin, type SpinPlan, type WrittenSpin, writeSpin } from "./spin-writer.js";
 import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
 
 export interface SpinRequest {
@@ -132,12 +139,14 @@ export class SpinService {
    */
   private async spinWithoutKey(context: SpinContext, take: Take): Promise<SpinReply | typeof UNUSABLE> {
     let taken: TakenOutcome | undefined;
+    let plan: SpinPlan | undefined;
     try {
       taken = await take(context.game.id);
-      const written = await this.batcher.submit(await this.plan(context, taken.outcome, this.sql));
-      this.afterCommit(written);
-      return { body: written.body, replayed: false };
+      plan = await this.plan(context, taken.outcome, this.sql);
+      return this.committed(await this.batcher.submit(plan));
     } catch (error) {
+      const written = await this.committedDespite(error, plan);
+      if (written) return this.committed(written);
       return this.recover(error, context.game.id, taken);
     }
   }
@@ -160,13 +169,15 @@ export class SpinService {
   ): Promise<SpinReply | typeof UNUSABLE> {
     const game = await this.lookUpGame(request.gameId);
     let taken: TakenOutcome | undefined;
+    let plan: SpinPlan | undefined;
     try {
       const result = await this.sql.begin(async (tx): Promise<KeyedOutcome> => {
         const prior = await priorResponse(tx, idempotent);
         if (prior !== null) return { replayed: replayedBody(prior) };
         const context = this.applyRules(partner, request, game);
         taken = await take(context.game.id);
-        const written = await writeSpin(tx, await this.plan(context, taken.outcome, tx));
+        plan = await this.plan(context, taken.outcome, tx);
+        const written = await writeSpin(tx, plan);
         await saveIdempotencyRecord(tx, idempotent.scope, {
           requestHash: idempotent.hash,
           responseStatus: 200,
@@ -175,10 +186,40 @@ export class SpinService {
         return { written };
       });
       if ("replayed" in result) return { body: result.replayed, replayed: true };
-      this.afterCommit(result.written);
-      return { body: result.written.body, replayed: false };
+      return this.committed(result.written);
     } catch (error) {
+      // The spin and its key's record commit together, so a spin found here is also what a retry replays.
+      const written = await this.committedDespite(error, plan);
+      if (written) return this.committed(written);
       return this.recover(error, request.gameId, taken);
+    }
+  }
+
+  private committed(written: WrittenSpin): SpinReply {
+    this.afterCommit(written);
+    return { body: written.body, replayed: false };
+  }
+
+  /**
+   * A failure with no answer to the write or its COMMIT (the connection went away after sending)
+   * may hide a committed spin: before answering KS-5003 ("not deducted"), look the spin up by its
+   * outcome's unique key and answer its result if it stands. When even the look-up fails, the spin's
+   * fate is unknown, and the KS-5003 says so.
+   */
+  private async committedDespite(error: unknown, plan: SpinPlan | undefined): Promise<WrittenSpin | null> {
+    if (!plan || !mayHaveCommitted(error)) return null;
+    try {
+      const written = await committedWrite(this.sql, plan);
+      if (written) this.deps.logger.warn({ err: error, spinId: plan.spin.id }, "spin committed despite a lost reply");
+      return written;
+    } catch (lookupError) {
+      this.deps.logger.error({ err: lookupError, spinId: plan.spin.id }, "spin outcome unknown after a lost reply");
+      throw new ServiceError("KS-5003", {
+        message:
+          "Spin processing failed: the database did not confirm whether the spin was recorded. Retry with the " +
+          "same Idempotency-Key, or read the player's spins, before spinning again",
+        cause: error,
+      });
     }
   }
 

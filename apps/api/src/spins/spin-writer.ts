@@ -1,6 +1,7 @@
 import { newId, payoutMicros, presentationOf, type QueuedOutcome } from "@outcomes/core";
 import {
   drizzleTransactionOn,
+  findSpinOfOutcome,
   insertEvent,
   markBlockProgress,
   type NewSpin,
@@ -119,6 +120,16 @@ async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promi
     largeWin: plan.largeWin,
     generationNeeded: false,
   }));
+}
+
+/**
+ * After a write whose commit went unanswered: the spin as committed, when the outcome's unique key
+ * holds this very spin; null when the outcome is unused or another spin's.
+ */
+export async function committedWrite(sql: SqlPool, plan: SpinPlan): Promise<WrittenSpin | null> {
+  const recorded = await findSpinOfOutcome(sql, plan.spin.outcome);
+  if (recorded?.id !== plan.spin.id) return null;
+  return { spin: plan.spin, body: resultOf(plan.spin, recorded), largeWin: plan.largeWin, generationNeeded: false };
 }
 
 /**

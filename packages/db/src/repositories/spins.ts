@@ -38,6 +38,27 @@ export async function recordSpin(client: SqlClient, spin: NewSpin): Promise<Reco
   return recorded;
 }
 
+const SPIN_OF_OUTCOME = `
+  select id, player_id, balance_after_micros, created_at from spins where block_id = $1 and outcome_index = $2`;
+
+/** The spin that used this outcome, if one committed (the outcome's unique key). */
+export async function findSpinOfOutcome(
+  client: SqlClient,
+  outcome: Pick<QueuedOutcome, "blockId" | "index">,
+): Promise<(RecordedSpin & { id: string }) | null> {
+  const [row] = await client.unsafe<
+    { id: string; player_id: string; balance_after_micros: string; created_at: string | Date }[]
+  >(SPIN_OF_OUTCOME, [outcome.blockId, outcome.index], { prepare: true });
+  return row
+    ? {
+        id: row.id,
+        playerId: Number(row.player_id),
+        balanceAfterMicros: Number(row.balance_after_micros),
+        createdAt: new Date(row.created_at),
+      }
+    : null;
+}
+
 /** The statement failed because this outcome was already used by a spin: drop it, never serve it. */
 export function isDuplicateOutcome(error: unknown): boolean {
   return isUniqueViolation(error) && constraintName(error) === "spins_outcome_uq";
