@@ -2,7 +2,7 @@ import { serve } from "@hono/node-server";
 import { type Environment, usdToMicros } from "@outcomes/core";
 import { API_CONNECTION_LIMITS, createDatabase } from "@outcomes/db";
 import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
-import { createLogger, loadEnvOrExit, ShutdownManager } from "@outcomes/runtime";
+import { createLogger, listenErrorMessage, loadEnvOrExit, ShutdownManager } from "@outcomes/runtime";
 import { createApp } from "./app.js";
 import { KeyVerifier } from "./auth/key-verifier.js";
 import { answerClientErrors } from "./client-errors.js";
@@ -36,5 +36,11 @@ shutdown.register("invalidation subscriber", () => subscriber.quit());
 
 const app = createApp({ env, db: database.db, redis, keys, producers, logger, keyVerifier, maintenance, games });
 const server = serve({ fetch: app.fetch, port: env.PORT }, (info) => logger.info({ port: info.port }, "api listening"));
+// Two APIs on one port is a mistake: one line naming PORT and exit 1, not an uncaught stack.
+server.once("error", (error: NodeJS.ErrnoException) => {
+  if (error.syscall !== "listen") throw error;
+  logger.fatal({ port: env.PORT }, listenErrorMessage("PORT", env.PORT, error));
+  void shutdown.shutdown().finally(() => process.exit(1));
+});
 answerClientErrors(server, logger);
 shutdown.register("http server", () => new Promise<void>((resolve) => server.close(() => resolve())));

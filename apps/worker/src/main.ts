@@ -4,6 +4,7 @@ import { createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
 import {
   collectProcessMetrics,
   createLogger,
+  listenErrorMessage,
   loadEnvOrExit,
   ShutdownManager,
   startMetricsServer,
@@ -26,8 +27,24 @@ shutdown.installSignalHandlers();
 
 // Registered first so it closes last: Prometheus can scrape the process while it drains.
 collectProcessMetrics();
-const metricsServer = await startMetricsServer(env.WORKER_METRICS_PORT);
+// Several workers on one host (roles scaled as processes) share the configured port: the later
+// ones serve their metrics on a free port, announced, rather than stop the work.
+const metricsServer = await startMetricsServer(env.WORKER_METRICS_PORT, "0.0.0.0", { anyPortIfTaken: true }).catch(
+  (error: NodeJS.ErrnoException) => {
+    logger.fatal(
+      { port: env.WORKER_METRICS_PORT },
+      listenErrorMessage("WORKER_METRICS_PORT", env.WORKER_METRICS_PORT, error),
+    );
+    process.exit(1);
+  },
+);
 shutdown.register("metrics server", metricsServer.close);
+if (env.WORKER_METRICS_PORT !== 0 && metricsServer.port !== env.WORKER_METRICS_PORT) {
+  logger.warn(
+    { takenPort: env.WORKER_METRICS_PORT, port: metricsServer.port },
+    `WORKER_METRICS_PORT ${env.WORKER_METRICS_PORT} is in use by another process: metrics on port ${metricsServer.port} instead`,
+  );
+}
 logger.info({ port: metricsServer.port }, "metrics listening");
 
 const database = createDatabase(env.DATABASE_URL, { max: 5, limits: WORKER_CONNECTION_LIMITS });

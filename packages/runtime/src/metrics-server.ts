@@ -9,9 +9,14 @@ export interface MetricsServer {
 
 /**
  * A bare HTTP server for processes without an API (workers): `GET /metrics` for Prometheus and
- * `GET /healthz` for container health checks. Port 0 picks a free port.
+ * `GET /healthz` for container health checks. Port 0 picks a free port; so does a port another
+ * process holds when `anyPortIfTaken` is set (compare the returned `port` with the one asked for).
  */
-export async function startMetricsServer(port: number, host = "0.0.0.0"): Promise<MetricsServer> {
+export async function startMetricsServer(
+  port: number,
+  host = "0.0.0.0",
+  options: { anyPortIfTaken?: boolean } = {},
+): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (request.method !== "GET" || (path !== "/metrics" && path !== "/healthz")) {
@@ -27,9 +32,17 @@ export async function startMetricsServer(port: number, host = "0.0.0.0"): Promis
       () => response.writeHead(500, { "Content-Type": "text/plain" }).end("metrics unavailable\n"),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve());
+  const listen = (on: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(on, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  await listen(port).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EADDRINUSE" || !options.anyPortIfTaken) throw error;
+    return listen(0);
   });
   return {
     port: (server.address() as AddressInfo).port,
@@ -40,4 +53,14 @@ export async function startMetricsServer(port: number, host = "0.0.0.0"): Promis
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * One line for a port a process cannot listen on, naming the variable that sets it (instead of an
+ * uncaught EADDRINUSE stack).
+ */
+export function listenErrorMessage(variable: string, port: number, error: NodeJS.ErrnoException): string {
+  return error.code === "EADDRINUSE"
+    ? `${variable} ${port} is in use by another process: stop it or set ${variable} to a free port`
+    : `${variable} ${port}: cannot listen (${error.code ?? error.message})`;
 }
