@@ -6,8 +6,11 @@
 // stack traces (with --enable-source-maps) point at the TypeScript. Plain .mjs: runs without tsx.
 // The output folders are three levels below the repository like the sources they replace, so
 // `new URL("../../../drizzle", import.meta.url)` (packages/db/src/migrate.ts) still finds drizzle/.
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+// The API's reference viewer (Scalar's browser bundle, a dev dependency: the image installs none) is
+// copied beside the API's bundle, where apps/api/src/docs.ts looks first.
+import { copyFileSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { build } from "esbuild";
 
 const externalDependencies = {
@@ -34,10 +37,17 @@ const { outputFiles } = await build({
 });
 // Each file is written beside its target and renamed over it (atomic): `start:api` and
 // `start:worker` started together both build, and neither may run a half-written bundle.
-for (const file of outputFiles) {
-  mkdirSync(dirname(file.path), { recursive: true });
-  const temporary = `${file.path}.${process.pid}.tmp`;
-  writeFileSync(temporary, file.contents);
-  renameSync(temporary, file.path);
+function replace(path, write) {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.tmp`;
+  write(temporary);
+  renameSync(temporary, path);
 }
+for (const file of outputFiles) replace(file.path, (temporary) => writeFileSync(temporary, file.contents));
+const viewer = join(
+  dirname(createRequire(new URL("../apps/api/package.json", import.meta.url)).resolve("@scalar/api-reference")),
+  "browser",
+  "standalone.js",
+);
+replace("dist/apps/api/scalar-api-reference.js", (temporary) => copyFileSync(viewer, temporary));
 console.log(`built dist/apps/{api,worker}/main.js in ${Math.round(performance.now() - started)} ms`);

@@ -2,6 +2,7 @@ import { createWorkerRedis } from "@outcomes/queue";
 import { UnrecoverableError, Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "./testing.js";
+import { browserMissing, openOffline } from "./testing-browser.js";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -35,6 +36,9 @@ describe("queue dashboard at /admin/queues", () => {
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
     expect(page.body).toContain('<base href="/admin/queues/"');
+    // Nothing from another site (Bull Board links Google Fonts): the board must work air-gapped.
+    expect(page.body).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
     const script = /src="(static\/js\/main\.[^"]+\.js)"/.exec(page.body)?.[1];
     expect(script).toBeDefined();
     const asset = await fetch(`${api.baseUrl}/admin/queues/${script}`, { headers: basic(TEST_ADMIN_TOKEN) });
@@ -72,5 +76,25 @@ describe("queue dashboard at /admin/queues", () => {
     });
     expect(retry.status).toBe(204);
     expect(await queue.getJobState(job.id ?? "")).toBe("waiting");
+  });
+});
+
+describe("queue dashboard in a browser without internet", () => {
+  it("shows every queue with nothing but the service", async ({ skip }) => {
+    skip(browserMissing !== undefined, browserMissing);
+    const { page, external, errors, close } = await openOffline(api.baseUrl, {
+      httpCredentials: { username: "ops", password: TEST_ADMIN_TOKEN },
+    });
+    try {
+      await page.goto(`${api.baseUrl}/admin/queues`, { waitUntil: "networkidle" });
+      await page.getByText("Outcome service queues").first().waitFor();
+      for (const queue of ["blocks", "key-expiry", "settlements", "webhooks"]) {
+        await page.getByText(queue, { exact: true }).first().waitFor();
+      }
+      expect(external).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
   });
 });

@@ -3,10 +3,32 @@ import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { HonoAdapter } from "@bull-board/hono";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "./context.js";
 import { adminAuth } from "./middleware/admin-auth.js";
 
 export const DASHBOARD_BASE = "/admin/queues";
+
+/** A `<link>` to another site: Bull Board's page links Google Fonts (its CSS falls back to system fonts). */
+const EXTERNAL_LINK = /<link\b[^>]*\bhref="https?:\/\/[^>]*>\s*/g;
+
+/** Everything from the service itself; the page has inline style attributes. */
+const DASHBOARD_CSP =
+  "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
+
+/**
+ * The board's page loads nothing from outside, so it works where browsers have no internet (an
+ * air-gapped operator network) and tells no other site that an operator is looking.
+ */
+const selfContained: MiddlewareHandler = async (c, next) => {
+  await next();
+  if (!c.res.headers.get("content-type")?.startsWith("text/html")) return;
+  const html = (await c.res.text()).replace(EXTERNAL_LINK, "");
+  const headers = new Headers(c.res.headers);
+  headers.delete("content-length");
+  headers.set("Content-Security-Policy", DASHBOARD_CSP);
+  c.res = new Response(html, { status: c.res.status, headers });
+};
 
 /**
  * Bull Board over every queue of the catalog, behind the operator token. Browsers get a basic-auth
@@ -19,8 +41,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     serverAdapter,
     options: { uiConfig: { boardTitle: "Outcome service queues" } },
   });
-  const auth = adminAuth({ basicChallenge: true });
-  app.use(DASHBOARD_BASE, auth);
-  app.use(`${DASHBOARD_BASE}/*`, auth);
+  // `/admin/queues/*` covers `/admin/queues` itself too.
+  app.use(`${DASHBOARD_BASE}/*`, adminAuth({ basicChallenge: true }), selfContained);
   app.route(DASHBOARD_BASE, serverAdapter.registerPlugin());
 }

@@ -4,6 +4,7 @@ import { createApp } from "./app.js";
 import { DASHBOARD_BASE } from "./dashboard.js";
 import { ADMIN_BASE, PARTNER_BASE } from "./router.js";
 import { startTestApi, type TestApi } from "./testing.js";
+import { browserMissing, openOffline } from "./testing-browser.js";
 
 let api: TestApi;
 let partnerDoc: any;
@@ -18,7 +19,7 @@ afterAll(async () => {
 });
 
 /** Routes outside the two APIs: operations and tooling, deliberately not in either document. */
-const NOT_API = ["/healthz", "/readyz", "/metrics", "/docs"];
+const NOT_API = ["/healthz", "/readyz", "/metrics", "/docs", "/docs/assets/{file}"];
 
 async function expectValid(document: unknown) {
   const validator = new Validator();
@@ -95,10 +96,46 @@ describe("OpenAPI documents", () => {
     }
   });
 
-  it("serves the interactive reference at /docs", async () => {
+  it("serves the interactive reference at /docs and its viewer from the service itself", async () => {
     const response = await api.request("/docs");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/html");
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'self'");
     expect(response.body).toContain(`${PARTNER_BASE}/openapi.json`);
+    expect(response.body).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const viewer = /<script src="(\/docs\/assets\/api-reference\.[0-9a-f]{16}\.js)">/.exec(response.body)?.[1];
+    expect(viewer).toBeDefined();
+
+    const asset = await fetch(`${api.baseUrl}${viewer}`, { headers: { "Accept-Encoding": "gzip" } });
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(asset.headers.get("content-encoding")).toBe("gzip");
+    expect(await asset.text()).toContain("createApiReference");
+    const stale = await api.request("/docs/assets/api-reference.0000000000000000.js");
+    expect([stale.status, stale.body.errorCode]).toEqual([404, "KS-4215"]);
+  });
+});
+
+describe("the reference at /docs in a browser without internet", () => {
+  it("renders the partner API and tries a request with nothing but the service", async ({ skip }) => {
+    skip(browserMissing !== undefined, browserMissing);
+    const { page, external, errors, close } = await openOffline(api.baseUrl);
+    try {
+      await page.goto(`${api.baseUrl}/docs`, { waitUntil: "networkidle" });
+      await page.getByRole("heading", { name: "Partner Game Outcome Service: partner API" }).waitFor();
+      await page.getByRole("link", { name: "Spins", exact: true }).click();
+      await page.getByRole("heading", { name: "Run a spin" }).waitFor();
+      expect(external).toEqual([]);
+      // Nothing refused either (a Content-Security-Policy violation is a console error).
+      expect(errors).toEqual([]);
+      // The built-in client calls the service directly, not through a proxy elsewhere.
+      await page.getByRole("button", { name: "Test Request" }).first().click();
+      await page.getByRole("button", { name: "Send Request" }).click();
+      await page.getByText('"KS-4001"').waitFor();
+      expect(external).toEqual([]);
+    } finally {
+      await close();
+    }
   });
 });
