@@ -7,6 +7,11 @@ cd "$(dirname "$0")/.."
 # setup starts them in testcontainers (scripts/ensure-services.sh).
 exports=$(bash scripts/ensure-services.sh --tests)
 eval "$exports"
+# Pages (/docs, the dashboard) are tested in Debian's Chromium; installed here where it is missing
+# and apt can (as root). Elsewhere the browser tests say they were skipped, except on CI.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
 echo "== typecheck" && npx tsc -b
 echo "== lint" && npx biome check --error-on-warnings .
 echo "== tests" && npx vitest run --project unit --project integration
