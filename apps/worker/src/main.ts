@@ -47,6 +47,10 @@ if (env.WORKER_METRICS_PORT !== 0 && metricsServer.port !== env.WORKER_METRICS_P
 }
 logger.info({ port: metricsServer.port }, "metrics listening");
 
+// At most four transactions at once hold a connection of this pool (two blocks fills, whose lock
+// transactions also send statements to the pool, one settlement and one key-expiry job; webhooks
+// have a pool of their own), so the fifth is always free for the fills' own statements. A role
+// with more concurrent transactions must grow this; the limits turn a mistake into errors.
 const database = createDatabase(env.DATABASE_URL, { max: 5, limits: WORKER_CONNECTION_LIMITS });
 shutdown.register("postgres", database.close);
 const redis = createWorkerRedis(env.REDIS_URL);
