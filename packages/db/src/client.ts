@@ -97,6 +97,7 @@ function withAcquireTimeout(pool: postgres.Sql, ms: number): postgres.Sql {
     // Armed when the query is first awaited (postgres.js queues it only then), cleared when it settles.
     const then = pending.then;
     let armed = false;
+    // biome-ignore lint/suspicious/noThenProperty: postgres.js queues a query when it is first awaited, so the timer starts there.
     pending.then = function (this: QueuedQuery, ...args: Parameters<QueuedQuery["then"]>) {
       if (!armed) {
         armed = true;

@@ -46,7 +46,7 @@ export class PostgresProxy {
       client.on("data", (chunk: Buffer) => {
         const trap = this.trap;
         if (countdown !== null) countdown--;
-        else if (trap && trap.markers.every((marker) => chunk.includes(marker))) {
+        else if (trap?.markers.every((marker) => chunk.includes(marker))) {
           this.trap = null;
           countdown = trap.thenMessages;
           this.firedTrap = trap;
