@@ -9,16 +9,22 @@ import { adminAuth } from "./middleware/admin-auth.js";
 import { nodeBody } from "./middleware/body.js";
 import { jsonGuard } from "./middleware/json-guard.js";
 import { partnerAuth } from "./middleware/partner-auth.js";
-import { rateLimit } from "./middleware/rate-limit.js";
+import { rateLimit, withGcra } from "./middleware/rate-limit.js";
 import { ADMIN_BASE, createRouter, PARTNER_BASE } from "./router.js";
 import { registerAdminRoutes } from "./routes/admin/index.js";
 import { registerHealthRoutes } from "./routes/health.js";
 import { registerPartnerRoutes } from "./routes/partner/index.js";
+import { withSpinTake } from "./spins/outcome-queue.js";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createApp(deps: AppDeps) {
   const app = createRouter();
+  // The request path's scripts are defined before the first request: with auto-pipelining, a command
+  // defined while a pipeline is already gathering is missing from it, which fails the call and
+  // crashes ioredis (redis/ioredis#1931; tests/faults/keyed-load.test.ts).
+  withGcra(deps.redis);
+  withSpinTake(deps.redis);
 
   app.use("*", requestId({ headerName: "X-Request-Id" }));
   app.use("*", httpMetrics());

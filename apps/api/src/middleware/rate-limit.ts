@@ -64,7 +64,7 @@ type WithGcra = Redis & { gcra(key: string, limit: number): Promise<number[]> };
  * The script as an ioredis command: sent by SHA (EVALSHA, with one EVAL when Redis does not know it
  * yet), not its whole text with every request.
  */
-function withGcra(redis: Redis): WithGcra {
+export function withGcra(redis: Redis): WithGcra {
   const client = redis as WithGcra;
   if (typeof client.gcra !== "function") redis.defineCommand("gcra", { numberOfKeys: 1, lua: GCRA_SCRIPT });
   return client;

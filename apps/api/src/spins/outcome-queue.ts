@@ -31,7 +31,7 @@ type SpinTakeReply = [
 type WithSpinTake = Redis & { spinTake(bucket: string, queue: string, limit: number): Promise<SpinTakeReply> };
 
 /** SPIN_TAKE_SCRIPT as an ioredis command: sent by SHA (EVALSHA). */
-function withSpinTake(redis: Redis): WithSpinTake {
+export function withSpinTake(redis: Redis): WithSpinTake {
   const client = redis as WithSpinTake;
   if (typeof client.spinTake !== "function")
     redis.defineCommand("spinTake", { numberOfKeys: 2, lua: SPIN_TAKE_SCRIPT });

@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "./testing.js";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+
+type Scripted = { gcra(key: string, limit: number): Promise<number[]>; spinTake(...keys: unknown[]): Promise<unknown> };
+
+describe("the request path's Redis scripts", () => {
+  it("are defined before the first request, so their first calls can share an auto-pipeline", async () => {
+    // A command defined while the tick's pipeline already gathers others is missing from it, which
+    // fails that call and throws inside ioredis (redis/ioredis#1931): the first spin of a fresh
+    // process next to other traffic crashed it. Here, with no request served yet, all go in one tick.
+    const redis = api.deps.redis as typeof api.deps.redis & Scripted;
+    const prefix = api.redisPrefix;
+    const answers = await Promise.all([
+      redis.get(`${prefix}:probe`),
+      redis.gcra(`${prefix}:probe-bucket`, 10),
+      redis.spinTake(`${prefix}:probe-spin-bucket`, `${prefix}:probe-queue`, 10),
+    ]);
+    expect(answers[1]).toHaveLength(4);
+    expect(answers[2]).toHaveLength(6);
+  });
+});
