@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorld, registerGame, type World, waitForReserve } from "./harness/http.js";
 import { checkLedger, checkOutcomes, contiguous } from "./harness/invariants.js";
-import { SpinLoad, type SpinRecord } from "./harness/load.js";
-import { eventually, sleep } from "./harness/processes.js";
+import { SpinLoad, uncleanWhileRedisFails } from "./harness/load.js";
+import { sleep } from "./harness/processes.js";
 import { PrivateRedis } from "./harness/redis-server.js";
 import { Stack } from "./harness/stack.js";
 
@@ -23,23 +23,6 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** A failure while Redis is away must be clean: KS-5003, or a 503 that says when to come back. */
-function unclean(records: SpinRecord[]): SpinRecord[] {
-  return records.filter((record) => {
-    if (record.status === 200 || record.status === "network") return record.status === "network";
-    if (record.code === "KS-5003" && record.status === 500) return false;
-    return !(record.status === 503 && record.retryAfter);
-  });
-}
-
-async function recovered(load: SpinLoad, since: number): Promise<void> {
-  await eventually(
-    () => load.records.some((record) => record.sentAt > since && record.status === 200),
-    20_000,
-    "a 200 spin after recovery",
-  );
-}
-
 describe("Redis lost under spin load (a private redis-server, AOF on)", () => {
   it("fails spins cleanly while it is down, recovers, rebuilds flushed queues from Postgres without reuse", async () => {
     const load = new SpinLoad(stack.api, world, { clients: 6, keyedEvery: 2 }).start();
@@ -53,14 +36,14 @@ describe("Redis lost under spin load (a private redis-server, AOF on)", () => {
     await sleep(2_000);
     await redis.restart();
     const restartedAt = Date.now();
-    await recovered(load, restartedAt);
+    await load.recovered(restartedAt);
     await waitForReserve(stack.api, secondGame, 4);
 
     // 2. FLUSHALL: every list, marker, rate-limit bucket and BullMQ key gone at once.
     await sleep(500);
     const flushedAt = Date.now();
     await redis.command(["FLUSHALL"]);
-    await recovered(load, flushedAt + 200);
+    await load.recovered(flushedAt + 200);
     await sleep(1_000);
     await load.stop();
     const keyed = await load.settleKeyed();
@@ -83,7 +66,7 @@ describe("Redis lost under spin load (a private redis-server, AOF on)", () => {
     );
 
     expect(outage.some((record) => record.status !== 200)).toBe(true);
-    expect(unclean(load.records)).toEqual([]);
+    expect(uncleanWhileRedisFails(load.records)).toEqual([]);
     expect(afterFlush.some((record) => record.status === 503 && record.code === "KS-4203")).toBe(true);
     expect(ledger.missing).toEqual([]);
     expect(ledger.mismatched).toEqual([]);

@@ -143,3 +143,30 @@ export async function checkOutcomes(
 export function contiguous(sequences: number[]): boolean {
   return sequences.every((sequence, position) => sequence === position + 1);
 }
+
+export interface KeyedSpinsReport {
+  spins: number;
+  keys: number;
+  /** Spins no idempotency record answers with: a keyed request that spun without its record. */
+  spinsWithoutKey: number;
+  /** Spins two or more keys answer with. */
+  spinsOfSeveralKeys: number;
+}
+
+/**
+ * When every client sends `Idempotency-Key`: each spin of the partner is the stored answer of
+ * exactly one key, so no key spun twice and no spin escaped its key.
+ */
+export async function checkKeyedSpins(sql: Sql, partnerId: string): Promise<KeyedSpinsReport> {
+  const [report] = await sql<KeyedSpinsReport[]>`
+    with answered as (
+      select response_body->>'spinId' as spin_id, count(*)::int as keys
+      from idempotency_keys where partner_id = ${partnerId} and response_status = 200 group by 1)
+    select
+      (select count(*)::int from spins where partner_id = ${partnerId}) as spins,
+      (select count(*)::int from idempotency_keys where partner_id = ${partnerId}) as keys,
+      (select count(*)::int from spins s where s.partner_id = ${partnerId}
+        and not exists (select 1 from answered a where a.spin_id = s.id::text)) as "spinsWithoutKey",
+      (select count(*)::int from answered where keys > 1) as "spinsOfSeveralKeys"`;
+  return report!;
+}

@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import { usdToMicros } from "@outcomes/core";
 import type { ApiClient, World } from "./http.js";
-import { sleep } from "./processes.js";
+import { eventually, sleep } from "./processes.js";
 
 const WAGERS_USD = [0.25, 1, 1.5, 2.37, 5];
 
@@ -10,8 +10,15 @@ export interface SpinRecord {
   wagerUsd: number;
   idempotencyKey?: string;
   sentAt: number;
-  /** HTTP status, or "network" when no answer came (process killed, connection reset). */
-  status: number | "network";
+  /** When the answer (or the failure) came. */
+  answeredAt?: number;
+  /**
+   * HTTP status; "network" when the connection failed (process killed, connection refused or
+   * reset); "timeout" when no answer came within the client's bound (a hung server).
+   */
+  status: number | "network" | "timeout";
+  /** For "network": the socket error's code, e.g. ECONNREFUSED. */
+  networkError?: string;
   code?: string;
   spinId?: string;
   retryAfter?: string | null;
@@ -27,6 +34,17 @@ export interface LoadOptions {
   keyedEvery?: number;
   /** Pause after an error answer, so a down service is not hammered in a tight loop. */
   errorPauseMs?: number;
+  /** How long a client waits for an answer before it counts the request as timed out (default 8 s). */
+  timeoutMs?: number;
+}
+
+/** What one phase of a fault test saw: its answers, its slowest one, and how soon spins were 200 again. */
+export interface PhaseFigures {
+  requests: number;
+  answers: Record<string, number>;
+  maxLatencyMs: number;
+  /** From the fault to the first 200 answered to a request sent after it (null: none). */
+  firstOkMs: number | null;
 }
 
 /** Closed-loop spin clients over real HTTP; every request and answer is recorded. */
@@ -71,19 +89,22 @@ export class SpinLoad {
         record.code = answer.body?.errorCode;
         record.spinId = answer.status === 200 ? answer.body.spinId : undefined;
         record.retryAfter = answer.headers.get("retry-after");
-      } catch {
-        record.status = "network";
+      } catch (error) {
+        if ((error as Error).name === "TimeoutError") record.status = "timeout";
+        else record.networkError = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
       }
+      record.answeredAt = Date.now();
       if (record.status !== 200) await sleep(this.options.errorPauseMs ?? 50);
     }
   }
 
-  private spin(record: SpinRecord) {
+  /** Sends the record's request again (same key and body): what a partner's retry does. */
+  spin(record: SpinRecord) {
     return this.api.call("POST", "/api/partner/v1/spins", {
       apiKey: this.world.apiKey,
       json: { gameId: this.world.gameId, playerId: record.playerId, wagerUsd: record.wagerUsd },
       headers: record.idempotencyKey ? { "idempotency-key": record.idempotencyKey } : {},
-      timeoutMs: 8_000,
+      timeoutMs: this.options.timeoutMs ?? 8_000,
       retryIdleReset: false,
     });
   }
@@ -91,11 +112,16 @@ export class SpinLoad {
   /**
    * After the fault: re-sends every keyed request that got no 200 with its key, until it answers
    * 200. A replay means the first attempt had committed although its caller saw a failure.
+   * `concurrency` retries that many keys at once (each key is its own request).
    */
-  async settleKeyed(timeoutMs = 20_000): Promise<{ retried: number; replayed: number }> {
+  async settleKeyed(timeoutMs = 20_000, concurrency = 1): Promise<{ retried: number; replayed: number }> {
     const deadline = Date.now() + timeoutMs;
     const pending = this.records.filter((record) => record.idempotencyKey && record.status !== 200);
-    for (const record of pending) {
+    const queue = [...pending];
+    const retrier = async () => {
+      for (let record = queue.shift(); record; record = queue.shift()) await settle(record);
+    };
+    const settle = async (record: SpinRecord) => {
       for (;;) {
         const answer = await this.spin(record).catch(() => undefined);
         if (answer?.status === 200) {
@@ -108,7 +134,8 @@ export class SpinLoad {
         if (Date.now() > deadline) throw new Error(`keyed retry never succeeded: ${JSON.stringify(answer?.body)}`);
         await sleep(100);
       }
-    }
+    };
+    await Promise.all(Array.from({ length: concurrency }, retrier));
     return { retried: pending.length, replayed: pending.filter((record) => record.retried?.replayed).length };
   }
 
@@ -125,15 +152,51 @@ export class SpinLoad {
   /** Requests whose fate the client could not know: no answer, or a 5xx, without a key to retry with. */
   unresolved(): number {
     return this.records.filter(
-      (record) => !record.idempotencyKey && (record.status === "network" || (record.status as number) >= 500),
+      (record) => !record.idempotencyKey && (typeof record.status === "string" || record.status >= 500),
     ).length;
+  }
+
+  /** Waits for a 200 to a request sent after `since`; returns how long after `since` it was answered. */
+  async recovered(since: number, timeoutMs = 20_000): Promise<number> {
+    await eventually(() => this.firstOk(since) !== null, timeoutMs, "a 200 spin after recovery");
+    return this.firstOk(since)!;
+  }
+
+  private firstOk(since: number): number | null {
+    let first: number | null = null;
+    for (const record of this.records) {
+      if (record.sentAt < since || record.status !== 200) continue;
+      const after = record.answeredAt! - since;
+      if (first === null || after < first) first = after;
+    }
+    return first;
+  }
+
+  /**
+   * Figures of the requests answered (or failed) in [from, to), the fault having struck at `faultAt`:
+   * a request in flight when a fault strikes counts in the fault's phase.
+   */
+  figures(from: number, to: number, faultAt = from): PhaseFigures {
+    const records = this.answeredBetween(from, to);
+    return {
+      requests: records.length,
+      answers: this.summary(records),
+      maxLatencyMs: records.reduce(
+        (max, record) => Math.max(max, (record.answeredAt ?? Date.now()) - record.sentAt),
+        0,
+      ),
+      firstOkMs: this.firstOk(faultAt),
+    };
   }
 
   /** Answer counts by status and code, e.g. {"200": 950, "500 KS-5003": 12, "network": 4}. */
   summary(records = this.records): Record<string, number> {
     const counts: Record<string, number> = {};
     for (const record of records) {
-      const label = record.status === "network" ? "network" : `${record.status}${record.code ? ` ${record.code}` : ""}`;
+      const label =
+        record.status === "network"
+          ? `network ${record.networkError}`
+          : `${record.status}${record.code ? ` ${record.code}` : ""}`;
       counts[label] = (counts[label] ?? 0) + 1;
     }
     return counts;
@@ -142,4 +205,20 @@ export class SpinLoad {
   between(from: number, to: number): SpinRecord[] {
     return this.records.filter((record) => record.sentAt >= from && record.sentAt < to);
   }
+
+  answeredBetween(from: number, to: number): SpinRecord[] {
+    return this.records.filter((record) => record.answeredAt! >= from && record.answeredAt! < to);
+  }
+}
+
+/**
+ * Answers that are not a clean failure while Redis is away or flushed (CONTRACT.md, spins): anything
+ * but a 200, a 500 KS-5003, or a 503 that says when to come back (KS-4203 on an emptied queue).
+ */
+export function uncleanWhileRedisFails(records: SpinRecord[]): SpinRecord[] {
+  return records.filter((record) => {
+    if (record.status === 200) return false;
+    if (record.status === 500 && record.code === "KS-5003") return false;
+    return !(record.status === 503 && record.retryAfter);
+  });
 }
