@@ -1,4 +1,4 @@
-import { type Environment, newId } from "@outcomes/core";
+import { type Environment, newId, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "./client.js";
 import { blocks } from "./schema/blocks.js";
@@ -26,7 +26,10 @@ export interface FixtureSpin {
   createdAt: Date;
 }
 
-/** An ACTIVE PAR sheet row for fixtures that need a game's foreign key, not its math. */
+/**
+ * An ACTIVE PAR sheet row for fixtures that need a game's foreign key, not its math; its document is
+ * the sample sheet's, as every stored sheet has valid tiers (the wager bound reads them).
+ */
 export async function insertFixtureParSheet(
   db: Database,
   sheet: { partnerId: string; environment: Environment; rtp: string },
@@ -40,7 +43,7 @@ export async function insertFixtureParSheet(
     version: "1",
     status: "ACTIVE",
     drawMode: "independent",
-    document: { name: "Fixture sheet" },
+    document: { ...SAMPLE_PAR_SHEET, name: "Fixture sheet" },
     rtp: sheet.rtp,
     certifiedRtp: sheet.rtp,
     hitFrequency: 0.3,

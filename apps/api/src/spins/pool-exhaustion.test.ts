@@ -82,9 +82,9 @@ describe("more concurrent keyed spins than pool connections", () => {
     const started = Date.now();
     const stuck = await keyedBurst(api, game, "held");
     const waitedMs = Date.now() - started;
-    expect(stuck.map((answer) => `${answer.status} ${answer.body.errorCode}`)).toEqual(
-      Array(CLIENTS).fill("500 KS-5003"),
-    );
+    // KS-5003 from the spin; KS-5004 where the key's 1-s cache had expired and its look-up timed out.
+    for (const answer of stuck)
+      expect(["500 KS-5003", "500 KS-5004"]).toContain(`${answer.status} ${answer.body.errorCode}`);
     expect(waitedMs).toBeLessThan(REQUEST_TIMEOUT_MS);
     release();
     await Promise.all(holders);
