@@ -70,12 +70,7 @@ const context = {
 };
 
 for (const role of roles) {
-  const start = ROLES[role];
-  if (!start) {
-    logger.warn({ role }, "role not available in this build");
-    continue;
-  }
-  const running = await start({ ...context, logger: logger.child({ role }) });
+  const running = await ROLES[role]({ ...context, logger: logger.child({ role }) });
   shutdown.register(`role ${role}`, running.close);
   logger.info({ role }, "role started");
 }

@@ -5,12 +5,12 @@ import { startSettlementsRole } from "./settlements/index.js";
 import { startWebhooksRole } from "./webhooks/index.js";
 
 /** Every worker role; each runs as its own process in production (`--role`), or all in one (`all`). */
-export const ROLES: Record<string, RoleStarter> = {
+export const ROLES = {
   blocks: startBlocksRole,
   webhooks: startWebhooksRole,
   "key-expiry": startKeyExpiryRole,
   settlements: startSettlementsRole,
-};
+} satisfies Record<RoleName, RoleStarter>;
 
 export const ROLE_NAMES = ["blocks", "settlements", "webhooks", "key-expiry"] as const;
 export type RoleName = (typeof ROLE_NAMES)[number];

@@ -60,3 +60,8 @@ export const JOBS = {
 
 export type JobName = keyof typeof JOBS;
 export type JobPayload<N extends JobName> = z.infer<(typeof JOBS)[N]["payload"]>;
+
+/** The jobs the table above puts on queue `Q`. */
+export type QueueJobName<Q extends QueueName> = {
+  [N in JobName]: (typeof JOBS)[N]["queue"] extends Q ? N : never;
+}[JobName];

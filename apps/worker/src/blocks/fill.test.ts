@@ -18,7 +18,7 @@ afterAll(async () => {
   await api.close();
 });
 
-const processor = () => blocksProcessor(api.deps);
+const generate = (gameId: number, job = recordingJob().job) => blocksProcessor(api.deps)({ gameId }, job);
 
 async function blockRows(gameId: number) {
   return api.database.db.select().from(blocks).where(eq(blocks.gameId, gameId)).orderBy(asc(blocks.sequence));
@@ -34,8 +34,8 @@ function expectedItems(block: { id: number; entries: Buffer }): string[] {
 describe("blocks.generate", () => {
   it("seals each block with a commitment that verifies, then loads it: the list holds TARGET blocks", async () => {
     const game = await registerTestGame(api, { fill: false });
-    const { job, progress, logs } = recordingJob(game.gameId);
-    const result = await processor()(job);
+    const { job, progress, logs } = recordingJob();
+    const result = await generate(game.gameId, job);
     expect(result).toMatchObject({ blocksSealed: 3, outcomesSealed: 600, readyBlocks: 3, targetReadyBlocks: 3 });
     expect(progress).toHaveLength(3); // one per block loaded: the three are one turn of the lock
     expect(progress[0]).toMatchObject({ blocksSealed: 1, readyBlocks: 1, targetReadyBlocks: 3 });
@@ -53,17 +53,14 @@ describe("blocks.generate", () => {
     const [armed] = await api.database.db.select().from(games).where(eq(games.id, game.gameId));
     expect(armed?.lowReserveArmed).toBe(true);
 
-    const again = await processor()(recordingJob(game.gameId).job);
+    const again = await generate(game.gameId);
     expect(again.blocksSealed).toBe(0);
     expect(await listItems(api, game.gameId)).toHaveLength(600);
   });
 
   it("lets two workers fill one game at once without a duplicate sequence or outcome", async () => {
     const game = await registerTestGame(api, { fill: false });
-    const [first, second] = await Promise.all([
-      processor()(recordingJob(game.gameId).job),
-      processor()(recordingJob(game.gameId).job),
-    ]);
+    const [first, second] = await Promise.all([generate(game.gameId), generate(game.gameId)]);
     expect((first?.blocksSealed ?? 0) + (second?.blocksSealed ?? 0)).toBe(3);
     const rows = await blockRows(game.gameId);
     expect(rows.map((row) => row.sequence)).toEqual([1, 2, 3]);
@@ -73,7 +70,7 @@ describe("blocks.generate", () => {
   });
 
   it("refuses a job for a game that does not exist without retrying", async () => {
-    await expect(processor()(recordingJob(987_654).job)).rejects.toMatchObject({ name: "UnrecoverableError" });
+    await expect(generate(987_654)).rejects.toMatchObject({ name: "UnrecoverableError" });
   });
 
   it("runs as the blocks role: registering a game fills its queue through BullMQ", async () => {

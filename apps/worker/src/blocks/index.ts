@@ -1,6 +1,5 @@
-import { Worker } from "bullmq";
 import type { RoleStarter } from "../context.js";
-import { jobLockOptions } from "../job-lock.js";
+import { startQueueWorker } from "../queue-worker.js";
 import { blocksProcessor } from "./process.js";
 
 /** Games refilled in parallel per process; jobs of one game serialise on its row lock anyway. */
@@ -10,22 +9,9 @@ const CONCURRENCY = 2;
  * The `blocks` role: processes `blocks.generate {gameId}` on the `blocks` queue, filling the game's
  * reserve to TARGET_READY_BLOCKS (see @outcomes/reserve). Any number of these may run.
  */
-export const startBlocksRole: RoleStarter = async (ctx) => {
-  const connection = ctx.newConnection();
-  const worker = new Worker("blocks", blocksProcessor(ctx), {
-    connection,
-    prefix: ctx.bullPrefix,
-    concurrency: CONCURRENCY,
-    ...jobLockOptions(ctx.env),
-  });
-  worker.on("error", (error) => ctx.logger.error({ err: error }, "blocks worker error"));
-  worker.on("failed", (job, error) =>
-    ctx.logger.error({ err: error, jobId: job?.id, gameId: job?.data?.gameId }, "blocks.generate failed"),
+export const startBlocksRole: RoleStarter = async (ctx) =>
+  startQueueWorker(
+    "blocks",
+    { "blocks.generate": blocksProcessor(ctx) },
+    { ...ctx, concurrency: CONCURRENCY, logFailures: true },
   );
-  return {
-    close: async () => {
-      await worker.close();
-      await connection.quit();
-    },
-  };
-};

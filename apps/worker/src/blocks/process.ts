@@ -1,4 +1,4 @@
-import { JOBS } from "@outcomes/queue";
+import type { JobPayload } from "@outcomes/queue";
 import { type FillProgress, fillReserve, reserveTargets, UnknownGameError } from "@outcomes/reserve";
 import { type Job, UnrecoverableError } from "bullmq";
 import type { WorkerContext } from "../context.js";
@@ -10,11 +10,7 @@ import type { WorkerContext } from "../context.js";
  */
 export function blocksProcessor(ctx: Pick<WorkerContext, "db" | "redis" | "keys" | "logger" | "env">) {
   const deps = { db: ctx.db, redis: ctx.redis, keys: ctx.keys, logger: ctx.logger, targets: reserveTargets(ctx.env) };
-  return async (job: Job): Promise<FillProgress> => {
-    if (job.name !== "blocks.generate") throw new UnrecoverableError(`Unknown job ${job.name} on the blocks queue`);
-    const parsed = JOBS["blocks.generate"].payload.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`Invalid blocks.generate payload: ${parsed.error.message}`);
-    const { gameId } = parsed.data;
+  return async ({ gameId }: JobPayload<"blocks.generate">, job: Job<unknown>): Promise<FillProgress> => {
     try {
       const result = await fillReserve(deps, gameId, (progress) => job.updateProgress({ ...progress }));
       await job.log(summary(result));

@@ -16,7 +16,7 @@ afterAll(async () => {
   await api.close();
 });
 
-const generate = (gameId: number) => blocksProcessor(api.deps)(recordingJob(gameId).job);
+const generate = (gameId: number) => blocksProcessor(api.deps)({ gameId }, recordingJob().job);
 
 /** What a Redis restart without persistence (or FLUSHDB) leaves of the game's keys: nothing. */
 async function loseRedisList(gameId: number) {

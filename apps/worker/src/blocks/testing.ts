@@ -7,12 +7,10 @@ import type { TestApi } from "../../../api/src/testing.js";
  * A stand-in for the BullMQ job handed to the processor: it records progress and log lines the way
  * the dashboard shows them, so a test can run the processor directly, in-process.
  */
-export function recordingJob(gameId: number, name = "blocks.generate") {
+export function recordingJob() {
   const progress: unknown[] = [];
   const logs: string[] = [];
   const job = {
-    name,
-    data: { gameId },
     updateProgress: async (value: unknown) => {
       progress.push(value);
     },

@@ -1,8 +1,8 @@
 import { purgeExpiredIdempotencyRecords } from "@outcomes/db";
 import { JOBS, notifyEvents } from "@outcomes/queue";
-import { type Job, UnrecoverableError, Worker } from "bullmq";
+import type { Job } from "bullmq";
 import type { RoleStarter, WorkerContext } from "../context.js";
-import { jobLockOptions } from "../job-lock.js";
+import { startQueueWorker } from "../queue-worker.js";
 import { sweepExpiringKeys } from "./sweep.js";
 
 /** The schedulers' ids: one each per deployment, so every worker upserting them keeps one schedule. */
@@ -33,29 +33,21 @@ export const startKeyExpiryRole: RoleStarter = async (ctx) => {
     { name: "idempotency.purge", data: {}, opts: JOBS["idempotency.purge"].options },
   );
 
-  const connection = ctx.newConnection();
-  const worker = new Worker(
-    definition.queue,
-    async (job: Job) => {
-      if (job.name === "idempotency.purge") return purgeIdempotencyRecords(ctx, job);
-      if (job.name !== "key-expiry.sweep") throw new UnrecoverableError(`Unknown job ${job.name}`);
-      const notices = await sweepExpiringKeys(db);
-      if (notices.length > 0) {
-        await notifyEvents(producers);
-        logger.info({ notices: notices.length }, "api_key.expiring notices written");
-      }
-      return { notices: notices.length };
+  return startQueueWorker(
+    "key-expiry",
+    {
+      "key-expiry.sweep": async () => {
+        const notices = await sweepExpiringKeys(db);
+        if (notices.length > 0) {
+          await notifyEvents(producers);
+          logger.info({ notices: notices.length }, "api_key.expiring notices written");
+        }
+        return { notices: notices.length };
+      },
+      "idempotency.purge": (_payload, job) => purgeIdempotencyRecords(ctx, job),
     },
-    { connection, prefix: ctx.bullPrefix, concurrency: 1, ...jobLockOptions(env) },
+    { ...ctx, concurrency: 1 },
   );
-  worker.on("error", (error) => logger.error({ err: error }, "key-expiry worker error"));
-
-  return {
-    close: async () => {
-      await worker.close();
-      await connection.quit();
-    },
-  };
 };
 
 /** One run deletes every expired record, batch by batch; the job's progress counts them. */

@@ -1,9 +1,9 @@
 import { parseReportDate } from "@outcomes/core";
 import { sealSpinRollups } from "@outcomes/db";
-import { JOBS, type JobPayload, notifyEvents } from "@outcomes/queue";
-import { type Job, UnrecoverableError, Worker } from "bullmq";
+import { JOBS, notifyEvents } from "@outcomes/queue";
+import { type Job, UnrecoverableError } from "bullmq";
 import type { RoleStarter } from "../context.js";
-import { jobLockOptions } from "../job-lock.js";
+import { startQueueWorker } from "../queue-worker.js";
 import { runSettlements } from "./run.js";
 
 /** The schedulers' ids: one each per deployment, so every worker upserting them keeps one schedule. */
@@ -34,48 +34,38 @@ export const startSettlementsRole: RoleStarter = async (ctx) => {
     { name: "settlement.rollup", data: {}, opts: JOBS["settlement.rollup"].options },
   );
 
-  const connection = ctx.newConnection();
-  const worker = new Worker(
-    definition.queue,
-    async (job: Job) => {
-      if (job.name === "settlement.rollup") {
+  return startQueueWorker(
+    "settlements",
+    {
+      "settlement.rollup": async () => {
         const sealed = await sealSpinRollups(db);
         if (sealed.sealedHours > 0) logger.info(sealed, "spin roll-ups sealed");
         return sealed;
-      }
-      if (job.name !== "settlement.generate") throw new UnrecoverableError(`Unknown job ${job.name}`);
-      const parsed = definition.payload.safeParse(job.data);
-      if (!parsed.success) throw new UnrecoverableError(`Bad settlement.generate payload: ${parsed.error.message}`);
-      if (parsed.data.reportDate !== undefined && parseReportDate(parsed.data.reportDate) === null) {
-        throw new UnrecoverableError(`Bad reportDate ${parsed.data.reportDate}: expected YYYY-MM-DD`);
-      }
-      const summary = await runSettlements(
-        db,
-        parsed.data as JobPayload<"settlement.generate">,
-        scheduledAt(job),
-        {
-          progress: (progress) => job.updateProgress({ ...progress }),
-          log: async (line) => {
-            await job.log(line);
+      },
+      "settlement.generate": async (payload, job) => {
+        if (payload.reportDate !== undefined && parseReportDate(payload.reportDate) === null) {
+          throw new UnrecoverableError(`Bad reportDate ${payload.reportDate}: expected YYYY-MM-DD`);
+        }
+        const summary = await runSettlements(
+          db,
+          payload,
+          scheduledAt(job),
+          {
+            progress: (progress) => job.updateProgress({ ...progress }),
+            log: async (line) => {
+              await job.log(line);
+            },
           },
-        },
-        logger,
-      );
-      if (summary.created + summary.updated > 0) await notifyEvents(producers);
-      logger.info(summary, "settlement run done");
-      return summary;
+          logger,
+        );
+        if (summary.created + summary.updated > 0) await notifyEvents(producers);
+        logger.info(summary, "settlement run done");
+        return summary;
+      },
     },
     // One run at a time per process: a run is a sequence of heavy aggregates, not I/O waits.
-    { connection, prefix: ctx.bullPrefix, concurrency: 1, ...jobLockOptions(env) },
+    { ...ctx, concurrency: 1 },
   );
-  worker.on("error", (error) => logger.error({ err: error }, "settlements worker error"));
-
-  return {
-    close: async () => {
-      await worker.close();
-      await connection.quit();
-    },
-  };
 };
 
 /**

@@ -1,8 +1,9 @@
 import { checkWebhookUrl, type Environment } from "@outcomes/core";
 import { type Database, WEBHOOK_DELETED_ERROR, webhookDeliveries, webhooks } from "@outcomes/db";
+import type { JobPayload } from "@outcomes/queue";
 import { countWebhookAttempt, type Logger } from "@outcomes/runtime";
 import { signatureHeaders } from "@outcomes/sdk";
-import { type Job, UnrecoverableError } from "bullmq";
+import { UnrecoverableError } from "bullmq";
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { AttemptFailedError, retryDelayMs } from "./backoff.js";
 import { describeFailure, type WebhookHttpClient } from "./http-client.js";
@@ -118,8 +119,7 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
  * UnrecoverableError. A webhook deleted or deactivated meanwhile gets nothing more.
  */
 export function deliverProcessor(deps: DeliverDeps) {
-  return async (job: Job<{ deliveryId: string }>) => {
-    const { deliveryId } = job.data;
+  return async ({ deliveryId }: JobPayload<"webhook.deliver">) => {
     const claim = await claimAttempt(deps.db, deliveryId);
     if (!claim) {
       const why = await explainUnclaimed(deps.db, deliveryId);

@@ -1,8 +1,8 @@
 import type { HostResolver } from "@outcomes/core";
 import { createDatabase, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
-import { enqueueDeliveries, type JobPayload } from "@outcomes/queue";
-import { type Job, UnrecoverableError, Worker } from "bullmq";
+import { enqueueDeliveries } from "@outcomes/queue";
 import type { RoleStarter, WorkerContext } from "../context.js";
+import { startQueueWorker } from "../queue-worker.js";
 import { webhookBackoffStrategy } from "./backoff.js";
 import { deliverProcessor } from "./deliver.js";
 import { DISPATCH_BATCH_SIZE, dispatchEvents } from "./dispatch.js";
@@ -68,30 +68,26 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       return result.events;
     };
 
-    const connection = ctx.newConnection();
-    const worker = new Worker(
+    const worker = startQueueWorker(
       "webhooks",
-      async (job: Job) => {
-        if (job.name === "webhook.deliver") return deliver(job as Job<JobPayload<"webhook.deliver">>);
-        if (job.name === "events.dispatch") {
+      {
+        "webhook.deliver": deliver,
+        "events.dispatch": async () => {
           let total = 0;
           for (let batch = await dispatch(); batch > 0; batch = await dispatch()) total += batch;
           return { events: total };
-        }
-        throw new UnrecoverableError(`Unknown job ${job.name} on the webhooks queue`);
+        },
       },
       {
-        connection,
-        prefix: ctx.bullPrefix,
+        ...ctx,
         concurrency: options.concurrency,
-        lockDuration: options.lockDurationMs ?? env.WORKER_JOB_LOCK_MS,
-        stalledInterval: options.stalledIntervalMs ?? env.WORKER_JOB_LOCK_MS,
+        lockDurationMs: options.lockDurationMs,
+        stalledIntervalMs: options.stalledIntervalMs,
         // A delivery whose worker died is taken over; the attempt count in Postgres stays true.
         maxStalledCount: 3,
-        settings: { backoffStrategy: webhookBackoffStrategy(env.WEBHOOK_RETRY_DELAYS_MS) },
+        backoffStrategy: webhookBackoffStrategy(env.WEBHOOK_RETRY_DELAYS_MS),
       },
     );
-    worker.on("error", (error) => logger.error({ err: error }, "webhooks worker error"));
 
     const poller = startLoop(
       "events.dispatch",
@@ -115,7 +111,6 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
         await Promise.all([poller.stop(), reconciler.stop()]);
         await worker.close();
         await http.close();
-        await connection.quit();
         await database.close();
       },
     };
