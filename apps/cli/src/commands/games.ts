@@ -1,6 +1,6 @@
+import { reserveReport } from "@outcomes/blocks";
 import { parseGameId } from "@outcomes/core";
 import { enqueueGeneration } from "@outcomes/queue";
-import { reserveReport } from "@outcomes/reserve";
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { record } from "../output.js";
