@@ -12,7 +12,11 @@ export default defineConfig({
       {
         test: {
           name: "integration",
-          include: ["apps/**/src/**/*.test.ts", "packages/{db,queue,runtime}/src/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: [
+            "apps/**/src/**/*.test.ts",
+            "packages/{blocks,db,queue,runtime}/src/**/*.test.ts",
+            "scripts/**/*.test.ts",
+          ],
           globalSetup: ["scripts/test-global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
+import { fillReserve, loadedThroughKey, type ReserveDeps } from "@outcomes/blocks";
 import {
   assertValidParSheet,
   draftBlock,
@@ -10,7 +11,6 @@ import {
 } from "@outcomes/core";
 import { createDatabase, createGame, insertParSheet, migrateDatabase, partners } from "@outcomes/db";
 import { createWorkerRedis, redisKeys } from "@outcomes/queue";
-import { fillReserve, loadedThroughKey, type ReserveDeps } from "@outcomes/reserve";
 import { createLogger } from "@outcomes/runtime";
 import postgres from "postgres";
 

@@ -1,6 +1,6 @@
+import { fillReserve } from "@outcomes/blocks";
 import { createGame, type Database } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
-import { fillReserve } from "@outcomes/reserve";
 import type { Redis } from "ioredis";
 import { reserveDeps } from "./seed.js";
 

@@ -1,7 +1,7 @@
+import { fillReserve, type ReserveDeps } from "@outcomes/blocks";
 import { assertValidParSheet, generateApiKey, newId, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { apiKeys, type Database, games, parSheets, partners } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
-import { fillReserve, type ReserveDeps } from "@outcomes/reserve";
 import { createLogger } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
 

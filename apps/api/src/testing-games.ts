@@ -1,5 +1,5 @@
+import { type FillProgress, fillReserve, reserveTargets } from "@outcomes/blocks";
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
-import { type FillProgress, fillReserve, reserveTargets } from "@outcomes/reserve";
 import type { TestApi } from "./testing.js";
 
 export interface TestGame {

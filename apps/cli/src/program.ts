@@ -1,6 +1,7 @@
 import { ServiceError } from "@outcomes/core";
 import { EnvError } from "@outcomes/runtime";
 import { Command, CommanderError } from "commander";
+import type { ActionFactory, CommandGroup } from "./commands/command-group.js";
 import { registerDeliveryCommands } from "./commands/deliveries.js";
 import { registerGameCommands } from "./commands/games.js";
 import { registerJobCommands } from "./commands/jobs.js";
@@ -10,13 +11,6 @@ import { registerPartnerCommands } from "./commands/partners.js";
 import { registerSettlementCommands } from "./commands/settlements.js";
 import { registerSheetCommands } from "./commands/sheets.js";
 import { CliContext, type CliIo } from "./context.js";
-
-/** What a command does with its arguments and options, given the opened context. */
-export type CommandHandler = (ctx: CliContext, args: string[], options: Record<string, any>) => Promise<void>;
-/** Wraps a handler as a commander action: opens the context, runs, closes it whatever happens. */
-export type ActionFactory = (handler: CommandHandler) => (...commanderArgs: any[]) => Promise<void>;
-/** A group of commands (`partners …`, `keys …`); add a new group to COMMAND_GROUPS below. */
-export type CommandGroup = (program: Command, action: ActionFactory) => void;
 
 const COMMAND_GROUPS: CommandGroup[] = [
   registerPartnerCommands,

@@ -1,10 +1,10 @@
+import { reserveReport } from "@outcomes/blocks";
 import { parseGameId } from "@outcomes/core";
 import { enqueueGeneration } from "@outcomes/queue";
-import { reserveReport } from "@outcomes/reserve";
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { record } from "../output.js";
-import type { ActionFactory } from "../program.js";
+import type { ActionFactory } from "./command-group.js";
 
 async function report(ctx: CliContext, gameId: number) {
   return reserveReport(ctx.db(), await ctx.redis(), ctx.keys, ctx.env, gameId);

@@ -1,7 +1,7 @@
 import { requireSettleableReportDate } from "@outcomes/core";
 import { runIdempotencyPurgeNow, runKeyExpiryNow, runSettlementsNow } from "@outcomes/queue";
 import type { Command } from "commander";
-import type { ActionFactory } from "../program.js";
+import type { ActionFactory } from "./command-group.js";
 
 export function registerJobCommands(program: Command, action: ActionFactory) {
   const jobs = program.command("jobs").description("scheduled jobs");

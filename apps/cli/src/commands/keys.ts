@@ -11,8 +11,8 @@ import {
 } from "@outcomes/db";
 import { type Command, Option } from "commander";
 import { pageFooter, record, table } from "../output.js";
-import type { ActionFactory } from "../program.js";
 import { dateTime, hours, limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
+import type { ActionFactory } from "./command-group.js";
 
 const issuedText = (title: string, key: IssuedApiKeyView) =>
   [

@@ -1,7 +1,7 @@
 import { readMaintenanceFlag, writeMaintenanceFlag } from "@outcomes/queue";
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
-import type { ActionFactory } from "../program.js";
+import type { ActionFactory } from "./command-group.js";
 
 async function setMaintenance(ctx: CliContext, enabled: boolean) {
   const redis = await ctx.redis();

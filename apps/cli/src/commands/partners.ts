@@ -2,8 +2,8 @@ import { createPartner, listPartners, type PartnerView, presentPartner, setPartn
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
-import type { ActionFactory } from "../program.js";
 import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
+import type { ActionFactory } from "./command-group.js";
 
 const partnerRecord = (partner: PartnerView) =>
   record({

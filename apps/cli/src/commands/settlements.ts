@@ -11,8 +11,8 @@ import { notifyEvents } from "@outcomes/queue";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
-import type { ActionFactory } from "../program.js";
 import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
+import type { ActionFactory } from "./command-group.js";
 
 const environmentOption = () =>
   new Option("--environment <environment>", "the report's environment").choices(ENVIRONMENTS).makeOptionMandatory();

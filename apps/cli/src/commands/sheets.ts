@@ -8,8 +8,8 @@ import {
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
-import type { ActionFactory } from "../program.js";
 import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
+import type { ActionFactory } from "./command-group.js";
 
 const STATUSES = ["PENDING_APPROVAL", "ACTIVE", "RETIRED"] as const;
 

@@ -1,6 +1,6 @@
+import { fillReserve, loadedThroughKey } from "@outcomes/blocks";
 import { decodeBlockEntries, encodeQueuedOutcome, payoutMicros, sampleParSheet, verifyBlock } from "@outcomes/core";
 import { blocks, games, poolCycles } from "@outcomes/db";
-import { fillReserve, loadedThroughKey } from "@outcomes/reserve";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../../api/src/testing.js";

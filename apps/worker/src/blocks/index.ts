@@ -7,7 +7,7 @@ const CONCURRENCY = 2;
 
 /**
  * The `blocks` role: processes `blocks.generate {gameId}` on the `blocks` queue, filling the game's
- * reserve to TARGET_READY_BLOCKS (see @outcomes/reserve). Any number of these may run.
+ * reserve to TARGET_READY_BLOCKS (see @outcomes/blocks). Any number of these may run.
  */
 export const startBlocksRole: RoleStarter = async (ctx) =>
   startQueueWorker(

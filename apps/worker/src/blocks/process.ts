@@ -1,5 +1,5 @@
+import { type FillProgress, fillReserve, reserveTargets, UnknownGameError } from "@outcomes/blocks";
 import type { JobPayload } from "@outcomes/queue";
-import { type FillProgress, fillReserve, reserveTargets, UnknownGameError } from "@outcomes/reserve";
 import { type Job, UnrecoverableError } from "bullmq";
 import type { WorkerContext } from "../context.js";
 

@@ -1,6 +1,6 @@
+import { appendOutcomes, fillReserve, loadedThroughKey, sealNextBlock } from "@outcomes/blocks";
 import { assertValidParSheet, decodeQueuedOutcome, OutcomeDrawer, queuedItems, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { blocks, events, games, spins } from "@outcomes/db";
-import { appendOutcomes, fillReserve, loadedThroughKey, sealNextBlock } from "@outcomes/reserve";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../../api/src/testing.js";

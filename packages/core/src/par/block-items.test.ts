@@ -1,15 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeQueuedOutcome, encodeQueuedOutcome } from "../outcome.js";
 import { assertValidParSheet } from "./analyze.js";
-import {
-  blockQueueItems,
-  blockRpush,
-  decodeBlockEntries,
-  draftBlock,
-  queuedItems,
-  queuedItemsText,
-  rpushOf,
-} from "./block.js";
+import { blockQueueItems, decodeBlockEntries, draftBlock, queuedItems, queuedItemsText } from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
 import { EntryCodec } from "./entries.js";
 import { SAMPLE_PAR_SHEET } from "./sample-sheet.js";
@@ -58,19 +50,14 @@ describe("queuedItemsText", () => {
     expect(outcomes[0]?.reelSymbols[1]).toHaveLength(5);
     const items = outcomes.map((outcome, index) => encodeQueuedOutcome({ ...outcome, blockId: 4, index }));
     expect(blockQueueItems(entries, 4).toString("latin1").split("\n")).toEqual(items);
-    expect(blockRpush(entries, 4, "list")).toEqual(rpushOf("list", items));
   });
 
-  it("writes the same items as one RESP RPUSH of the list, skipped ones left out, like rpushOf", () => {
-    const draft = draftBlock(drawer, drawer.drawTiers(300));
-    const skip = (index: number) => index % 7 === 0;
-    const expected = queuedItems(draft, 42).filter((_, index) => !skip(index));
-    const command = blockRpush(draft.entries, 42, "ks:outcomes:{7}", { skip });
-    expect(command.count).toBe(expected.length);
-    const wire = [`*${expected.length + 2}`, "$5", "RPUSH", "$15", "ks:outcomes:{7}"];
-    for (const item of expected) wire.push(`$${item.length}`, item);
-    expect(command.wire.toString("latin1")).toBe(`${wire.join("\r\n")}\r\n`);
-    expect(rpushOf("ks:outcomes:{7}", expected)).toEqual(command);
-    expect(blockRpush(draftBlock(drawer, new Uint8Array(0)).entries, 1, "l").count).toBe(0);
+  it("writes the same items of a legacy block stored as JSON text", () => {
+    const outcomes = decodeBlockEntries(draftBlock(drawer, drawer.drawTiers(5)).entries);
+    const legacy = JSON.stringify(outcomes.map((o) => ({ t: o.tier, m: o.multiplierMillionths, r: o.reelSymbols })));
+    const items = outcomes.map((outcome, index) => encodeQueuedOutcome({ ...outcome, blockId: 3, index }));
+    const kept = blockQueueItems(Buffer.from(legacy, "latin1"), 3, (index) => index === 1).toString("latin1");
+    expect(kept.split("\n")).toEqual(items.filter((_, index) => index !== 1));
+    expect(blockQueueItems("[]", 3).length).toBe(0);
   });
 });

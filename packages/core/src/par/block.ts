@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { encodeQueuedOutcome, type Outcome } from "../outcome.js";
 import type { OutcomeDrawer } from "./draw.js";
-import { EntryCodec, type ItemScratch } from "./entries.js";
+import { EntryCodec, type QueueItemWriter } from "./entries.js";
+
+const NEWLINE = 0x0a;
 
 /**
  * A block before it is stored: its entries in the stored binary form (entries.ts) and the SHA-256
@@ -44,6 +46,32 @@ function legacyText(entries: Uint8Array | string): string {
   return typeof entries === "string" ? entries : Buffer.from(entries).toString("latin1");
 }
 
+/** The queue items of stored entries (see `QueueItemWriter`). */
+export function blockQueueItemWriter(entries: Uint8Array | string, blockId: number): QueueItemWriter {
+  if (isLegacyJson(entries)) return legacyItemWriter(entries, blockId);
+  const { codec, size, bodyStart } = EntryCodec.read(entries as Uint8Array);
+  return codec.queueItemWriter(entries as Uint8Array, bodyStart, size, blockId);
+}
+
+/** Legacy blocks are only ever reloaded by a recovery: their items are encoded up front, one string each. */
+function legacyItemWriter(entries: Uint8Array | string, blockId: number): QueueItemWriter {
+  const items = decodeBlockEntries(entries).map((outcome, index) =>
+    Buffer.from(encodeQueuedOutcome({ ...outcome, blockId, index })),
+  );
+  let min = items[0]?.length ?? 0;
+  let max = 0;
+  for (const item of items) {
+    min = Math.min(min, item.length);
+    max = Math.max(max, item.length);
+  }
+  return {
+    size: items.length,
+    maxItemBytes: max,
+    itemBytes: () => ({ min, max }),
+    write: (index, out, at) => at + (items[index] as Buffer).copy(out, at),
+  };
+}
+
 /**
  * A sealed block's Redis list items, in serving order, joined by newlines: exactly
  * `encodeQueuedOutcome` of each entry. `skip(index)` leaves out outcomes already used by a spin.
@@ -53,54 +81,15 @@ export function blockQueueItems(
   blockId: number,
   skip?: (index: number) => boolean,
 ): Buffer {
-  return queueItemsOf(entries, blockId, { skip }).bytes;
-}
-
-/** A complete `RPUSH list item…` in RESP, and how many items it pushes. */
-export interface RpushCommand {
-  wire: Buffer;
-  count: number;
-}
-
-/**
- * The same items as one `RPUSH list item…` command on the wire (what the blocks worker sends to
- * Redis), built with the items; `skip` as above. With `scratch` the command is written into the
- * caller's buffer (see `ItemScratch`).
- */
-export function blockRpush(
-  entries: Uint8Array | string,
-  blockId: number,
-  list: string,
-  options: { skip?: (index: number) => boolean; scratch?: ItemScratch } = {},
-): RpushCommand {
-  const { bytes, count } = queueItemsOf(entries, blockId, { ...options, rpush: list });
-  return { wire: bytes, count };
-}
-
-/** `RPUSH list item…` of item strings. */
-export function rpushOf(list: string, items: readonly string[]): RpushCommand {
-  const parts = [`*${items.length + 2}\r\n$5\r\nRPUSH\r\n$${Buffer.byteLength(list)}\r\n${list}\r\n`];
-  for (const item of items) parts.push(`$${Buffer.byteLength(item)}\r\n${item}\r\n`);
-  return { wire: Buffer.from(parts.join("")), count: items.length };
-}
-
-function queueItemsOf(
-  entries: Uint8Array | string,
-  blockId: number,
-  options: { skip?: (index: number) => boolean; rpush?: string; scratch?: ItemScratch },
-): { bytes: Buffer; count: number } {
-  if (isLegacyJson(entries)) {
-    const items = decodeBlockEntries(entries).flatMap((outcome, index) =>
-      options.skip?.(index) ? [] : [encodeQueuedOutcome({ ...outcome, blockId, index })],
-    );
-    if (options.rpush !== undefined) {
-      const { wire, count } = rpushOf(options.rpush, items);
-      return { bytes: wire, count };
-    }
-    return { bytes: Buffer.from(items.join("\n")), count: items.length };
+  const items = blockQueueItemWriter(entries, blockId);
+  const out = Buffer.allocUnsafe(items.size * (items.maxItemBytes + 1));
+  let at = 0;
+  for (let index = 0; index < items.size; index++) {
+    if (skip?.(index)) continue;
+    if (at > 0) out[at++] = NEWLINE;
+    at = items.write(index, out, at);
   }
-  const { codec, size, bodyStart } = EntryCodec.read(entries as Uint8Array);
-  return codec.queueItems(entries as Uint8Array, bodyStart, size, blockId, options);
+  return out.subarray(0, at);
 }
 
 /** The queue items of a draft (`blockQueueItems` of its entries). */

@@ -1,4 +1,5 @@
 import type { Outcome } from "../outcome.js";
+import { writeDecimal } from "./decimal.js";
 
 /**
  * The stored form of a block's entries (`blocks.entries`, bytea), and what its SHA-256 commitment
@@ -31,21 +32,22 @@ const COLUMN_TABLE_LIMIT = 4096;
 const COMMA = 0x2c;
 const OPEN = 0x5b;
 const CLOSE = 0x5d;
-const NEWLINE = 0x0a;
-const CR = 0x0d;
-const DOLLAR = 0x24;
-/** Before a RESP item: `$`, up to 6 digits of length, CRLF. */
-const RESP_HEADER_ROOM = 9;
-/** The header and the CRLF after the item. */
-const RESP_FRAMING = RESP_HEADER_ROOM + 2;
 const ascii = (text: string) => Buffer.from(text, "latin1");
 
 /**
- * A buffer the caller lends to `queueItems` to write into instead of allocating ~1.5 MB per block
- * (which costs garbage collections): the result is a view of it, valid until the next use.
+ * A block's Redis queue items, written one at a time into the caller's buffer: exactly
+ * `encodeQueuedOutcome` of each entry, by index in serving order. The caller separates or frames
+ * them (newlines in `blockQueueItems`, RESP in the RPUSH encoder of @outcomes/blocks).
  */
-export interface ItemScratch {
-  bytes: Buffer;
+export interface QueueItemWriter {
+  /** Items are indexes 0 to size − 1. */
+  readonly size: number;
+  /** No item is longer. */
+  readonly maxItemBytes: number;
+  /** The shortest and the longest item whose index has `indexDigits` decimal digits. */
+  itemBytes(indexDigits: number): { min: number; max: number };
+  /** Writes item `index` into `out` at `at`; returns where it ends. */
+  write(index: number, out: Buffer, at: number): number;
 }
 
 export class EntryCodec {
@@ -145,68 +147,27 @@ export class EntryCodec {
   }
 
   /**
-   * The block's Redis queue items, in serving order: exactly `encodeQueuedOutcome` of each entry,
-   * written from precomputed JSON pieces (no string per item). Without `rpush`: separated by
-   * newlines. With `rpush` (a list name): the complete RESP command `RPUSH list item…`, each item a
-   * bulk string, written once here so the client library does not encode 10,000 arguments.
-   * `skip(index)` leaves out outcomes already used (queue rebuilds).
+   * The queue items of the block of `size` entries at `bodyStart`, written from precomputed JSON
+   * pieces (no string per item).
    */
-  queueItems(
-    entries: Uint8Array,
-    bodyStart: number,
-    size: number,
-    blockId: number,
-    options: { skip?: (index: number) => boolean; rpush?: string; scratch?: ItemScratch } = {},
-  ): { bytes: Buffer; count: number } {
-    const { skip, rpush, scratch } = options;
+  queueItemWriter(entries: Uint8Array, bodyStart: number, size: number, blockId: number): QueueItemWriter {
     const head = ascii(`{"b":${blockId},"i":`);
-    // The RPUSH header depends on the count, known at the end: room for the longest one first.
-    const headerRoom = rpush === undefined ? 0 : 40 + Buffer.byteLength(rpush);
-    const capacity = headerRoom + size * (this.maxItemBytes + head.length + RESP_FRAMING);
-    if (scratch && scratch.bytes.length < capacity) scratch.bytes = Buffer.allocUnsafe(capacity);
-    const out = scratch ? scratch.bytes : Buffer.allocUnsafe(capacity);
-    let at = headerRoom;
-    let count = 0;
-    const resp = rpush !== undefined;
-    // By number of index digits: the digits of every such item's length, or 0 when they vary.
-    const lengthWidths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((digits) => {
-      const shortest = decimalDigits(head.length + digits + 1 + this.bodyBytes.min);
-      return shortest === decimalDigits(head.length + digits + 1 + this.bodyBytes.max) ? shortest : 0;
-    });
-    for (let index = 0; index < size; index++) {
-      if (skip?.(index)) continue;
-      const cell = bodyStart + index * this.entryBytes;
-      if (!resp && count > 0) out[at++] = NEWLINE;
-      // A RESP item's length is known once it is written. When every item with this many index
-      // digits has a length of the same number of digits, the `$length` header has a known width
-      // and the item is written in place; otherwise it goes after room for the longest header and
-      // is moved left over the unused part (one native memmove).
-      const indexDigits = decimalDigits(index);
-      const lengthDigits = resp ? lengthWidths[indexDigits] : 0;
-      const itemStart = resp ? at + (lengthDigits ? lengthDigits + 3 : RESP_HEADER_ROOM) : at;
-      out.set(head, itemStart);
-      let end = itemStart + head.length;
-      end = writeDecimal(out, end, index);
-      out[end++] = COMMA;
-      end = this.writeBody(entries, cell, out, end);
-      if (resp) {
-        const length = end - itemStart;
-        const placed = at + 3 + decimalDigits(length);
-        if (placed !== itemStart) out.copyWithin(placed, itemStart, end);
-        out[at++] = DOLLAR;
-        at = writeDecimal(out, at, length);
-        out[at++] = CR;
-        out[at++] = NEWLINE;
-        at += length;
-        out[at++] = CR;
-        out[at++] = NEWLINE;
-      } else at = end;
-      count++;
-    }
-    if (rpush === undefined) return { bytes: out.subarray(0, at), count };
-    const header = ascii(`*${count + 2}\r\n$5\r\nRPUSH\r\n$${Buffer.byteLength(rpush)}\r\n${rpush}\r\n`);
-    header.copy(out, headerRoom - header.length);
-    return { bytes: out.subarray(headerRoom - header.length, at), count };
+    const { min, max } = this.bodyBytes;
+    return {
+      size,
+      maxItemBytes: this.maxItemBytes + head.length,
+      // The head, the index, a comma, the body.
+      itemBytes: (indexDigits) => ({
+        min: head.length + indexDigits + 1 + min,
+        max: head.length + indexDigits + 1 + max,
+      }),
+      write: (index, out, at) => {
+        out.set(head, at);
+        const end = writeDecimal(out, at + head.length, index);
+        out[end] = COMMA;
+        return this.writeBody(entries, bodyStart + index * this.entryBytes, out, end + 1);
+      },
+    };
   }
 
   /** Writes `"t":…,"m":…,"r":[[…],…]}` of the entry whose tier byte is at `cell`. */
@@ -279,21 +240,4 @@ function encodeHeader({ reels, rows, symbols, tiers }: EntryLayout): Buffer {
     text(String(tier.multiplierMillionths));
   }
   return Buffer.concat(parts);
-}
-
-function decimalDigits(value: number): number {
-  let digits = 1;
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-  return digits;
-}
-
-/** Writes a non-negative integer in decimal ASCII without building a string. */
-function writeDecimal(out: Buffer, at: number, value: number): number {
-  const digits = decimalDigits(value);
-  let rest = value;
-  for (let position = at + digits - 1; position >= at; position--) {
-    out[position] = 0x30 + (rest % 10);
-    rest = Math.floor(rest / 10);
-  }
-  return at + digits;
 }

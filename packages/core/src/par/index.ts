@@ -1,5 +1,6 @@
 export * from "./analyze.js";
 export * from "./block.js";
+export * from "./decimal.js";
 export * from "./draw.js";
 export * from "./entries.js";
 export * from "./pool.js";

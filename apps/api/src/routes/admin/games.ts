@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { reserveReport } from "@outcomes/reserve";
+import { reserveReport } from "@outcomes/blocks";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { GameParams, parseGameId } from "../partner/game-schemas.js";

@@ -1,10 +1,10 @@
-import { type RpushCommand, rpushOf } from "@outcomes/core";
 import type { RedisKeys } from "@outcomes/queue";
 import { type ChainableCommander, Command, type Redis } from "ioredis";
+import { type RpushCommand, rpushOf } from "./rpush.js";
 
 /**
- * An RPUSH written beforehand (`blockRpush`: the command and its items, framed as RESP by the
- * block's codec) goes to the socket as one buffer. ioredis would otherwise encode each of 10,000 arguments,
+ * An RPUSH written beforehand (`blockRpush`: the command and its items, framed as RESP) goes to
+ * the socket as one buffer. ioredis would otherwise encode each of 10,000 arguments,
  * and a Lua script splitting one big argument costs Redis ~8× the RPUSH itself (docs/performance.md).
  */
 class PrebuiltRpush extends Command {

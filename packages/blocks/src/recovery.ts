@@ -1,9 +1,9 @@
-import { blockRpush, type RpushCommand } from "@outcomes/core";
 import { blocks, type Database, spins } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import { sql } from "drizzle-orm";
 import type { Redis } from "ioredis";
 import { appendOutcomes, loadedThrough, replaceOutcomes } from "./outcome-list.js";
+import { blockRpush, type RpushCommand } from "./rpush.js";
 import { lastSequence } from "./seal.js";
 
 /**

@@ -1,15 +1,9 @@
-import {
-  type BlockDraft,
-  blockRpush,
-  draftBlock,
-  type ItemScratch,
-  type OutcomeDrawer,
-  type ParSheetAnalysis,
-} from "@outcomes/core";
+import { type BlockDraft, draftBlock, type OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import type { Redis } from "ioredis";
 import { appendOutcomes } from "./outcome-list.js";
+import { blockRpush, type ItemScratch } from "./rpush.js";
 import { type SealedBlock, sealDrawnBlock, sealNextBlock } from "./seal.js";
 
 export interface BlockRun {
