@@ -1,4 +1,4 @@
-import { ServiceError } from "@outcomes/core";
+import { DELIVERY_STATUSES, ServiceError } from "@outcomes/core";
 import {
   type DeliveryFilter,
   listDeliveriesForOperator,
@@ -13,8 +13,6 @@ import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
 import type { ActionFactory } from "../program.js";
 import { dateTime, limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
-
-const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
 
 /**
  * Hands new deliveries to the `webhooks` worker. The rows are the record: if Redis does not take the
@@ -55,7 +53,7 @@ export function registerDeliveryCommands(program: Command, action: ActionFactory
   deliveries
     .command("list")
     .description("list deliveries, newest first")
-    .addOption(new Option("--status <status>", "only deliveries in this status").choices(STATUSES))
+    .addOption(new Option("--status <status>", "only deliveries in this status").choices(DELIVERY_STATUSES))
     .option("--partner <partnerId>", "only this partner's webhooks")
     .option("--webhook <webhookId>", "only this webhook")
     .addOption(pageOption())

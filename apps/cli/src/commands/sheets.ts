@@ -1,4 +1,4 @@
-import { ENVIRONMENTS } from "@outcomes/core";
+import { ENVIRONMENTS, PAR_SHEET_STATUSES } from "@outcomes/core";
 import {
   decideParSheet,
   listParSheetsForOperator,
@@ -10,8 +10,6 @@ import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
 import type { ActionFactory } from "../program.js";
 import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
-
-const STATUSES = ["PENDING_APPROVAL", "ACTIVE", "RETIRED"] as const;
 
 const sheetRecord = (view: OperatorParSheetView) =>
   record({
@@ -42,7 +40,7 @@ export function registerSheetCommands(program: Command, action: ActionFactory) {
     .command("list")
     .description("list every partner's sheets, newest first")
     .option("--partner <partnerId>", "only this partner's sheets")
-    .addOption(new Option("--status <status>", "only sheets in this status").choices(STATUSES))
+    .addOption(new Option("--status <status>", "only sheets in this status").choices(PAR_SHEET_STATUSES))
     .addOption(new Option("--environment <environment>", "only this environment's sheets").choices(ENVIRONMENTS))
     .addOption(pageOption())
     .addOption(limitOption("sheets"))

@@ -1,11 +1,18 @@
-import { couldBeId, type DrawMode, type Environment, newId, type ParSheetAnalysis, ServiceError } from "@outcomes/core";
+import {
+  couldBeId,
+  type DrawMode,
+  type Environment,
+  newId,
+  type ParSheetAnalysis,
+  type ParSheetStatus,
+  ServiceError,
+} from "@outcomes/core";
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { parSheets } from "../schema/par-sheets.js";
 import type { PageWindow } from "./paging.js";
 
 export type ParSheetRecord = typeof parSheets.$inferSelect;
-export type ParSheetStatus = ParSheetRecord["status"];
 
 /** The partner and environment a sheet belongs to; other ones' sheets do not exist for it. */
 export interface SheetOwner {

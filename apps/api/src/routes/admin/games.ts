@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { DRAW_MODES } from "@outcomes/core";
 import { reserveReport } from "@outcomes/reserve";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
@@ -7,7 +8,7 @@ import { GameParams, parseGameId } from "../partner/game-schemas.js";
 const Reserve = z
   .object({
     gameId: z.number().int(),
-    drawMode: z.enum(["independent", "finite_pool"]),
+    drawMode: z.enum(DRAW_MODES),
     readyBlocks: z.number().int().openapi({ description: "Sealed blocks none of whose outcomes was taken" }),
     servingBlocks: z.number().int(),
     exhaustedBlocks: z.number().int(),

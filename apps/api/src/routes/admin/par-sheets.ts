@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ENVIRONMENTS } from "@outcomes/core";
 import { decideParSheet, presentOperatorParSheet } from "@outcomes/db";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
@@ -8,7 +9,7 @@ const tags = ["Operator: PAR sheets"];
 
 const OperatorParSheet = ParSheet.extend({
   partnerId: z.string(),
-  environment: z.enum(["sandbox", "production"]),
+  environment: z.enum(ENVIRONMENTS),
 }).openapi("OperatorParSheet");
 
 export const adminParSheetsRouter = createRouter();

@@ -1,5 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { analyzeParSheet, jsonPath, ParSheetDocumentSchema, ServiceError } from "@outcomes/core";
+import {
+  analyzeParSheet,
+  DRAW_MODES,
+  jsonPath,
+  PAR_SHEET_STATUSES,
+  ParSheetDocumentSchema,
+  ServiceError,
+} from "@outcomes/core";
 import { insertParSheet, listParSheets, presentParSheet, requireOwnParSheet } from "@outcomes/db";
 import type { MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
@@ -24,8 +31,8 @@ export const ParSheet = z
     id: z.string().openapi({ example: "par_0Nf3kQ2h7yXwz3KpL0aBcDeFg1" }),
     name: z.string(),
     version: z.string(),
-    status: z.enum(["ACTIVE", "PENDING_APPROVAL", "RETIRED"]),
-    drawMode: z.enum(["independent", "finite_pool"]),
+    status: z.enum(PAR_SHEET_STATUSES),
+    drawMode: z.enum(DRAW_MODES),
     rtp: z.number().openapi({ description: "Σ weight × multiplier / cycle, exact (12 places if it does not end)" }),
     certifiedRtp: z.number(),
     hitFrequency: z.number().openapi({ description: "Share of the cycle that is not T0" }),

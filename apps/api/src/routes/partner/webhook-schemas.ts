@@ -1,11 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import {
   checkWebhookUrl,
+  DELIVERY_STATUSES,
   type Environment,
   EVENT_TYPES,
   type HostResolver,
   ServiceError,
   vetAddresses,
+  WEBHOOK_MAX_ATTEMPTS,
 } from "@outcomes/core";
 import { resolveWithin, systemResolver } from "@outcomes/runtime";
 import type { Context } from "hono";
@@ -64,9 +66,9 @@ export const Delivery = z
   .object({
     id: z.string().openapi({ description: "Sent as X-Service-Delivery-Id and webhook-id on every attempt" }),
     event: z.enum(EVENT_TYPES),
-    status: z.enum(["pending", "retrying", "succeeded", "failed"]),
+    status: z.enum(DELIVERY_STATUSES),
     attempts: z.number().int(),
-    maxAttempts: z.number().int().openapi({ example: 5 }),
+    maxAttempts: z.number().int().openapi({ example: WEBHOOK_MAX_ATTEMPTS }),
     lastResponseStatus: z.number().int().nullable(),
     lastError: z.string().nullable(),
     nextAttemptAt: Timestamp.nullable(),
