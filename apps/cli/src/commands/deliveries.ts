@@ -2,12 +2,11 @@ import { DELIVERY_STATUSES, ServiceError } from "@outcomes/core";
 import {
   type DeliveryFilter,
   listDeliveriesForOperator,
-  type OperatorDeliveryView,
   operatorRedelivery,
-  presentOperatorDelivery,
   replayFailedDeliveries,
 } from "@outcomes/db";
 import { enqueueDeliveries } from "@outcomes/queue";
+import { type OperatorDeliveryView, presentOperatorDelivery } from "@outcomes/records";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";

@@ -1,10 +1,6 @@
 import { ENVIRONMENTS, PAR_SHEET_STATUSES } from "@outcomes/core";
-import {
-  decideParSheet,
-  listParSheetsForOperator,
-  type OperatorParSheetView,
-  presentOperatorParSheet,
-} from "@outcomes/db";
+import { decideParSheet, listParSheetsForOperator } from "@outcomes/db";
+import { type OperatorParSheetView, presentOperatorParSheet } from "@outcomes/records";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";

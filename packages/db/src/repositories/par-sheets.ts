@@ -1,6 +1,5 @@
 import {
   couldBeId,
-  type DrawMode,
   type Environment,
   newId,
   type ParSheetAnalysis,
@@ -18,38 +17,6 @@ export type ParSheetRecord = typeof parSheets.$inferSelect;
 export interface SheetOwner {
   partnerId: string;
   environment: Environment;
-}
-
-export interface ParSheetView {
-  id: string;
-  name: string;
-  version: string;
-  status: ParSheetStatus;
-  drawMode: DrawMode;
-  rtp: number;
-  certifiedRtp: number;
-  hitFrequency: number;
-  volatility: number;
-  createdAt: string;
-  approvedAt: string | null;
-  retiredAt: string | null;
-}
-
-export function presentParSheet(record: ParSheetRecord): ParSheetView {
-  return {
-    id: record.id,
-    name: record.name,
-    version: record.version,
-    status: record.status,
-    drawMode: record.drawMode,
-    rtp: Number(record.rtp),
-    certifiedRtp: Number(record.certifiedRtp),
-    hitFrequency: record.hitFrequency,
-    volatility: record.volatility,
-    createdAt: record.createdAt.toISOString(),
-    approvedAt: record.approvedAt?.toISOString() ?? null,
-    retiredAt: record.retiredAt?.toISOString() ?? null,
-  };
 }
 
 /**
@@ -99,16 +66,6 @@ export async function listParSheets(
     db.select({ total: count() }).from(parSheets).where(mine),
   ]);
   return { rows, total: totals?.total ?? 0 };
-}
-
-/** A sheet as operators see it: the partner's view plus whose it is. */
-export interface OperatorParSheetView extends ParSheetView {
-  partnerId: string;
-  environment: Environment;
-}
-
-export function presentOperatorParSheet(record: ParSheetRecord): OperatorParSheetView {
-  return { ...presentParSheet(record), partnerId: record.partnerId, environment: record.environment };
 }
 
 /** Every partner's sheets, newest first, narrowed by any of the filters (operators' review queue). */
