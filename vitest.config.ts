@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/core/src/**/*.test.ts", "packages/sdk/src/**/*.test.ts"],
+          include: ["packages/{core,records,sdk}/src/**/*.test.ts"],
         },
       },
       {

@@ -73,7 +73,3 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
 export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } } as const;
 }
-
-/** Timestamps are ISO-8601 strings in responses. */
-export const Timestamp = z.string().openapi({ format: "date-time" });
-export const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);

@@ -13,6 +13,10 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Attempts per delivery: 1 initial + 4 retries (the specification's schedule). */
 export const WEBHOOK_MAX_ATTEMPTS = 5;
 
+/** A delivery is pending until its first attempt, retrying after a failed one, then succeeded or failed. */
+export const DELIVERY_STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 /** The webhook body of every event: `{id, type, createdAt, environment, data}`; `id` is the event id. */
 export interface EventEnvelope<D = Record<string, unknown>> {
   id: string;

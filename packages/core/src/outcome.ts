@@ -34,7 +34,8 @@ export function decodeQueuedOutcome(item: string): QueuedOutcome {
   return { blockId: raw.b, index: raw.i, tier: raw.t, multiplierMillionths: raw.m, reelSymbols: raw.r };
 }
 
-export type Celebration = "none" | "small" | "big" | "mega";
+export const CELEBRATIONS = ["none", "small", "big", "mega"] as const;
+export type Celebration = (typeof CELEBRATIONS)[number];
 
 export interface Presentation {
   comboString: string;

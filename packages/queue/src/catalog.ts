@@ -1,3 +1,4 @@
+import { ENVIRONMENTS, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
 import type { JobsOptions } from "bullmq";
 import { z } from "zod";
 
@@ -24,16 +25,16 @@ export const JOBS = {
   "webhook.deliver": {
     queue: "webhooks",
     payload: z.object({ deliveryId: z.string() }),
-    // 5 attempts; the waits between them are WEBHOOK_RETRY_DELAYS_MS, applied by the webhooks
+    // The waits between the attempts are WEBHOOK_RETRY_DELAYS_MS, applied by the webhooks
     // worker's custom backoff strategy (so a changed schedule needs no re-enqueue).
-    options: { attempts: 5, backoff: { type: "webhook-schedule" }, ...removeOld },
+    options: { attempts: WEBHOOK_MAX_ATTEMPTS, backoff: { type: "webhook-schedule" }, ...removeOld },
   },
   "settlement.generate": {
     queue: "settlements",
     payload: z.object({
       reportDate: z.string().optional(),
       partnerId: z.string().optional(),
-      environment: z.enum(["sandbox", "production"]).optional(),
+      environment: z.enum(ENVIRONMENTS).optional(),
     }),
     options: { attempts: 5, backoff: { type: "exponential", delay: 5000 }, ...removeOld },
   },

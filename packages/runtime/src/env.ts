@@ -1,3 +1,4 @@
+import { ENVIRONMENTS, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
 import { z } from "zod";
 
 const csvOf = <T extends z.ZodType>(item: T) =>
@@ -51,16 +52,19 @@ const envSchema = z.object({
   /** Bearer token of the operator API and dashboard; unset means the operator plane answers 503. */
   ADMIN_TOKEN: z.string().min(16).optional(),
   /** Environments this deployment serves; keys of another get KS-4002. */
-  ALLOWED_ENVIRONMENTS: csvOf(z.enum(["sandbox", "production"])).default(["sandbox", "production"]),
+  ALLOWED_ENVIRONMENTS: csvOf(z.enum(ENVIRONMENTS)).default([...ENVIRONMENTS]),
   /** Outcomes per generated block. */
   BLOCK_SIZE: intIn(1, 1_000_000).default(10_000),
   /** Below this many ready blocks: `block.low_reserve` and automatic generation. */
   MIN_READY_BLOCKS: positiveInt.default(2),
   /** Generation refills a game to this many ready blocks. */
   TARGET_READY_BLOCKS: positiveInt.default(4),
-  /** Waits between the 5 webhook attempts, in milliseconds. */
+  /** Waits between the webhook attempts, in milliseconds: one fewer than WEBHOOK_MAX_ATTEMPTS. */
   WEBHOOK_RETRY_DELAYS_MS: csvOf(intIn(0, MAX_TIMER_MS))
-    .refine((delays) => delays.length === 4, "needs exactly 4 delays (5 attempts)")
+    .refine(
+      (delays) => delays.length === WEBHOOK_MAX_ATTEMPTS - 1,
+      `needs exactly ${WEBHOOK_MAX_ATTEMPTS - 1} delays (${WEBHOOK_MAX_ATTEMPTS} attempts)`,
+    )
     .default([60_000, 300_000, 900_000, 3_600_000]),
   /** How long a webhook receiver may take to answer. */
   WEBHOOK_TIMEOUT_MS: durationMs.default(5_000),

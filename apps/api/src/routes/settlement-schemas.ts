@@ -1,50 +1,14 @@
 import { z } from "@hono/zod-openapi";
-import { requireReportDate, requireSettleableReportDate, SETTLEMENT_STATUSES } from "@outcomes/core";
+import { requireReportDate, requireSettleableReportDate } from "@outcomes/core";
+import { ReportDateSchema } from "@outcomes/records";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.js";
-import { Timestamp } from "../openapi.js";
 
-/** Shapes and guards shared by the partner and operator settlement routes (CONTRACT §8). */
-
-const DATE_DESCRIPTION = "A UTC day, YYYY-MM-DD (a real calendar date); anything else 400 KS-4105";
-
-export const ReportDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/)
-  .openapi({ example: "2026-05-01", description: DATE_DESCRIPTION });
+/** The path parameter and guards shared by the partner and operator settlement routes (CONTRACT §8). */
 
 export const ReportDateParams = z.object({
-  reportDate: ReportDate.openapi({ param: { name: "reportDate", in: "path" } }),
+  reportDate: ReportDateSchema.openapi({ param: { name: "reportDate", in: "path" } }),
 });
-
-const figures = {
-  totalSpins: z.number().int().openapi({ example: 1520 }),
-  totalWageredUsd: z.number().openapi({ example: 1520.5 }),
-  totalPaidUsd: z.number().openapi({ example: 1433.25 }),
-  netUsd: z.number().openapi({ example: 87.25, description: "Wagered − paid (may be negative)" }),
-  rtp: z.number().nullable().openapi({ example: 0.942616, description: "Paid ÷ wagered; null when nothing wagered" }),
-};
-
-export const SettlementGameFigures = z
-  .object({ gameId: z.number().int().openapi({ example: 1 }), ...figures })
-  .openapi("SettlementGameFigures");
-
-export const SettlementReport = z
-  .object({
-    reportDate: ReportDate,
-    status: z.enum(SETTLEMENT_STATUSES).openapi({
-      description: "GENERATED on creation; PENDING after an operator reissue; then acknowledged or disputed",
-    }),
-    ...figures,
-    games: z.array(SettlementGameFigures).openapi({
-      description: "The same figures per game registered before the day ended (zeros when it had no spins)",
-    }),
-    generatedAt: Timestamp,
-    acknowledgedAt: Timestamp.nullable(),
-    disputedAt: Timestamp.nullable(),
-    disputeReason: z.string().nullable(),
-  })
-  .openapi("SettlementReport");
 
 /**
  * KS-4105 for the `reportDate` path parameter, before anything else (the body included): a route

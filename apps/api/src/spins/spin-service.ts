@@ -8,6 +8,7 @@ import {
   sqlClientOf,
 } from "@outcomes/db";
 import { enqueueGeneration, notifyEvents } from "@outcomes/queue";
+import { replayedBody, type SpinResultBody } from "@outcomes/records";
 import { countSpin } from "@outcomes/runtime";
 import type { AppDeps, PartnerAuth } from "../context.js";
 import type { SpinGate } from "../middleware/rate-limit.js";
@@ -16,7 +17,6 @@ import type { GameCache, GameRules } from "./game-cache.js";
 import { type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
 import { OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
 import { SpinBatcher } from "./spin-batcher.js";
-import { replayedBody, type SpinResultBody } from "./spin-result.js";
 import { committedWrite, planSpin, type SpinPlan, type WrittenSpin, writeSpin } from "./spin-writer.js";
 import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
 

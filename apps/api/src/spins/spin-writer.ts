@@ -13,9 +13,9 @@ import {
   type SqlTransaction,
   type Transaction,
 } from "@outcomes/db";
+import { presentSpin, type SpinResultBody } from "@outcomes/records";
 import type { PartnerAuth } from "../context.js";
 import type { GameRules } from "./game-cache.js";
-import { type SpinResultBody, spinResultBody } from "./spin-result.js";
 
 /** Everything the write of one spin needs, decided before any statement is sent. */
 export interface SpinPlan {
@@ -72,7 +72,7 @@ export function planSpin(input: {
 }
 
 function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
-  return spinResultBody({
+  return presentSpin({
     id: spin.id,
     gameId: spin.gameId,
     externalPlayerId: spin.externalPlayerId,

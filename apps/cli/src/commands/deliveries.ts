@@ -1,20 +1,17 @@
-import { ServiceError } from "@outcomes/core";
+import { DELIVERY_STATUSES, ServiceError } from "@outcomes/core";
 import {
   type DeliveryFilter,
   listDeliveriesForOperator,
-  type OperatorDeliveryView,
   operatorRedelivery,
-  presentOperatorDelivery,
   replayFailedDeliveries,
 } from "@outcomes/db";
 import { enqueueDeliveries } from "@outcomes/queue";
+import { type OperatorDeliveryView, presentOperatorDelivery } from "@outcomes/records";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
 import { dateTime, limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 import type { ActionFactory } from "./command-group.js";
-
-const STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
 
 /**
  * Hands new deliveries to the `webhooks` worker. The rows are the record: if Redis does not take the
@@ -55,7 +52,7 @@ export function registerDeliveryCommands(program: Command, action: ActionFactory
   deliveries
     .command("list")
     .description("list deliveries, newest first")
-    .addOption(new Option("--status <status>", "only deliveries in this status").choices(STATUSES))
+    .addOption(new Option("--status <status>", "only deliveries in this status").choices(DELIVERY_STATUSES))
     .option("--partner <partnerId>", "only this partner's webhooks")
     .option("--webhook <webhookId>", "only this webhook")
     .addOption(pageOption())

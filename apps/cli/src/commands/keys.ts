@@ -1,14 +1,6 @@
 import { DEFAULT_ROTATION_OVERLAP_HOURS, ENVIRONMENTS, type Environment } from "@outcomes/core";
-import {
-  type ApiKeyView,
-  type IssuedApiKeyView,
-  issueApiKey,
-  listApiKeys,
-  presentApiKey,
-  presentIssuedKey,
-  revokeApiKey,
-  rotateApiKey,
-} from "@outcomes/db";
+import { issueApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "@outcomes/db";
+import { type ApiKeyView, type IssuedApiKeyView, presentApiKey, presentIssuedKey } from "@outcomes/records";
 import { type Command, Option } from "commander";
 import { pageFooter, record, table } from "../output.js";
 import { dateTime, hours, limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";

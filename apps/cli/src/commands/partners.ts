@@ -1,4 +1,5 @@
-import { createPartner, listPartners, type PartnerView, presentPartner, setPartnerActive } from "@outcomes/db";
+import { createPartner, listPartners, setPartnerActive } from "@outcomes/db";
+import { type PartnerView, presentPartner } from "@outcomes/records";
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";

@@ -3,11 +3,10 @@ import {
   listSettlementReports,
   operatorGenerateSettlement,
   operatorReissueSettlement,
-  presentSettlementReport,
   requirePartner,
-  type SettlementReportView,
 } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
+import { presentSettlementReport, type SettlementReportView } from "@outcomes/records";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";

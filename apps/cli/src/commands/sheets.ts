@@ -1,17 +1,11 @@
-import { ENVIRONMENTS } from "@outcomes/core";
-import {
-  decideParSheet,
-  listParSheetsForOperator,
-  type OperatorParSheetView,
-  presentOperatorParSheet,
-} from "@outcomes/db";
+import { ENVIRONMENTS, PAR_SHEET_STATUSES } from "@outcomes/core";
+import { decideParSheet, listParSheetsForOperator } from "@outcomes/db";
+import { type OperatorParSheetView, presentOperatorParSheet } from "@outcomes/records";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { pageFooter, record, table } from "../output.js";
 import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 import type { ActionFactory } from "./command-group.js";
-
-const STATUSES = ["PENDING_APPROVAL", "ACTIVE", "RETIRED"] as const;
 
 const sheetRecord = (view: OperatorParSheetView) =>
   record({
@@ -42,7 +36,7 @@ export function registerSheetCommands(program: Command, action: ActionFactory) {
     .command("list")
     .description("list every partner's sheets, newest first")
     .option("--partner <partnerId>", "only this partner's sheets")
-    .addOption(new Option("--status <status>", "only sheets in this status").choices(STATUSES))
+    .addOption(new Option("--status <status>", "only sheets in this status").choices(PAR_SHEET_STATUSES))
     .addOption(new Option("--environment <environment>", "only this environment's sheets").choices(ENVIRONMENTS))
     .addOption(pageOption())
     .addOption(limitOption("sheets"))

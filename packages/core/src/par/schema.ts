@@ -6,8 +6,12 @@ import { parseScaledDecimal } from "../money.js";
  * the cross-field rules (tier names, RTP, combinations, the GLI-11 floor) are in `analyzeParSheet`.
  * Unknown top-level fields are kept in the stored document and otherwise ignored.
  */
-const DRAW_MODES = ["independent", "finite_pool"] as const;
+export const DRAW_MODES = ["independent", "finite_pool"] as const;
 export type DrawMode = (typeof DRAW_MODES)[number];
+
+/** A stored sheet's status: a sandbox upload is ACTIVE at once, a production one waits for an operator. */
+export const PAR_SHEET_STATUSES = ["ACTIVE", "PENDING_APPROVAL", "RETIRED"] as const;
+export type ParSheetStatus = (typeof PAR_SHEET_STATUSES)[number];
 
 /** Decimals allowed in a multiplier (it becomes an integer number of millionths). */
 export const MULTIPLIER_DECIMALS = 6;

@@ -19,53 +19,9 @@ import { requirePartner } from "./partners.js";
 
 export type ApiKeyRecord = typeof apiKeys.$inferSelect;
 
-/** A key as listed: never its secret or hash (CONTRACT "Record shapes"). */
-export interface ApiKeyView {
-  id: string;
-  prefix: string;
-  environment: Environment;
-  expiresAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  createdAt: string;
-}
-
-/** The answer to issue and rotate: the only time the whole key is shown. */
-export interface IssuedApiKeyView {
-  id: string;
-  key: string;
-  prefix: string;
-  environment: Environment;
-  expiresAt: string;
-  createdAt: string;
-}
-
 export interface IssuedApiKey {
   record: ApiKeyRecord;
   key: string;
-}
-
-export function presentApiKey(record: ApiKeyRecord): ApiKeyView {
-  return {
-    id: record.id,
-    prefix: record.prefix,
-    environment: record.environment,
-    expiresAt: record.expiresAt.toISOString(),
-    revokedAt: record.revokedAt?.toISOString() ?? null,
-    lastUsedAt: record.lastUsedAt?.toISOString() ?? null,
-    createdAt: record.createdAt.toISOString(),
-  };
-}
-
-export function presentIssuedKey({ record, key }: IssuedApiKey): IssuedApiKeyView {
-  return {
-    id: record.id,
-    key,
-    prefix: record.prefix,
-    environment: record.environment,
-    expiresAt: record.expiresAt.toISOString(),
-    createdAt: record.createdAt.toISOString(),
-  };
 }
 
 function invalid(problem: ErrorDetail | null): void {

@@ -3,15 +3,7 @@ import { and, asc, count, desc, eq, gte, sql } from "drizzle-orm";
 import type { Database } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
 import type { PageWindow } from "./paging.js";
-import { createRedelivery, type DeliveryRecord, type DeliveryView, presentDelivery } from "./webhooks.js";
-
-/** A delivery as operators see it: the partner's view plus whose webhook it went to. */
-export interface OperatorDeliveryView extends DeliveryView {
-  webhookId: string;
-  partnerId: string;
-  environment: Environment;
-  redeliveryOf: string | null;
-}
+import { createRedelivery, type DeliveryRecord } from "./webhooks.js";
 
 export interface DeliveryFilter {
   status?: DeliveryRecord["status"] | undefined;
@@ -19,17 +11,8 @@ export interface DeliveryFilter {
   webhookId?: string | undefined;
 }
 
-type DeliveryWithOwner = { delivery: DeliveryRecord; partnerId: string; environment: Environment };
-
-export function presentOperatorDelivery(row: DeliveryWithOwner): OperatorDeliveryView {
-  return {
-    ...presentDelivery(row.delivery),
-    webhookId: row.delivery.webhookId,
-    partnerId: row.partnerId,
-    environment: row.environment,
-    redeliveryOf: row.delivery.redeliveryOf,
-  };
-}
+/** A delivery with the partner and environment of the webhook it went to. */
+export type DeliveryWithOwner = { delivery: DeliveryRecord; partnerId: string; environment: Environment };
 
 /** Every partner's deliveries, newest first, narrowed by any of the filters. */
 export async function listDeliveriesForOperator(

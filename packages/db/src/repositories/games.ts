@@ -4,7 +4,6 @@ import {
   formatScaledDecimal,
   largestMultiplierMillionths,
   maxExactWagerMicros,
-  microsToUsd,
   type ParSheetDocument,
   ServiceError,
 } from "@outcomes/core";
@@ -30,35 +29,8 @@ export interface GameLimits {
   largeWinThresholdMicros: number | null;
 }
 
-export interface GameView {
-  gameConfigId: number;
-  name: string;
-  parSheetId: string;
-  minWagerUsd: number | null;
-  maxWagerUsd: number;
-  largeWinThresholdUsd: number;
-  isActive: boolean;
-  rtp: number;
-  createdAt: string;
-}
-
 /** A game with the figures of its sheet it is shown with. */
 export type GameWithRtp = GameRecord & { rtp: string; drawMode: DrawMode };
-
-/** `largeWinThresholdUsd` shows the value in force: the game's own or the deployment default. */
-export function presentGame(game: GameWithRtp, defaultThresholdMicros: number): GameView {
-  return {
-    gameConfigId: game.id,
-    name: game.name,
-    parSheetId: game.parSheetId,
-    minWagerUsd: game.minWagerMicros === null ? null : microsToUsd(game.minWagerMicros),
-    maxWagerUsd: microsToUsd(game.maxWagerMicros),
-    largeWinThresholdUsd: microsToUsd(game.largeWinThresholdMicros ?? defaultThresholdMicros),
-    isActive: game.isActive,
-    rtp: Number(game.rtp),
-    createdAt: game.createdAt.toISOString(),
-  };
-}
 
 /** min < max, or 400 KS-4109. */
 function assertWagerBounds(limits: Pick<GameLimits, "minWagerMicros" | "maxWagerMicros">): void {

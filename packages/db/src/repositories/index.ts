@@ -1,3 +1,6 @@
+// Operations on the record: each reads or writes Postgres (a write in one transaction), checks the
+// domain's rules under the rows' locks and fails with core's KS codes, which the API answers with
+// their HTTP status and the CLI prints. How a row is shown as JSON is @outcomes/records' concern.
 export * from "./api-keys.js";
 export * from "./blocks.js";
 export * from "./delivery-operator.js";

@@ -1,48 +1,22 @@
-import { couldBeId, type DrawMode, type Environment, newId, type ParSheetAnalysis, ServiceError } from "@outcomes/core";
+import {
+  couldBeId,
+  type Environment,
+  newId,
+  type ParSheetAnalysis,
+  type ParSheetStatus,
+  ServiceError,
+} from "@outcomes/core";
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { parSheets } from "../schema/par-sheets.js";
 import type { PageWindow } from "./paging.js";
 
 export type ParSheetRecord = typeof parSheets.$inferSelect;
-export type ParSheetStatus = ParSheetRecord["status"];
 
 /** The partner and environment a sheet belongs to; other ones' sheets do not exist for it. */
 export interface SheetOwner {
   partnerId: string;
   environment: Environment;
-}
-
-export interface ParSheetView {
-  id: string;
-  name: string;
-  version: string;
-  status: ParSheetStatus;
-  drawMode: DrawMode;
-  rtp: number;
-  certifiedRtp: number;
-  hitFrequency: number;
-  volatility: number;
-  createdAt: string;
-  approvedAt: string | null;
-  retiredAt: string | null;
-}
-
-export function presentParSheet(record: ParSheetRecord): ParSheetView {
-  return {
-    id: record.id,
-    name: record.name,
-    version: record.version,
-    status: record.status,
-    drawMode: record.drawMode,
-    rtp: Number(record.rtp),
-    certifiedRtp: Number(record.certifiedRtp),
-    hitFrequency: record.hitFrequency,
-    volatility: record.volatility,
-    createdAt: record.createdAt.toISOString(),
-    approvedAt: record.approvedAt?.toISOString() ?? null,
-    retiredAt: record.retiredAt?.toISOString() ?? null,
-  };
 }
 
 /**
@@ -92,16 +66,6 @@ export async function listParSheets(
     db.select({ total: count() }).from(parSheets).where(mine),
   ]);
   return { rows, total: totals?.total ?? 0 };
-}
-
-/** A sheet as operators see it: the partner's view plus whose it is. */
-export interface OperatorParSheetView extends ParSheetView {
-  partnerId: string;
-  environment: Environment;
-}
-
-export function presentOperatorParSheet(record: ParSheetRecord): OperatorParSheetView {
-  return { ...presentParSheet(record), partnerId: record.partnerId, environment: record.environment };
 }
 
 /** Every partner's sheets, newest first, narrowed by any of the filters (operators' review queue). */

@@ -7,27 +7,6 @@ import { isUniqueViolation } from "./pg-errors.js";
 
 export type PartnerRecord = typeof partners.$inferSelect;
 
-/** The partner as the operator API and CLI show it (CONTRACT "Record shapes"). */
-export interface PartnerView {
-  id: string;
-  slug: string;
-  name: string;
-  contactEmail: string | null;
-  isActive: boolean;
-  createdAt: string;
-}
-
-export function presentPartner(partner: PartnerRecord): PartnerView {
-  return {
-    id: partner.id,
-    slug: partner.slug,
-    name: partner.name,
-    contactEmail: partner.contactEmail,
-    isActive: partner.isActive,
-    createdAt: partner.createdAt.toISOString(),
-  };
-}
-
 /** Creates an active partner. Bad input KS-4101, slug taken 409 KS-4211, anything else KS-5007. */
 export async function createPartner(db: Database, input: PartnerInput): Promise<PartnerRecord> {
   const problems = partnerInputProblems(input);

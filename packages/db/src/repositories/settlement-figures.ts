@@ -2,6 +2,7 @@ import { type Environment, type SettlementFigures, utcDayBounds } from "@outcome
 import { and, asc, eq, lt, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { games } from "../schema/games.js";
+import type { settlementReports } from "../schema/settlement-reports.js";
 import { spinHourlyTotals } from "../schema/spin-rollups.js";
 import { spins } from "../schema/spins.js";
 import { rollupCoverage } from "./spin-rollups.js";
@@ -21,6 +22,28 @@ export interface GameFigures extends SettlementFigures {
 
 export interface ReportFigures extends SettlementFigures {
   games: GameFigures[];
+}
+
+export type SettlementReportRecord = typeof settlementReports.$inferSelect;
+
+export function figuresOf(record: SettlementReportRecord): ReportFigures {
+  return {
+    totalSpins: record.totalSpins,
+    totalWageredMicros: record.totalWageredMicros,
+    totalPaidMicros: record.totalPaidMicros,
+    games: record.games as GameFigures[],
+  };
+}
+
+/** Same figures, game by game: a run that finds them unchanged leaves the report (and events) alone. */
+export function sameFigures(a: ReportFigures, b: ReportFigures): boolean {
+  const key = (figures: SettlementFigures) =>
+    `${figures.totalSpins}/${figures.totalWageredMicros}/${figures.totalPaidMicros}`;
+  if (key(a) !== key(b) || a.games.length !== b.games.length) return false;
+  return a.games.every((game, i) => {
+    const other = b.games[i];
+    return other !== undefined && other.gameId === game.gameId && key(other) === key(game);
+  });
 }
 
 /** Where a day's figures come from: the sealed roll-ups where they cover it, or the spins themselves. */

@@ -1,8 +1,7 @@
 import { ServiceError } from "@outcomes/core";
 import type { Database } from "../client.js";
 import { requirePartner } from "./partners.js";
-import type { ReportKey } from "./settlement-figures.js";
-import type { SettlementReportRecord } from "./settlement-view.js";
+import type { ReportKey, SettlementReportRecord } from "./settlement-figures.js";
 import {
   type GenerationResult,
   generateSettlementReport,

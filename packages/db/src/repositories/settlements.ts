@@ -3,6 +3,7 @@ import {
   type Environment,
   isOpenSettlementStatus,
   newId,
+  presentSettlementFigures,
   reissueSettlementStatus,
   ServiceError,
   type SettlementAction,
@@ -16,11 +17,17 @@ import { settlementReports } from "../schema/settlement-reports.js";
 import { spins } from "../schema/spins.js";
 import { insertEvent } from "./events.js";
 import type { Paged, PageWindow } from "./paging.js";
-import { computeReportFigures, type FigureSource, type ReportFigures, type ReportKey } from "./settlement-figures.js";
-import { figuresOf, reportReadyData, type SettlementReportRecord, sameFigures } from "./settlement-view.js";
+import {
+  computeReportFigures,
+  type FigureSource,
+  figuresOf,
+  type ReportFigures,
+  type ReportKey,
+  type SettlementReportRecord,
+  sameFigures,
+} from "./settlement-figures.js";
 
 export * from "./settlement-figures.js";
-export * from "./settlement-view.js";
 export * from "./spin-rollups.js";
 
 /**
@@ -198,6 +205,12 @@ function settledResult(report: SettlementReportRecord, settled: SettledPolicy): 
     });
   }
   return { report, outcome: "skipped" };
+}
+
+/** `data` of the `settlement.report_ready` event (CONTRACT §7): the report's day, status and totals. */
+function reportReadyData(report: SettlementReportRecord) {
+  const { rtp: _rtp, ...totals } = presentSettlementFigures(figuresOf(report));
+  return { reportDate: report.reportDate, status: report.status, ...totals };
 }
 
 async function announce(tx: Transaction, report: SettlementReportRecord, now: Date): Promise<void> {

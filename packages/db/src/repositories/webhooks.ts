@@ -14,57 +14,7 @@ export interface WebhookOwner {
   environment: Environment;
 }
 
-/** A webhook as listed: never its secret (CONTRACT §4). */
-export interface WebhookView {
-  id: string;
-  url: string;
-  events: EventType[];
-  isActive: boolean;
-  createdAt: string;
-  deletedAt: string | null;
-}
-
-export interface DeliveryView {
-  id: string;
-  event: EventType;
-  status: DeliveryRecord["status"];
-  attempts: number;
-  maxAttempts: number;
-  lastResponseStatus: number | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  completedAt: string | null;
-}
-
 export const WEBHOOK_DELETED_ERROR = "Webhook was deleted; no further attempts are made";
-
-export function presentWebhook(record: WebhookRecord): WebhookView {
-  return {
-    id: record.id,
-    url: record.url,
-    // Checked against EVENT_TYPES when the webhook was registered.
-    events: record.events as EventType[],
-    isActive: record.isActive,
-    createdAt: record.createdAt.toISOString(),
-    deletedAt: record.deletedAt?.toISOString() ?? null,
-  };
-}
-
-export function presentDelivery(record: DeliveryRecord): DeliveryView {
-  return {
-    id: record.id,
-    event: record.eventType as EventType,
-    status: record.status,
-    attempts: record.attempts,
-    maxAttempts: record.maxAttempts,
-    lastResponseStatus: record.lastResponseStatus,
-    lastError: record.lastError,
-    nextAttemptAt: record.nextAttemptAt?.toISOString() ?? null,
-    createdAt: record.createdAt.toISOString(),
-    completedAt: record.completedAt?.toISOString() ?? null,
-  };
-}
 
 /** `whsec_` + base64 of 32 CSPRNG bytes, the Standard Webhooks secret format. */
 export function newWebhookSecret(): string {

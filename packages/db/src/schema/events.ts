@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from "@outcomes/core";
 import { sql } from "drizzle-orm";
 import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { at, createdAt, environment } from "./columns.js";
@@ -12,9 +13,7 @@ export const events = pgTable(
     id: text("id").primaryKey(),
     partnerId: text("partner_id").notNull(),
     environment: environment(),
-    type: text("type", {
-      enum: ["spin.large_win", "settlement.report_ready", "block.low_reserve", "api_key.expiring"],
-    }).notNull(),
+    type: text("type", { enum: EVENT_TYPES }).notNull(),
     /** `{id, type, createdAt, environment, data}`: the webhook body. */
     payload: jsonb("payload").notNull(),
     dispatchedAt: at("dispatched_at"),

@@ -1,3 +1,4 @@
+import { DRAW_MODES, PAR_SHEET_STATUSES } from "@outcomes/core";
 import { doublePrecision, index, json, pgTable, text } from "drizzle-orm/pg-core";
 import { at, createdAt, environment } from "./columns.js";
 import { partners } from "./partners.js";
@@ -12,8 +13,8 @@ export const parSheets = pgTable(
     environment: environment(),
     name: text("name").notNull(),
     version: text("version").notNull(),
-    status: text("status", { enum: ["ACTIVE", "PENDING_APPROVAL", "RETIRED"] }).notNull(),
-    drawMode: text("draw_mode", { enum: ["independent", "finite_pool"] }).notNull(),
+    status: text("status", { enum: PAR_SHEET_STATUSES }).notNull(),
+    drawMode: text("draw_mode", { enum: DRAW_MODES }).notNull(),
     /** The document as uploaded (json, not jsonb, keeps it byte for byte). */
     document: json("document").notNull(),
     /** Exact RTP as a decimal string (from the rational), and the reported figures. */

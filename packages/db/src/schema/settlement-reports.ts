@@ -1,3 +1,4 @@
+import { SETTLEMENT_STATUSES } from "@outcomes/core";
 import { bigint, date, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, createdAt, environment, micros } from "./columns.js";
 import { partners } from "./partners.js";
@@ -11,7 +12,7 @@ export const settlementReports = pgTable(
       .references(() => partners.id),
     environment: environment(),
     reportDate: date("report_date", { mode: "string" }).notNull(),
-    status: text("status", { enum: ["GENERATED", "PENDING", "acknowledged", "disputed"] }).notNull(),
+    status: text("status", { enum: SETTLEMENT_STATUSES }).notNull(),
     totalSpins: bigint("total_spins", { mode: "number" }).notNull(),
     totalWageredMicros: micros("total_wagered_micros").notNull(),
     totalPaidMicros: micros("total_paid_micros").notNull(),

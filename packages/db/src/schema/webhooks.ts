@@ -1,3 +1,4 @@
+import { DELIVERY_STATUSES, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, createdAt, environment } from "./columns.js";
@@ -36,11 +37,9 @@ export const webhookDeliveries = pgTable(
     eventType: text("event_type").notNull(),
     /** The exact bytes signed and sent on every attempt. */
     body: text("body").notNull(),
-    status: text("status", { enum: ["pending", "retrying", "succeeded", "failed"] })
-      .notNull()
-      .default("pending"),
+    status: text("status", { enum: DELIVERY_STATUSES }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
-    maxAttempts: integer("max_attempts").notNull().default(5),
+    maxAttempts: integer("max_attempts").notNull().default(WEBHOOK_MAX_ATTEMPTS),
     lastResponseStatus: integer("last_response_status"),
     lastError: text("last_error"),
     nextAttemptAt: at("next_attempt_at"),

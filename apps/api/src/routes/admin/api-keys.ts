@@ -1,6 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DEFAULT_ROTATION_OVERLAP_HOURS, MAX_ROTATION_OVERLAP_HOURS } from "@outcomes/core";
-import { issueApiKey, listApiKeys, presentApiKey, presentIssuedKey, revokeApiKey, rotateApiKey } from "@outcomes/db";
+import { issueApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "@outcomes/db";
+import {
+  ApiKeySchema,
+  EnvironmentSchema,
+  IssuedApiKeySchema,
+  presentApiKey,
+  presentIssuedKey,
+} from "@outcomes/records";
 import { announceChange } from "../../invalidation.js";
 import {
   ADMIN_COMMON_ERRORS,
@@ -13,11 +20,11 @@ import {
   pageWindow,
 } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { ApiKey, Environment, FutureTimestamp, IssuedApiKey, PartnerKeyParams, PartnerParams } from "./schemas.js";
+import { FutureTimestamp, PartnerKeyParams, PartnerParams } from "./schemas.js";
 
 const IssueKeyBody = z
   .strictObject({
-    environment: Environment,
+    environment: EnvironmentSchema,
     expiresAt: FutureTimestamp.optional().openapi({ description: "Default: 365 days from now" }),
   })
   .openapi("IssueApiKey");
@@ -37,7 +44,7 @@ const RotateKeyBody = z
   })
   .openapi("RotateApiKey");
 
-const ApiKeyList = z.object({ apiKeys: z.array(ApiKey), ...PageFields }).openapi("ApiKeyList");
+const ApiKeyList = z.object({ apiKeys: z.array(ApiKeySchema), ...PageFields }).openapi("ApiKeyList");
 
 const tags = ["Operator: API keys"];
 const parseDate = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
@@ -52,7 +59,7 @@ apiKeysRouter.openapi(
     summary: "Issue an API key (the whole key is shown once, in this answer)",
     request: { params: PartnerParams, body: jsonBody(IssueKeyBody) },
     responses: {
-      201: jsonResponse(IssuedApiKey, "The new key"),
+      201: jsonResponse(IssuedApiKeySchema, "The new key"),
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4209", "KS-4210", "KS-5008"),
     },
   }),
@@ -95,7 +102,7 @@ apiKeysRouter.openapi(
     summary: "Revoke a key: it answers KS-4003 on every API process within 1 s",
     request: { params: PartnerKeyParams },
     responses: {
-      200: jsonResponse(ApiKey, "The revoked key; repeating the call keeps the first revokedAt"),
+      200: jsonResponse(ApiKeySchema, "The revoked key; repeating the call keeps the first revokedAt"),
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4209", "KS-4212", "KS-4213"),
     },
   }),
@@ -118,7 +125,7 @@ apiKeysRouter.openapi(
       body: { required: false, content: { "application/json": { schema: RotateKeyBody } } },
     },
     responses: {
-      201: jsonResponse(IssuedApiKey, "The new key"),
+      201: jsonResponse(IssuedApiKeySchema, "The new key"),
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4209", "KS-4210", "KS-4212", "KS-4213", "KS-5008"),
     },
   }),

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { reserveReport } from "@outcomes/blocks";
+import { DRAW_MODES } from "@outcomes/core";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { GameParams, parseGameId } from "../partner/game-schemas.js";
@@ -7,7 +8,7 @@ import { GameParams, parseGameId } from "../partner/game-schemas.js";
 const Reserve = z
   .object({
     gameId: z.number().int(),
-    drawMode: z.enum(["independent", "finite_pool"]),
+    drawMode: z.enum(DRAW_MODES),
     readyBlocks: z.number().int().openapi({ description: "Sealed blocks none of whose outcomes was taken" }),
     servingBlocks: z.number().int(),
     exhaustedBlocks: z.number().int(),

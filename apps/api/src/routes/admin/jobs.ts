@@ -1,15 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { runKeyExpiryNow, runSettlementsNow } from "@outcomes/queue";
+import { ReportDateSchema } from "@outcomes/records";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { ReportDate, reportDateBodyGuard } from "../settlement-schemas.js";
+import { reportDateBodyGuard } from "../settlement-schemas.js";
 
 /** Operator triggers of the scheduled jobs: each queues the same job its scheduler queues. */
 const QueuedJob = z.object({ jobId: z.string().openapi({ example: "42" }) }).openapi("QueuedJob");
 
 const RunSettlementsBody = z
   .strictObject({
-    reportDate: ReportDate.optional().openapi({ description: "Default: the previous UTC day" }),
+    reportDate: ReportDateSchema.optional().openapi({ description: "Default: the previous UTC day" }),
   })
   .openapi("RunSettlements");
 

@@ -1,15 +1,11 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { decideParSheet, presentOperatorParSheet } from "@outcomes/db";
+import { createRoute } from "@hono/zod-openapi";
+import { decideParSheet } from "@outcomes/db";
+import { OperatorParSheetSchema, presentOperatorParSheet } from "@outcomes/records";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { ParSheet, ParSheetParams } from "../partner/par-sheets.js";
+import { ParSheetParams } from "../partner/par-sheets.js";
 
 const tags = ["Operator: PAR sheets"];
-
-const OperatorParSheet = ParSheet.extend({
-  partnerId: z.string(),
-  environment: z.enum(["sandbox", "production"]),
-}).openapi("OperatorParSheet");
 
 export const adminParSheetsRouter = createRouter();
 
@@ -22,7 +18,7 @@ adminParSheetsRouter.openapi(
     description: "Approving an ACTIVE sheet changes nothing. A RETIRED sheet cannot be approved (400 KS-4208).",
     request: { params: ParSheetParams },
     responses: {
-      200: jsonResponse(OperatorParSheet, "The sheet"),
+      200: jsonResponse(OperatorParSheetSchema, "The sheet"),
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4205", "KS-4208"),
     },
   }),
@@ -44,7 +40,7 @@ adminParSheetsRouter.openapi(
       "harmless.",
     request: { params: ParSheetParams },
     responses: {
-      200: jsonResponse(OperatorParSheet, "The sheet"),
+      200: jsonResponse(OperatorParSheetSchema, "The sheet"),
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4205"),
     },
   }),

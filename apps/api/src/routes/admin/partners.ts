@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { EMAIL_MAX_LENGTH, EMAIL_PATTERN, PARTNER_NAME_MAX_LENGTH, SLUG_PATTERN } from "@outcomes/core";
-import { createPartner, listPartners, presentPartner, setPartnerActive } from "@outcomes/db";
+import { createPartner, listPartners, setPartnerActive } from "@outcomes/db";
+import { PartnerSchema, presentPartner } from "@outcomes/records";
 import { announceChange } from "../../invalidation.js";
 import {
   ADMIN_COMMON_ERRORS,
@@ -13,7 +14,7 @@ import {
   pageWindow,
 } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { Partner, PartnerParams } from "./schemas.js";
+import { PartnerParams } from "./schemas.js";
 
 const CreatePartnerBody = z
   .strictObject({
@@ -31,7 +32,7 @@ const CreatePartnerBody = z
   })
   .openapi("CreatePartner");
 
-const PartnerList = z.object({ partners: z.array(Partner), ...PageFields }).openapi("PartnerList");
+const PartnerList = z.object({ partners: z.array(PartnerSchema), ...PageFields }).openapi("PartnerList");
 
 const tags = ["Operator: partners"];
 
@@ -45,7 +46,7 @@ partnersRouter.openapi(
     summary: "Create a partner",
     request: { body: jsonBody(CreatePartnerBody) },
     responses: {
-      201: jsonResponse(Partner, "The new, active partner"),
+      201: jsonResponse(PartnerSchema, "The new, active partner"),
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4211", "KS-5007"),
     },
   }),
@@ -87,7 +88,7 @@ for (const action of ["deactivate", "activate"] as const) {
           : "Re-activate a deactivated partner",
       request: { params: PartnerParams },
       responses: {
-        200: jsonResponse(Partner, "The partner; repeating the call is harmless"),
+        200: jsonResponse(PartnerSchema, "The partner; repeating the call is harmless"),
         ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4209"),
       },
     }),

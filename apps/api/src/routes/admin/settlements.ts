@@ -1,25 +1,25 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { operatorGenerateSettlement, operatorReissueSettlement, presentSettlementReport } from "@outcomes/db";
+import { operatorGenerateSettlement, operatorReissueSettlement } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
+import {
+  EnvironmentSchema,
+  presentSettlementReport,
+  ReportDateSchema,
+  SettlementReportSchema,
+} from "@outcomes/records";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import {
-  ReportDate,
-  ReportDateParams,
-  reportDateBodyGuard,
-  reportDatePathGuard,
-  SettlementReport,
-} from "../settlement-schemas.js";
-import { Environment, PartnerParams } from "./schemas.js";
+import { ReportDateParams, reportDateBodyGuard, reportDatePathGuard } from "../settlement-schemas.js";
+import { PartnerParams } from "./schemas.js";
 
 const GenerateBody = z
   .strictObject({
-    reportDate: ReportDate.openapi({ description: "The UTC day to settle, up to today; KS-4105 otherwise" }),
-    environment: Environment,
+    reportDate: ReportDateSchema.openapi({ description: "The UTC day to settle, up to today; KS-4105 otherwise" }),
+    environment: EnvironmentSchema,
   })
   .openapi("GenerateSettlement");
 
-const ReissueBody = z.strictObject({ environment: Environment }).openapi("ReissueSettlement");
+const ReissueBody = z.strictObject({ environment: EnvironmentSchema }).openapi("ReissueSettlement");
 
 const tags = ["Operator: settlements"];
 
@@ -38,7 +38,7 @@ adminSettlementsRouter.openapi(
     middleware: [reportDateBodyGuard],
     request: { params: PartnerParams, body: jsonBody(GenerateBody) },
     responses: {
-      201: jsonResponse(SettlementReport, "The report"),
+      201: jsonResponse(SettlementReportSchema, "The report"),
       ...errorResponses(
         ...ADMIN_COMMON_ERRORS,
         "KS-4101",
@@ -70,7 +70,7 @@ adminSettlementsRouter.openapi(
     middleware: [reportDatePathGuard],
     request: { params: PartnerParams.merge(ReportDateParams), body: jsonBody(ReissueBody) },
     responses: {
-      200: jsonResponse(SettlementReport, "The reissued report"),
+      200: jsonResponse(SettlementReportSchema, "The reissued report"),
       ...errorResponses(
         ...ADMIN_COMMON_ERRORS,
         "KS-4101",

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { usdToMicros } from "@outcomes/core";
-import { PageFields, Timestamp } from "../../openapi.js";
+import { GameSchema } from "@outcomes/records";
+import { PageFields } from "../../openapi.js";
 
 /** A positive USD amount with at most 6 decimals (anything else KS-4101). */
 const UsdAmount = z
@@ -30,21 +31,7 @@ export const UpdateGameBody = z
   })
   .openapi("UpdateGame", { description: "Only the fields sent change; unknown fields are refused (KS-4101)." });
 
-export const Game = z
-  .object({
-    gameConfigId: z.number().int().openapi({ example: 1 }),
-    name: z.string(),
-    parSheetId: z.string(),
-    minWagerUsd: z.number().nullable(),
-    maxWagerUsd: z.number(),
-    largeWinThresholdUsd: z.number().openapi({ description: "The value in force (the game's or the default)" }),
-    isActive: z.boolean(),
-    rtp: z.number(),
-    createdAt: Timestamp,
-  })
-  .openapi("Game");
-
-export const GameList = z.object({ games: z.array(Game), ...PageFields }).openapi("GameList");
+export const GameList = z.object({ games: z.array(GameSchema), ...PageFields }).openapi("GameList");
 
 export const GameParams = z.object({
   gameId: z.string().openapi({ param: { name: "gameId", in: "path" }, example: "1" }),

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createRoute } from "@hono/zod-openapi";
 import { usdToMicros } from "@outcomes/core";
-import { createGame, listGames, presentGame, requireOwnGame, updateGame } from "@outcomes/db";
+import { createGame, listGames, requireOwnGame, updateGame } from "@outcomes/db";
 import { blocksWorkerCount, enqueueGeneration } from "@outcomes/queue";
+import { GameSchema, presentGame } from "@outcomes/records";
 import type { AppDeps } from "../../context.js";
 import { announceChange } from "../../invalidation.js";
 import {
@@ -15,7 +16,7 @@ import {
   pageWindow,
 } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { Game, GameList, GameParams, parseGameId, RegisterGameBody, toMicros, UpdateGameBody } from "./game-schemas.js";
+import { GameList, GameParams, parseGameId, RegisterGameBody, toMicros, UpdateGameBody } from "./game-schemas.js";
 
 const tags = ["Games"];
 
@@ -66,7 +67,7 @@ gamesRouter.openapi(
       "at most 2^53 − 1 micro-USD (else KS-4101 naming the largest allowed maxWagerUsd).",
     request: { body: jsonBody(RegisterGameBody) },
     responses: {
-      201: jsonResponse(Game, "The game"),
+      201: jsonResponse(GameSchema, "The game"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4108", "KS-4109", "KS-4205", "KS-4208"),
     },
   }),
@@ -127,7 +128,7 @@ gamesRouter.openapi(
     description: "A gameId you do not own in this environment (or one that cannot be an id) is 403 KS-4006.",
     request: { params: GameParams },
     responses: {
-      200: jsonResponse(Game, "The game"),
+      200: jsonResponse(GameSchema, "The game"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006"),
     },
   }),
@@ -150,7 +151,7 @@ gamesRouter.openapi(
       "`maxWagerUsd` × the sheet's largest multiplier may pay at most 2^53 − 1 micro-USD (else KS-4101).",
     request: { params: GameParams, body: jsonBody(UpdateGameBody) },
     responses: {
-      200: jsonResponse(Game, "The updated game"),
+      200: jsonResponse(GameSchema, "The updated game"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006", "KS-4101", "KS-4102", "KS-4109"),
     },
   }),

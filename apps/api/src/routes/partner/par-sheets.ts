@@ -1,6 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { analyzeParSheet, jsonPath, ParSheetDocumentSchema, ServiceError } from "@outcomes/core";
-import { insertParSheet, listParSheets, presentParSheet, requireOwnParSheet } from "@outcomes/db";
+import { insertParSheet, listParSheets, requireOwnParSheet } from "@outcomes/db";
+import {
+  ParSheetSchema,
+  ParSheetWithDocumentSchema,
+  presentParSheet,
+  presentParSheetWithDocument,
+} from "@outcomes/records";
 import type { MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import type { AppEnv } from "../../context.js";
@@ -13,34 +19,12 @@ import {
   PageQuery,
   pageFields,
   pageWindow,
-  Timestamp,
 } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 
 const tags = ["PAR sheets"];
 
-export const ParSheet = z
-  .object({
-    id: z.string().openapi({ example: "par_0Nf3kQ2h7yXwz3KpL0aBcDeFg1" }),
-    name: z.string(),
-    version: z.string(),
-    status: z.enum(["ACTIVE", "PENDING_APPROVAL", "RETIRED"]),
-    drawMode: z.enum(["independent", "finite_pool"]),
-    rtp: z.number().openapi({ description: "Σ weight × multiplier / cycle, exact (12 places if it does not end)" }),
-    certifiedRtp: z.number(),
-    hitFrequency: z.number().openapi({ description: "Share of the cycle that is not T0" }),
-    volatility: z.number().openapi({ description: "Standard deviation of the multiplier" }),
-    createdAt: Timestamp,
-    approvedAt: Timestamp.nullable(),
-    retiredAt: Timestamp.nullable(),
-  })
-  .openapi("ParSheet");
-
-const ParSheetWithDocument = ParSheet.extend({
-  document: z.record(z.string(), z.unknown()).openapi({ description: "The document as uploaded" }),
-}).openapi("ParSheetWithDocument");
-
-const ParSheetList = z.object({ parSheets: z.array(ParSheet), ...PageFields }).openapi("ParSheetList");
+const ParSheetList = z.object({ parSheets: z.array(ParSheetSchema), ...PageFields }).openapi("ParSheetList");
 
 export const ParSheetParams = z.object({ parSheetId: z.string() });
 
@@ -73,7 +57,7 @@ parSheetsRouter.openapi(
     middleware: [keepRawBody] as const,
     request: { body: jsonBody(ParSheetDocumentSchema) },
     responses: {
-      201: jsonResponse(ParSheet, "The stored sheet and its figures"),
+      201: jsonResponse(ParSheetSchema, "The stored sheet and its figures"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4104"),
     },
   }),
@@ -115,12 +99,12 @@ parSheetsRouter.openapi(
     summary: "Get a PAR sheet with its document",
     request: { params: ParSheetParams },
     responses: {
-      200: jsonResponse(ParSheetWithDocument, "The sheet"),
+      200: jsonResponse(ParSheetWithDocumentSchema, "The sheet"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4205"),
     },
   }),
   async (c) => {
     const record = await requireOwnParSheet(c.var.deps.db, c.var.partner, c.req.valid("param").parSheetId);
-    return c.json({ ...presentParSheet(record), document: record.document as Record<string, unknown> }, 200);
+    return c.json(presentParSheetWithDocument(record), 200);
   },
 );

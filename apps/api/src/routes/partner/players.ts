@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { microsToUsd, type Presentation, ServiceError } from "@outcomes/core";
+import { ServiceError } from "@outcomes/core";
 import { findPlayer, listPlayerSpins, type PlayerRecord } from "@outcomes/db";
+import { PlayerSchema, presentPlayer, presentStoredSpin, SpinResultSchema } from "@outcomes/records";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context.js";
 import {
@@ -11,30 +12,15 @@ import {
   PageQuery,
   pageFields,
   pageWindow,
-  Timestamp,
 } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { SpinResult, spinResultBody } from "../../spins/spin-result.js";
 import { PLAYER_ID_PATTERN } from "./spins.js";
 
 const PlayerParams = z.object({
   playerId: z.string().openapi({ param: { name: "playerId", in: "path" }, example: "player-42" }),
 });
 
-const Player = z
-  .object({
-    playerId: z.string(),
-    balanceUsd: z
-      .number()
-      .openapi({ description: "Net position with the service: Σ(payout − wager); may be negative" }),
-    totalSpins: z.number().int(),
-    totalWageredUsd: z.number(),
-    totalPaidUsd: z.number(),
-    createdAt: Timestamp.openapi({ description: "When the player's first spin was committed" }),
-  })
-  .openapi("Player");
-
-const PlayerSpins = z.object({ spins: z.array(SpinResult), ...PageFields }).openapi("PlayerSpins");
+const PlayerSpins = z.object({ spins: z.array(SpinResultSchema), ...PageFields }).openapi("PlayerSpins");
 
 const getPlayerRoute = createRoute({
   method: "get",
@@ -44,7 +30,7 @@ const getPlayerRoute = createRoute({
   description: "Players are created by their first successful spin; until then (and in another environment) 404.",
   request: { params: PlayerParams },
   responses: {
-    200: jsonResponse(Player, "The player's balance and totals"),
+    200: jsonResponse(PlayerSchema, "The player's balance and totals"),
     ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4204"),
   },
 });
@@ -72,17 +58,7 @@ async function requirePlayer(c: Context<AppEnv>, playerId: string): Promise<Play
 export const playersRouter = createRouter()
   .openapi(getPlayerRoute, async (c) => {
     const player = await requirePlayer(c, c.req.valid("param").playerId);
-    return c.json(
-      {
-        playerId: player.externalId,
-        balanceUsd: microsToUsd(player.balanceMicros),
-        totalSpins: player.totalSpins,
-        totalWageredUsd: microsToUsd(player.totalWageredMicros),
-        totalPaidUsd: microsToUsd(player.totalPaidMicros),
-        createdAt: player.createdAt.toISOString(),
-      },
-      200,
-    );
+    return c.json(presentPlayer(player), 200);
   })
   .openapi(listSpinsRoute, async (c) => {
     const player = await requirePlayer(c, c.req.valid("param").playerId);
@@ -90,20 +66,7 @@ export const playersRouter = createRouter()
     const rows = await listPlayerSpins(c.var.deps.db, player.id, pageWindow(page));
     return c.json(
       {
-        spins: rows.map((row) =>
-          spinResultBody({
-            id: row.id,
-            gameId: row.gameId,
-            externalPlayerId: player.externalId,
-            wagerMicros: row.wagerMicros,
-            prizeTier: row.prizeTier,
-            multiplierMillionths: row.multiplierMillionths,
-            payoutMicros: row.payoutMicros,
-            balanceAfterMicros: row.balanceAfterMicros,
-            presentation: row.presentation as Presentation,
-            createdAt: row.createdAt,
-          }),
-        ),
+        spins: rows.map((row) => presentStoredSpin(row, player.externalId)),
         // The total is kept in step with the spins table: both are written by the same statement.
         ...pageFields(page, player.totalSpins),
       },

@@ -1,11 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DISPUTE_REASON_MAX_LENGTH } from "@outcomes/core";
-import {
-  listSettlementReports,
-  presentSettlementReport,
-  requireSettlementReport,
-  transitionSettlementReport,
-} from "@outcomes/db";
+import { listSettlementReports, requireSettlementReport, transitionSettlementReport } from "@outcomes/db";
+import { presentSettlementReport, SettlementReportSchema } from "@outcomes/records";
 import type { PartnerAuth } from "../../context.js";
 import {
   errorResponses,
@@ -18,11 +14,11 @@ import {
   pageWindow,
 } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { ReportDateParams, reportDatePathGuard, SettlementReport } from "../settlement-schemas.js";
+import { ReportDateParams, reportDatePathGuard } from "../settlement-schemas.js";
 
 const SettlementReportList = z
   .object({
-    reports: z.array(SettlementReport),
+    reports: z.array(SettlementReportSchema),
     ...PageFields,
   })
   .openapi("SettlementReportList");
@@ -83,7 +79,7 @@ settlementsRouter.openapi(
     middleware: [reportDatePathGuard],
     request: { params: ReportDateParams },
     responses: {
-      200: jsonResponse(SettlementReport, "The report"),
+      200: jsonResponse(SettlementReportSchema, "The report"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4105", "KS-4301"),
     },
   }),
@@ -102,7 +98,7 @@ settlementsRouter.openapi(
     middleware: [reportDatePathGuard],
     request: { params: ReportDateParams },
     responses: {
-      200: jsonResponse(SettlementReport, "The acknowledged report"),
+      200: jsonResponse(SettlementReportSchema, "The acknowledged report"),
       ...errorResponses(...TRANSITION_ERRORS),
     },
   }),
@@ -122,7 +118,7 @@ settlementsRouter.openapi(
     middleware: [reportDatePathGuard],
     request: { params: ReportDateParams, body: jsonBody(DisputeBody) },
     responses: {
-      200: jsonResponse(SettlementReport, "The disputed report"),
+      200: jsonResponse(SettlementReportSchema, "The disputed report"),
       ...errorResponses(...TRANSITION_ERRORS, "KS-4101", "KS-4102"),
     },
   }),

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { SpinResultSchema } from "@outcomes/records";
 import type { AppDeps } from "../../context.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { SpinResult } from "../../spins/spin-result.js";
 import { SpinService } from "../../spins/spin-service.js";
 import { hasAtMostSixDecimals } from "../../spins/wager.js";
 
@@ -47,7 +47,7 @@ const spinRoute = createRoute({
     body: jsonBody(SpinRequestBody),
   },
   responses: {
-    200: jsonResponse(SpinResult, "The spin's outcome, presentation and the player's balance"),
+    200: jsonResponse(SpinResultSchema, "The spin's outcome, presentation and the player's balance"),
     ...errorResponses(
       ...PARTNER_COMMON_ERRORS.filter((code) => code !== "KS-4292"),
       "KS-4006",

@@ -7,12 +7,13 @@ import {
   ServiceError,
   vetAddresses,
 } from "@outcomes/core";
+import { DeliverySchema, WebhookSchema } from "@outcomes/records";
 import { resolveWithin, systemResolver } from "@outcomes/runtime";
 import type { Context } from "hono";
 import type { ZodError } from "zod";
 import type { AppEnv } from "../../context.js";
 import { formatPath, validationError } from "../../errors.js";
-import { PageFields, Timestamp } from "../../openapi.js";
+import { PageFields } from "../../openapi.js";
 
 /** Registration waits at most this long for DNS; a host that does not answer is vetted at delivery. */
 const REGISTRATION_DNS_TIMEOUT_MS = 2000;
@@ -36,46 +37,11 @@ export const RegisterWebhookBody = z
   })
   .openapi("RegisterWebhook");
 
-const webhookFields = {
-  id: z.string().openapi({ example: "whk_0Qx3zYk1aBcDeFgHiJkLmN" }),
-  url: z.string(),
-  events: z.array(z.enum(EVENT_TYPES)),
-  isActive: z.boolean(),
-  createdAt: Timestamp,
-};
+export const WebhookList = z.object({ webhooks: z.array(WebhookSchema), ...PageFields }).openapi("WebhookList");
 
-export const RegisteredWebhook = z
-  .object({
-    ...webhookFields,
-    secret: z.string().openapi({
-      example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-      description: "Signing secret; shown only in this response",
-    }),
-  })
-  .openapi("RegisteredWebhook");
-
-export const Webhook = z
-  .object({ ...webhookFields, deletedAt: Timestamp.nullable() })
-  .openapi("Webhook", { description: "A webhook as listed (never its secret); deleted ones stay, inactive" });
-
-export const WebhookList = z.object({ webhooks: z.array(Webhook), ...PageFields }).openapi("WebhookList");
-
-export const Delivery = z
-  .object({
-    id: z.string().openapi({ description: "Sent as X-Service-Delivery-Id and webhook-id on every attempt" }),
-    event: z.enum(EVENT_TYPES),
-    status: z.enum(["pending", "retrying", "succeeded", "failed"]),
-    attempts: z.number().int(),
-    maxAttempts: z.number().int().openapi({ example: 5 }),
-    lastResponseStatus: z.number().int().nullable(),
-    lastError: z.string().nullable(),
-    nextAttemptAt: Timestamp.nullable(),
-    createdAt: Timestamp,
-    completedAt: Timestamp.nullable(),
-  })
-  .openapi("WebhookDelivery");
-
-export const DeliveryList = z.object({ deliveries: z.array(Delivery), ...PageFields }).openapi("WebhookDeliveryList");
+export const DeliveryList = z
+  .object({ deliveries: z.array(DeliverySchema), ...PageFields })
+  .openapi("WebhookDeliveryList");
 
 export const WebhookParams = z.object({
   webhookId: z

@@ -5,11 +5,17 @@ import {
   deleteWebhook,
   listDeliveries,
   listWebhooks,
-  presentDelivery,
-  presentWebhook,
   requireOwnWebhook,
 } from "@outcomes/db";
 import { enqueueDeliveries } from "@outcomes/queue";
+import {
+  DeliverySchema,
+  presentDelivery,
+  presentRegisteredWebhook,
+  presentWebhook,
+  RegisteredWebhookSchema,
+  WebhookSchema,
+} from "@outcomes/records";
 import {
   errorResponses,
   jsonBody,
@@ -22,13 +28,10 @@ import {
 import { createRouter } from "../../router.js";
 import {
   assertWebhookUrl,
-  Delivery,
   DeliveryList,
   DeliveryParams,
-  RegisteredWebhook,
   RegisterWebhookBody,
   registrationHook,
-  Webhook,
   WebhookList,
   WebhookParams,
 } from "./webhook-schemas.js";
@@ -49,7 +52,7 @@ webhooksRouter.openapi(
       "and the Standard Webhooks webhook-signature).",
     request: { body: jsonBody(RegisterWebhookBody) },
     responses: {
-      201: jsonResponse(RegisteredWebhook, "The webhook, with its signing secret"),
+      201: jsonResponse(RegisteredWebhookSchema, "The webhook, with its signing secret"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4106", "KS-4107"),
     },
   }),
@@ -58,8 +61,7 @@ webhooksRouter.openapi(
     const body = c.req.valid("json");
     await assertWebhookUrl(body.url, partner.environment, deps.resolveHost);
     const created = await createWebhook(deps.db, partner, body);
-    const { deletedAt: _deletedAt, ...view } = presentWebhook(created);
-    return c.json({ ...view, secret: created.secret }, 201);
+    return c.json(presentRegisteredWebhook(created), 201);
   },
   registrationHook,
 );
@@ -91,7 +93,7 @@ webhooksRouter.openapi(
     summary: "Delete a webhook (soft: kept for audit, receives nothing more; repeating is harmless)",
     request: { params: WebhookParams },
     responses: {
-      200: jsonResponse(Webhook, "The webhook, now inactive"),
+      200: jsonResponse(WebhookSchema, "The webhook, now inactive"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, ...OWNERSHIP_ERRORS),
     },
   }),
@@ -133,7 +135,7 @@ webhooksRouter.openapi(
       "delivery is 404 KS-4215; a deleted webhook cannot receive anything (400 KS-4101).",
     request: { params: DeliveryParams },
     responses: {
-      202: jsonResponse(Delivery, "The new delivery, queued"),
+      202: jsonResponse(DeliverySchema, "The new delivery, queued"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4215", ...OWNERSHIP_ERRORS),
     },
   }),

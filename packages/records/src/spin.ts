@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { microsToUsd, type Presentation } from "@outcomes/core";
-import { Timestamp } from "../openapi.js";
+import { CELEBRATIONS, microsToUsd, type Presentation } from "@outcomes/core";
+import type { SpinRecord } from "@outcomes/db";
+import { TimestampSchema } from "./fields.js";
 
-export const PresentationBody = z
+export const PresentationSchema = z
   .object({
     comboString: z.string().openapi({ description: "The payline (middle row) as text", example: "BELL-BELL-BELL" }),
     reelSymbols: z
@@ -13,7 +14,7 @@ export const PresentationBody = z
         .array(z.number().int())
         .nullable()
         .openapi({ description: "Row index of the winning line on each reel; null for T0" }),
-      celebration: z.enum(["none", "small", "big", "mega"]),
+      celebration: z.enum(CELEBRATIONS),
       highlight: z
         .array(z.array(z.boolean()))
         .openapi({ description: "highlight[reel][row]: a payline cell of a win" }),
@@ -21,7 +22,8 @@ export const PresentationBody = z
   })
   .openapi("Presentation");
 
-export const SpinResult = z
+/** A spin as the spin endpoint answers it, and as a player's spin list shows it. */
+export const SpinResultSchema = z
   .object({
     spinId: z.string().openapi({ example: "spn_0T9xYz12AbCdEfGhIjKlMn" }),
     gameId: z.number().int().openapi({ description: "The game's gameConfigId" }),
@@ -32,15 +34,15 @@ export const SpinResult = z
       multiplier: z.number().openapi({ example: 10 }),
       payoutUsd: z.number().openapi({ description: "wager × multiplier, floored to the micro-USD; 0 for no win" }),
     }),
-    presentation: PresentationBody,
+    presentation: PresentationSchema,
     balance: z.object({
       balanceUsd: z.number().openapi({ description: "The player's net position after this spin: Σ(payout − wager)" }),
       currency: z.literal("USD"),
     }),
-    createdAt: Timestamp,
+    createdAt: TimestampSchema,
   })
   .openapi("SpinResult");
-export type SpinResultBody = z.infer<typeof SpinResult>;
+export type SpinResultBody = z.infer<typeof SpinResultSchema>;
 
 /** A spin as stored or just recorded; the API shape is built from it in one place. */
 export interface SpinFacts {
@@ -56,7 +58,7 @@ export interface SpinFacts {
   createdAt: Date;
 }
 
-export function spinResultBody(spin: SpinFacts): SpinResultBody {
+export function presentSpin(spin: SpinFacts): SpinResultBody {
   return {
     spinId: spin.id,
     gameId: spin.gameId,
@@ -72,6 +74,23 @@ export function spinResultBody(spin: SpinFacts): SpinResultBody {
     balance: { balanceUsd: microsToUsd(spin.balanceAfterMicros), currency: "USD" },
     createdAt: spin.createdAt.toISOString(),
   };
+}
+
+/** A stored spin of the player whose own id is `externalPlayerId`. */
+export function presentStoredSpin(row: SpinRecord, externalPlayerId: string): SpinResultBody {
+  return presentSpin({
+    id: row.id,
+    gameId: row.gameId,
+    externalPlayerId,
+    wagerMicros: row.wagerMicros,
+    prizeTier: row.prizeTier,
+    multiplierMillionths: row.multiplierMillionths,
+    payoutMicros: row.payoutMicros,
+    balanceAfterMicros: row.balanceAfterMicros,
+    // Written from the outcome's Presentation by the same statement as the spin.
+    presentation: row.presentation as Presentation,
+    createdAt: row.createdAt,
+  });
 }
 
 /** jsonb stores keys in its own order; answers always list them in the documented one. */

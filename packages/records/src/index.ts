@@ -1,0 +1,10 @@
+export * from "./api-key.js";
+export * from "./delivery.js";
+export { EnvironmentSchema } from "./fields.js";
+export * from "./game.js";
+export * from "./par-sheet.js";
+export * from "./partner.js";
+export * from "./player.js";
+export * from "./settlement-report.js";
+export * from "./spin.js";
+export * from "./webhook.js";

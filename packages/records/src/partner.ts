@@ -1,0 +1,27 @@
+import { z } from "@hono/zod-openapi";
+import type { PartnerRecord } from "@outcomes/db";
+import { TimestampSchema } from "./fields.js";
+
+/** The partner as the operator API and CLI show it (CONTRACT "Record shapes"). */
+export const PartnerSchema = z
+  .object({
+    id: z.string().openapi({ example: "ptr_0Qx7kLm2AbCdEfGhIjKlMnOp" }),
+    slug: z.string().openapi({ example: "acme" }),
+    name: z.string().openapi({ example: "Acme Gaming" }),
+    contactEmail: z.string().nullable().openapi({ example: "ops@acme.example" }),
+    isActive: z.boolean(),
+    createdAt: TimestampSchema,
+  })
+  .openapi("Partner");
+export type PartnerView = z.infer<typeof PartnerSchema>;
+
+export function presentPartner(partner: PartnerRecord): PartnerView {
+  return {
+    id: partner.id,
+    slug: partner.slug,
+    name: partner.name,
+    contactEmail: partner.contactEmail,
+    isActive: partner.isActive,
+    createdAt: partner.createdAt.toISOString(),
+  };
+}
