@@ -9,8 +9,9 @@ import {
 } from "@outcomes/db";
 import { enqueueGeneration, notifyEvents } from "@outcomes/queue";
 import { countSpin } from "@outcomes/runtime";
-import type { AppDeps, PartnerAuth } from "../context.js";
-import type { SpinGate } from "../middleware/rate-limit.js";
+import type { PartnerAuth } from "../auth/key-verifier.js";
+import type { AppDeps } from "../context.js";
+import type { SpinGate } from "../middleware/gcra.js";
 import { BlockSizes } from "./block-sizes.js";
 import type { GameCache, GameRules } from "./game-cache.js";
 import { type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";

@@ -13,7 +13,7 @@ import {
   type SqlTransaction,
   type Transaction,
 } from "@outcomes/db";
-import type { PartnerAuth } from "../context.js";
+import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { GameRules } from "./game-cache.js";
 import { type SpinResultBody, spinResultBody } from "./spin-result.js";
 

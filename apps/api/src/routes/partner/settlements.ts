@@ -6,7 +6,7 @@ import {
   requireSettlementReport,
   transitionSettlementReport,
 } from "@outcomes/db";
-import type { PartnerAuth } from "../../context.js";
+import type { PartnerAuth } from "../../auth/key-verifier.js";
 import {
   errorResponses,
   jsonBody,
