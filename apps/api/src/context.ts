@@ -7,8 +7,9 @@ import type { KeyVerifier, PartnerAuth } from "./auth/key-verifier.js";
 import type { SpinGate } from "./middleware/gcra.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
 import type { GameCache } from "./spins/game-cache.js";
+import type { SpinService } from "./spins/spin-service.js";
 
-/** Everything a request handler may use; built once per process in main.ts (or per test). */
+/** Everything a request handler may use; built once per process by buildApi (build-api.ts). */
 export interface AppDeps {
   env: ServiceEnv;
   db: Database;
@@ -20,6 +21,8 @@ export interface AppDeps {
   maintenance: MaintenanceSwitch;
   /** The rules spins follow, per game; PATCH /games forgets an entry before it answers. */
   games: GameCache;
+  /** The spin path (POST /spins); it holds the process's group-commit batcher. */
+  spins: SpinService;
   /** DNS for webhook URL checks; the OS resolver when absent (tests set one, needing no DNS). */
   resolveHost?: HostResolver;
 }
