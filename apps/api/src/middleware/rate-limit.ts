@@ -3,6 +3,7 @@ import { metrics } from "@outcomes/runtime";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Redis } from "ioredis";
 import type { AppEnv } from "../context.js";
+import { routeDeclares } from "../router.js";
 import { type RateLimitResult, takeToken } from "./gcra.js";
 
 export type RateLimitBucket = "spin" | "default";
@@ -35,11 +36,17 @@ async function draw(redis: Redis, bucket: RateLimitBucket, key: string, limit: n
   }
 }
 
-/** Spins draw from the spin bucket, every other partner request from the default one. */
-export function rateLimit(bucketOf: (c: Context<AppEnv>) => RateLimitBucket): MiddlewareHandler<AppEnv> {
+/**
+ * Declared in a route's `middleware` (POST /spins): the route draws from the spin bucket, with its
+ * outcome's LPOP, instead of the default one.
+ */
+export const spinBucket: MiddlewareHandler<AppEnv> = (_c, next) => next();
+
+/** Routes declaring `spinBucket` draw from the spin bucket, every other partner request from the default. */
+export function rateLimit(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { deps, partner } = c.var;
-    const bucket = bucketOf(c);
+    const bucket: RateLimitBucket = routeDeclares(c, spinBucket) ? "spin" : "default";
     const limit = bucket === "spin" ? deps.env.RATE_LIMIT_SPINS_PER_SECOND : deps.env.RATE_LIMIT_REQUESTS_PER_SECOND;
     const key = deps.keys.rateLimit(bucket, partner.partnerId, partner.environment);
     if (bucket === "default") {

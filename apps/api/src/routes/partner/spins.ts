@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { spinBucket } from "../../middleware/rate-limit.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { SpinResult } from "../../spins/spin-result.js";
@@ -25,6 +26,7 @@ export const SpinRequestBody = z
 const spinRoute = createRoute({
   method: "post",
   path: "/spins",
+  middleware: [spinBucket] as const,
   tags: ["Spins"],
   summary: "Run a spin",
   description:
