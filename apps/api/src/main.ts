@@ -1,7 +1,7 @@
 import { serve } from "@hono/node-server";
 import { createLogger, listenErrorMessage, loadEnvOrExit, ShutdownManager } from "@outcomes/runtime";
 import { buildApi } from "./build-api.js";
-import { answerClientErrors } from "./client-errors.js";
+import { answerHttpParserErrors } from "./http-parser-errors.js";
 
 const env = loadEnvOrExit();
 const logger = createLogger(env.LOG_LEVEL, "api");
@@ -19,5 +19,5 @@ server.once("error", (error: NodeJS.ErrnoException) => {
   logger.fatal({ port: env.PORT }, listenErrorMessage("PORT", env.PORT, error));
   void shutdown.shutdown().finally(() => process.exit(1));
 });
-answerClientErrors(server, logger);
+answerHttpParserErrors(server, logger);
 shutdown.register("http server", () => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -6,8 +6,8 @@ import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } f
 import { createWorkerRedis } from "@outcomes/queue";
 import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
 import { buildApi } from "./build-api.js";
-import { answerClientErrors } from "./client-errors.js";
 import type { AppDeps } from "./context.js";
+import { answerHttpParserErrors } from "./http-parser-errors.js";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -61,7 +61,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   // opens a pool of its own, as a second process would.
   const { app, deps, close } = await buildApi(serviceEnv, logger, options.shareWith ? {} : { database });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-  answerClientErrors(server, logger);
+  answerHttpParserErrors(server, logger);
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
