@@ -8,23 +8,17 @@ import { httpMetrics, registerMetricsRoute } from "./metrics.js";
 import { adminAuth } from "./middleware/admin-auth.js";
 import { nodeBody } from "./middleware/body.js";
 import { jsonGuard } from "./middleware/json-guard.js";
-import { partnerAuth } from "./middleware/partner-auth.js";
-import { rateLimit, withGcra } from "./middleware/rate-limit.js";
-import { ADMIN_BASE, createRouter, PARTNER_BASE } from "./router.js";
+import { partnerAuth, withoutKey } from "./middleware/partner-auth.js";
+import { rateLimit, spinBucket } from "./middleware/rate-limit.js";
+import { ADMIN_BASE, createRouter, PARTNER_BASE, routeDeclares } from "./router.js";
 import { registerAdminRoutes } from "./routes/admin/index.js";
 import { registerHealthRoutes } from "./routes/health.js";
 import { registerPartnerRoutes } from "./routes/partner/index.js";
-import { withSpinTake } from "./spins/outcome-queue.js";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createApp(deps: AppDeps) {
   const app = createRouter();
-  // The request path's scripts are defined before the first request: with auto-pipelining, a command
-  // defined while a pipeline is already gathering is missing from it, which fails the call and
-  // crashes ioredis (redis/ioredis#1931; tests/faults/keyed-load.test.ts).
-  withGcra(deps.redis);
-  withSpinTake(deps.redis);
 
   app.use("*", requestId({ headerName: "X-Request-Id" }));
   app.use("*", httpMetrics());
@@ -32,8 +26,9 @@ export function createApp(deps: AppDeps) {
     c.set("deps", deps);
     const started = performance.now();
     await next();
-    // Spins are the hot path: logged at debug only; everything else at info.
-    const level = c.req.path.endsWith("/spins") && c.res.status < 400 ? "debug" : "info";
+    // Spins (the route drawing the spin bucket) are the hot path: logged at debug only; everything
+    // else at info.
+    const level = c.res.status < 400 && routeDeclares(c, spinBucket) ? "debug" : "info";
     // Not even the log object is built for a level that is off (every spin, in production).
     if (!deps.logger.isLevelEnabled(level)) return;
     deps.logger[level]({
@@ -52,12 +47,10 @@ export function createApp(deps: AppDeps) {
   registerDashboard(app, deps);
 
   const authenticate = partnerAuth(deps.env.TRUSTED_PROXIES);
-  const limit = rateLimit((c) =>
-    c.req.method === "POST" && c.req.path === `${PARTNER_BASE}/spins` ? "spin" : "default",
-  );
+  const limit = rateLimit();
   app.use(`${PARTNER_BASE}/*`, async (c, next) => {
-    // The API description is public; everything else needs a key and draws from a bucket.
-    if (c.req.path === `${PARTNER_BASE}/openapi.json`) return next();
+    // Every partner route needs a key and draws from a bucket, but one declared `withoutKey`.
+    if (routeDeclares(c, withoutKey)) return next();
     return authenticate(c, async () => {
       await limit(c, next);
     });

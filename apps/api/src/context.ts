@@ -1,14 +1,15 @@
-import type { Environment, HostResolver } from "@outcomes/core";
+import type { HostResolver } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
 import type { Producers, RedisKeys } from "@outcomes/queue";
 import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
-import type { KeyVerifier } from "./auth/key-verifier.js";
+import type { KeyVerifier, PartnerAuth } from "./auth/key-verifier.js";
+import type { SpinGate } from "./middleware/gcra.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
-import type { SpinGate } from "./middleware/rate-limit.js";
 import type { GameCache } from "./spins/game-cache.js";
+import type { SpinService } from "./spins/spin-service.js";
 
-/** Everything a request handler may use; built once per process in main.ts (or per test). */
+/** Everything a request handler may use; built once per process by buildApi (build-api.ts). */
 export interface AppDeps {
   env: ServiceEnv;
   db: Database;
@@ -20,15 +21,10 @@ export interface AppDeps {
   maintenance: MaintenanceSwitch;
   /** The rules spins follow, per game; PATCH /games forgets an entry before it answers. */
   games: GameCache;
+  /** The spin path (POST /spins); it holds the process's group-commit batcher. */
+  spins: SpinService;
   /** DNS for webhook URL checks; the OS resolver when absent (tests set one, needing no DNS). */
   resolveHost?: HostResolver;
-}
-
-/** The authenticated caller of a partner route. */
-export interface PartnerAuth {
-  partnerId: string;
-  environment: Environment;
-  apiKeyId: string;
 }
 
 export interface AppEnv {

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { compress } from "hono/compress";
 import type { AppEnv } from "./context.js";
+import { withoutKey } from "./middleware/partner-auth.js";
 import { ADMIN_COMMON_ERRORS, errorResponses } from "./openapi.js";
 import { ADMIN_BASE, createRouter, PARTNER_BASE } from "./router.js";
 import { registerAdminRoutes } from "./routes/admin/index.js";
@@ -218,11 +219,13 @@ function docsPage(viewerUrl: string) {
 }
 
 /**
- * `GET /api/partner/v1/openapi.json` (public), `GET /api/admin/v1/openapi.json` (operator token,
- * checked by app.ts for all of /api/admin/v1), the interactive reference at `/docs` and its viewer
- * under `/docs/assets/`.
+ * `GET /api/partner/v1/openapi.json` (public: `withoutKey`), `GET /api/admin/v1/openapi.json`
+ * (operator token, checked by app.ts for all of /api/admin/v1), the interactive reference at `/docs`
+ * and its viewer under `/docs/assets/`.
  */
 export function registerDocs(app: OpenAPIHono<AppEnv>) {
+  // Whatever the method: any but GET is then 404, as for any other path without a route.
+  app.all(`${PARTNER_BASE}/openapi.json`, withoutKey);
   app.get(`${PARTNER_BASE}/openapi.json`, (c) => c.json(partnerDocument()));
   app.get(`${ADMIN_BASE}/openapi.json`, (c) => c.json(adminDocument()));
   app.get("/docs", (c) => {

@@ -1,4 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "./context.js";
 import { validationError } from "./errors.js";
 
@@ -14,4 +16,13 @@ export function createRouter() {
       }
     },
   });
+}
+
+/**
+ * Whether the routes a request matched include `declaration` among their middleware. A declaration
+ * does nothing itself: it lets a route choose how app-wide middleware, which runs before the route's
+ * own, treats it (`spinBucket`, `withoutKey`).
+ */
+export function routeDeclares(c: Context, declaration: MiddlewareHandler<AppEnv>): boolean {
+  return matchedRoutes(c).some((route) => route.handler === declaration);
 }

@@ -1,18 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { type Environment, generateApiKey, newId, usdToMicros } from "@outcomes/core";
-import { API_CONNECTION_LIMITS, apiKeys, createDatabase, partners } from "@outcomes/db";
+import { type Environment, generateApiKey, newId } from "@outcomes/core";
+import { apiKeys, partners } from "@outcomes/db";
 import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/db/testing";
-import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
+import { createWorkerRedis } from "@outcomes/queue";
 import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
-import type { Redis } from "ioredis";
-import { createApp } from "./app.js";
-import { KeyVerifier } from "./auth/key-verifier.js";
-import { answerClientErrors } from "./client-errors.js";
+import { buildApi } from "./build-api.js";
 import type { AppDeps } from "./context.js";
-import { subscribeInvalidations } from "./invalidation.js";
-import { MaintenanceSwitch } from "./middleware/maintenance.js";
-import { GameCache } from "./spins/game-cache.js";
+import { answerHttpParserErrors } from "./http-parser-errors.js";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -46,8 +41,8 @@ export interface TestApiOptions {
 }
 
 /**
- * Starts the real API on an ephemeral port over a fresh database and a Redis key prefix of its
- * own. `env` overrides any variable (e.g. tight rate limits).
+ * Starts the real API (buildApi, as main.ts does) on an ephemeral port over a fresh database and a
+ * Redis key prefix of its own. `env` overrides any variable (e.g. tight rate limits).
  */
 export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
   const database = options.shareWith?.database ?? (await createTestDatabase());
@@ -62,35 +57,11 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     ...env,
   });
   const logger = options.logger ?? createLogger(serviceEnv.LOG_LEVEL, "api-test");
-  // A second instance gets a connection pool of its own, as a second process would.
-  const client = options.shareWith ? createDatabase(database.url, { max: 5, limits: API_CONNECTION_LIMITS }) : database;
-  const redis: Redis = createRequestRedis(serviceEnv.REDIS_URL, { enableAutoPipelining: true });
-  const queueRedis = createWorkerRedis(serviceEnv.REDIS_URL);
-  const keys = redisKeys(serviceEnv.REDIS_PREFIX);
-  const producers = new Producers(queueRedis, serviceEnv.REDIS_PREFIX);
-  const keyVerifier = new KeyVerifier(client.db, serviceEnv.ALLOWED_ENVIRONMENTS as Environment[]);
-  const maintenance = new MaintenanceSwitch(redis, keys);
-  const games = new GameCache(client.db, usdToMicros(serviceEnv.LARGE_WIN_THRESHOLD_USD) ?? 0);
-  const subscriber = await subscribeInvalidations(
-    serviceEnv.REDIS_URL,
-    keys,
-    { keyVerifier, maintenance, games },
-    logger,
-  );
-  const deps: AppDeps = {
-    env: serviceEnv,
-    db: client.db,
-    redis,
-    keys,
-    producers,
-    logger,
-    keyVerifier,
-    maintenance,
-    games,
-  };
-  const app = createApp(deps);
+  // The owner runs on the test database's client, shared with its fixtures; a second instance
+  // opens a pool of its own, as a second process would.
+  const { app, deps, close } = await buildApi(serviceEnv, logger, options.shareWith ? {} : { database });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-  answerClientErrors(server, logger);
+  answerHttpParserErrors(server, logger);
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -142,21 +113,25 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     createPartner,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await producers.close();
+      await close();
+      if (options.shareWith) return;
       // The owner removes its Redis keys too, so test runs leave nothing behind on a shared Redis.
-      if (!options.shareWith) await deleteKeysUnder(queueRedis, serviceEnv.REDIS_PREFIX);
-      await Promise.all([subscriber.quit(), redis.quit(), queueRedis.quit()]);
-      if (options.shareWith) await client.close();
-      else await database.drop();
+      await deleteKeysUnder(serviceEnv.REDIS_URL, serviceEnv.REDIS_PREFIX);
+      await database.drop();
     },
   };
 }
 
-async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== "0");
+async function deleteKeysUnder(redisUrl: string, prefix: string): Promise<void> {
+  const redis = createWorkerRedis(redisUrl);
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== "0");
+  } finally {
+    await redis.quit();
+  }
 }

@@ -1,6 +1,4 @@
 import { parseArgs } from "node:util";
-import { createDatabase, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
-import { createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
 import {
   collectProcessMetrics,
   createLogger,
@@ -10,6 +8,7 @@ import {
   startMetricsServer,
 } from "@outcomes/runtime";
 import { ROLE_NAMES, ROLES, type RoleName } from "./roles.js";
+import { startWorker } from "./start-worker.js";
 
 const { values } = parseArgs({ options: { role: { type: "string", multiple: true, default: ["all"] } } });
 const requested = values.role.flatMap((role) => role.split(","));
@@ -47,30 +46,5 @@ if (env.WORKER_METRICS_PORT !== 0 && metricsServer.port !== env.WORKER_METRICS_P
 }
 logger.info({ port: metricsServer.port }, "metrics listening");
 
-// At most four transactions at once hold a connection of this pool (two blocks fills, whose lock
-// transactions also send statements to the pool, one settlement and one key-expiry job; webhooks
-// have a pool of their own), so the fifth is always free for the fills' own statements. A role
-// with more concurrent transactions must grow this; the limits turn a mistake into errors.
-const database = createDatabase(env.DATABASE_URL, { max: 5, limits: WORKER_CONNECTION_LIMITS });
-shutdown.register("postgres", database.close);
-const redis = createWorkerRedis(env.REDIS_URL);
-shutdown.register("redis", () => redis.quit());
-const producers = new Producers(redis, env.REDIS_PREFIX);
-shutdown.register("producers", () => producers.close());
-
-const context = {
-  env,
-  db: database.db,
-  redis,
-  newConnection: () => createWorkerRedis(env.REDIS_URL),
-  keys: redisKeys(env.REDIS_PREFIX),
-  producers,
-  logger,
-  bullPrefix: `${env.REDIS_PREFIX}:bull`,
-};
-
-for (const role of roles) {
-  const running = await ROLES[role]({ ...context, logger: logger.child({ role }) });
-  shutdown.register(`role ${role}`, running.close);
-  logger.info({ role }, "role started");
-}
+const worker = await startWorker(env, logger, Object.fromEntries(roles.map((role) => [role, ROLES[role]])));
+shutdown.register("worker", worker.close);

@@ -1,7 +1,13 @@
 import { type Environment, hashApiKey, parseApiKey, ServiceError } from "@outcomes/core";
 import { apiKeys, type Database, partners } from "@outcomes/db";
 import { eq } from "drizzle-orm";
-import type { PartnerAuth } from "../context.js";
+
+/** The authenticated caller of a partner route. */
+export interface PartnerAuth {
+  partnerId: string;
+  environment: Environment;
+  apiKeyId: string;
+}
 
 interface KeyRecord {
   apiKeyId: string;

@@ -3,6 +3,9 @@ import { clientAddresses } from "../auth/client-address.js";
 import { unknownKeyGuard } from "../auth/failed-auth-throttle.js";
 import type { AppEnv } from "../context.js";
 
+/** Declared at a partner path that needs no key and draws from no bucket (the API description). */
+export const withoutKey: MiddlewareHandler<AppEnv> = (_c, next) => next();
+
 /**
  * Maintenance first (no store look-up while down), then the API key; look-ups of keys this process
  * has not found before are counted against the client's address (auth/failed-auth-throttle.ts).

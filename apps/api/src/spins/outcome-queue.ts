@@ -1,7 +1,7 @@
 import { decodeQueuedOutcome, type QueuedOutcome, ServiceError } from "@outcomes/core";
 import type { RedisKeys } from "@outcomes/queue";
 import type { Redis } from "ioredis";
-import { SPIN_TAKE_SCRIPT, type SpinGate } from "../middleware/rate-limit.js";
+import { SPIN_TAKE_SCRIPT, type SpinGate } from "../middleware/gcra.js";
 
 /** How long a partner should wait after KS-4203: generating a block takes about a second. */
 const EXHAUSTED_RETRY_AFTER_SECONDS = 2;

@@ -1,5 +1,6 @@
 import { type QueuedOutcome, ServiceError } from "@outcomes/core";
 import {
+  type Database,
   isDuplicateOutcome,
   mayHaveCommitted,
   type SqlClient,
@@ -7,11 +8,12 @@ import {
   saveIdempotencyRecord,
   sqlClientOf,
 } from "@outcomes/db";
-import { enqueueGeneration, notifyEvents } from "@outcomes/queue";
+import { enqueueGeneration, notifyEvents, type Producers, type RedisKeys } from "@outcomes/queue";
 import { replayedBody, type SpinResultBody } from "@outcomes/records";
-import { countSpin } from "@outcomes/runtime";
-import type { AppDeps, PartnerAuth } from "../context.js";
-import type { SpinGate } from "../middleware/rate-limit.js";
+import { countSpin, type Env, type Logger } from "@outcomes/runtime";
+import type { Redis } from "ioredis";
+import type { PartnerAuth } from "../auth/key-verifier.js";
+import type { SpinGate } from "../middleware/gcra.js";
 import { BlockSizes } from "./block-sizes.js";
 import type { GameCache, GameRules } from "./game-cache.js";
 import { type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
@@ -19,6 +21,17 @@ import { OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome
 import { SpinBatcher } from "./spin-batcher.js";
 import { committedWrite, planSpin, type SpinPlan, type WrittenSpin, writeSpin } from "./spin-writer.js";
 import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
+
+/** What the spin path runs on: the API process's own clients and game cache (see buildApi). */
+export interface SpinServiceDeps {
+  env: Env;
+  db: Database;
+  redis: Redis;
+  keys: RedisKeys;
+  producers: Producers;
+  logger: Logger;
+  games: GameCache;
+}
 
 export interface SpinRequest {
   gameId: number;
@@ -69,7 +82,7 @@ export class SpinService {
   private readonly sql: SqlPool;
   private readonly batcher: SpinBatcher;
 
-  constructor(private readonly deps: AppDeps) {
+  constructor(private readonly deps: SpinServiceDeps) {
     this.sql = sqlClientOf(deps.db);
     this.batcher = new SpinBatcher(this.sql, {
       maxSize: deps.env.SPIN_BATCH_MAX_SIZE,

@@ -14,7 +14,7 @@ import {
   type Transaction,
 } from "@outcomes/db";
 import { presentSpin, type SpinResultBody } from "@outcomes/records";
-import type { PartnerAuth } from "../context.js";
+import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { GameRules } from "./game-cache.js";
 
 /** Everything the write of one spin needs, decided before any statement is sent. */

@@ -2,12 +2,13 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Environment, EventType } from "@outcomes/core";
-import { createDatabase, insertEvent, webhookDeliveries } from "@outcomes/db";
-import { createWorkerRedis, notifyEvents, Producers, redisKeys } from "@outcomes/queue";
+import { insertEvent, webhookDeliveries } from "@outcomes/db";
+import { notifyEvents } from "@outcomes/queue";
 import { createLogger, type Env, type Logger } from "@outcomes/runtime";
 import { eq } from "drizzle-orm";
 import type { TestApi } from "../../../api/src/testing.js";
-import type { RoleStarter, WorkerContext } from "../context.js";
+import type { RoleStarter } from "../context.js";
+import { startWorker } from "../start-worker.js";
 
 /** One request as the receiver got it: the raw body bytes exactly as sent. */
 export interface Received {
@@ -75,8 +76,9 @@ export async function eventually<T>(
 }
 
 /**
- * Starts a worker role the way `main.ts` does (its own Postgres pool and Redis connections) on the
- * test API's database and Redis prefix: the two talk only through Postgres and BullMQ, as in production.
+ * Starts a worker role with the production start-up (`startWorker`: its own Postgres pool and Redis
+ * connections) on the test API's database and Redis prefix: the two talk only through Postgres and
+ * BullMQ, as in production.
  */
 export async function startRole(
   api: TestApi,
@@ -84,30 +86,9 @@ export async function startRole(
   env: Partial<Env> = {},
   options: { logger?: Logger } = {},
 ) {
-  const serviceEnv: Env = { ...api.deps.env, ...env };
-  const database = createDatabase(api.database.url, { max: 5 });
-  const redis = createWorkerRedis(serviceEnv.REDIS_URL);
-  const producers = new Producers(redis, serviceEnv.REDIS_PREFIX);
-  const context: WorkerContext = {
-    env: serviceEnv,
-    db: database.db,
-    redis,
-    newConnection: () => createWorkerRedis(serviceEnv.REDIS_URL),
-    keys: redisKeys(serviceEnv.REDIS_PREFIX),
-    producers,
-    logger: options.logger ?? createLogger("silent", "worker-test"),
-    bullPrefix: `${serviceEnv.REDIS_PREFIX}:bull`,
-  };
-  const running = await role(context);
-  return {
-    context,
-    close: async () => {
-      await running.close();
-      await producers.close();
-      await redis.quit();
-      await database.close();
-    },
-  };
+  return startWorker({ ...api.deps.env, ...env }, options.logger ?? createLogger("silent", "worker-test"), {
+    "under test": role,
+  });
 }
 
 /** A partner with a webhook registered through the API; the secret is the one shown once. */

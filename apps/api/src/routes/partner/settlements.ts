@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { DISPUTE_REASON_MAX_LENGTH } from "@outcomes/core";
 import { listSettlementReports, requireSettlementReport, transitionSettlementReport } from "@outcomes/db";
 import { presentSettlementReport, SettlementReportSchema } from "@outcomes/records";
-import type { PartnerAuth } from "../../context.js";
+import type { PartnerAuth } from "../../auth/key-verifier.js";
 import {
   errorResponses,
   jsonBody,

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { SpinResultSchema } from "@outcomes/records";
-import type { AppDeps } from "../../context.js";
+import { spinBucket } from "../../middleware/rate-limit.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { SpinService } from "../../spins/spin-service.js";
 import { hasAtMostSixDecimals } from "../../spins/wager.js";
 
 /** Letters, digits and `-_.:@`, 1 to 128 characters (CONTRACT §4 Spins). */
@@ -27,6 +26,7 @@ export const SpinRequestBody = z
 const spinRoute = createRoute({
   method: "post",
   path: "/spins",
+  middleware: [spinBucket] as const,
   tags: ["Spins"],
   summary: "Run a spin",
   description:
@@ -62,21 +62,10 @@ const spinRoute = createRoute({
   },
 });
 
-/** One service per app (it holds the per-process game cache), found from the app's deps. */
-const services = new WeakMap<AppDeps, SpinService>();
-function spinServiceOf(deps: AppDeps): SpinService {
-  let service = services.get(deps);
-  if (!service) {
-    service = new SpinService(deps);
-    services.set(deps, service);
-  }
-  return service;
-}
-
 export const spinsRouter = createRouter().openapi(spinRoute, async (c) => {
   const request = c.req.valid("json");
   const idempotencyKey = c.req.valid("header")["idempotency-key"];
-  const reply = await spinServiceOf(c.var.deps).spin(c.var.partner, request, c.var.spinGate, idempotencyKey);
+  const reply = await c.var.deps.spins.spin(c.var.partner, request, c.var.spinGate, idempotencyKey);
   if (reply.replayed) c.header("Idempotent-Replayed", "true");
   return c.json(reply.body, 200);
 });

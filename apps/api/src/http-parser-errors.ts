@@ -8,7 +8,7 @@ import type { Logger } from "@outcomes/runtime";
  * its 16 KiB limit, bytes that are not HTTP) are answered like every other error: 400 KS-4101 with
  * a JSON body and a request id, instead of Node's bare 431 or 400.
  */
-export function answerClientErrors(server: ServerType, logger: Logger) {
+export function answerHttpParserErrors(server: ServerType, logger: Logger) {
   // serve() without `createServer` options runs node:http (HTTP/1.1).
   (server as Server).on("clientError", (error: NodeJS.ErrnoException, socket) => {
     // Nothing to answer on a connection the client already dropped, or a timed-out idle one.

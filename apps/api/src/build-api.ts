@@ -1,0 +1,76 @@
+import { type Environment, usdToMicros } from "@outcomes/core";
+import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient } from "@outcomes/db";
+import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
+import { type Env, type Logger, ShutdownManager } from "@outcomes/runtime";
+import { createApp } from "./app.js";
+import { KeyVerifier } from "./auth/key-verifier.js";
+import type { AppDeps } from "./context.js";
+import { subscribeInvalidations } from "./invalidation.js";
+import { withGcra } from "./middleware/gcra.js";
+import { MaintenanceSwitch } from "./middleware/maintenance.js";
+import { GameCache } from "./spins/game-cache.js";
+import { withSpinTake } from "./spins/outcome-queue.js";
+import { SpinService } from "./spins/spin-service.js";
+
+/** Postgres connections of one API process. */
+const DATABASE_POOL_SIZE = 10;
+
+export interface ApiOptions {
+  /**
+   * Runs on this client instead of a pool of its own (a test database, shared with the test's
+   * fixtures); the caller closes it.
+   */
+  database?: DatabaseClient;
+}
+
+export interface Api {
+  app: ReturnType<typeof createApp>;
+  deps: AppDeps;
+  /** Closes what `buildApi` opened, in reverse order. */
+  close: () => Promise<void>;
+}
+
+/**
+ * One API process's clients, caches and services, and the app over them: the only wiring of the
+ * API. `main.ts` adds the HTTP server and signal handling; the test harness a server on an
+ * ephemeral port, so tests run exactly this.
+ */
+export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {}): Promise<Api> {
+  const shutdown = new ShutdownManager(logger);
+  try {
+    let database = options.database;
+    if (!database) {
+      database = createDatabase(env.DATABASE_URL, { max: DATABASE_POOL_SIZE, limits: API_CONNECTION_LIMITS });
+      shutdown.register("postgres", database.close);
+    }
+    // Auto-pipelining: concurrent requests' rate-limit scripts and LPOPs share socket writes.
+    const redis = createRequestRedis(env.REDIS_URL, { enableAutoPipelining: true });
+    shutdown.register("redis", () => redis.quit());
+    // The request path's scripts are defined before the first request: a command defined while an
+    // auto-pipeline already gathers others is missing from it, which fails that call and crashes
+    // ioredis (redis/ioredis#1931; apps/api/src/redis-scripts.test.ts).
+    withGcra(redis);
+    withSpinTake(redis);
+    const queueRedis = createWorkerRedis(env.REDIS_URL);
+    shutdown.register("queue redis", () => queueRedis.quit());
+    const producers = new Producers(queueRedis, env.REDIS_PREFIX);
+    shutdown.register("producers", () => producers.close());
+
+    const keys = redisKeys(env.REDIS_PREFIX);
+    const keyVerifier = new KeyVerifier(database.db, env.ALLOWED_ENVIRONMENTS as Environment[], (error) =>
+      logger.warn({ err: error }, "lastUsedAt update failed"),
+    );
+    const maintenance = new MaintenanceSwitch(redis, keys);
+    const games = new GameCache(database.db, usdToMicros(env.LARGE_WIN_THRESHOLD_USD) ?? 0);
+    const subscriber = await subscribeInvalidations(env.REDIS_URL, keys, { keyVerifier, maintenance, games }, logger);
+    shutdown.register("invalidation subscriber", () => subscriber.quit());
+
+    const services = { env, db: database.db, redis, keys, producers, logger, keyVerifier, maintenance, games };
+    const deps: AppDeps = { ...services, spins: new SpinService(services) };
+    return { app: createApp(deps), deps, close: () => shutdown.shutdown() };
+  } catch (error) {
+    // A start-up that fails half-way closes what it had opened.
+    await shutdown.shutdown();
+    throw error;
+  }
+}

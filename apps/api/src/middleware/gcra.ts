@@ -1,0 +1,87 @@
+import type { Redis } from "ioredis";
+
+/**
+ * GCRA (generic cell rate algorithm) in one Redis round trip, on Redis's clock so every API process
+ * agrees. A bucket of `limit` requests refills evenly over one second; unlike fixed windows it never
+ * lets twice the limit through at a window edge.
+ * Leaves {allowed, remaining, resetMs, retryAfterMs} in `result`.
+ */
+const GCRA = `
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local interval = 1000000 / limit
+local burst = 1000000
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local tat = tonumber(redis.call('GET', key) or now)
+if tat < now then tat = now end
+local newTat = tat + interval
+local allowAt = newTat - burst
+local refused = now < allowAt
+local result
+if refused then
+  result = {0, 0, math.ceil((tat - now) / 1000), math.ceil((allowAt - now) / 1000)}
+else
+  redis.call('SET', key, string.format('%d', newTat), 'PX', math.ceil((newTat - now) / 1000) + 1)
+  result = {1, math.floor((now - allowAt) / interval), math.ceil((newTat - now) / 1000), 0}
+end
+`;
+const GCRA_SCRIPT = `${GCRA}
+return result`;
+
+/**
+ * The spin path's one round trip (KEYS: the spin bucket, the game's outcome list): the GCRA draw
+ * above and, only when allowed, the LPOP of the next outcome, plus the list's length after it.
+ * Returns {allowed, remaining, resetMs, retryAfterMs, item or false, length}. Both keys must live
+ * on one Redis (they do not share a hash tag: not for Redis Cluster).
+ */
+export const SPIN_TAKE_SCRIPT = `${GCRA}
+if refused then
+  result[5] = false
+  result[6] = redis.call('LLEN', KEYS[2])
+else
+  result[5] = redis.call('LPOP', KEYS[2])
+  result[6] = redis.call('LLEN', KEYS[2])
+end
+return result`;
+
+export interface RateLimitResult {
+  allowed: boolean;
+  remaining: number;
+  resetMs: number;
+  retryAfterMs: number;
+}
+
+type WithGcra = Redis & { gcra(key: string, limit: number): Promise<number[]> };
+
+/**
+ * The script as an ioredis command: sent by SHA (EVALSHA, with one EVAL when Redis does not know it
+ * yet), not its whole text with every request.
+ */
+export function withGcra(redis: Redis): WithGcra {
+  const client = redis as WithGcra;
+  if (typeof client.gcra !== "function") redis.defineCommand("gcra", { numberOfKeys: 1, lua: GCRA_SCRIPT });
+  return client;
+}
+
+/** Draws one request from the bucket at `key`. */
+export async function takeToken(redis: Redis, key: string, limit: number): Promise<RateLimitResult> {
+  const [allowed, remaining, resetMs, retryAfterMs] = await withGcra(redis).gcra(key, limit);
+  return {
+    allowed: allowed === 1,
+    remaining: remaining ?? 0,
+    resetMs: resetMs ?? 0,
+    retryAfterMs: retryAfterMs ?? 0,
+  };
+}
+
+/**
+ * The spin bucket, handed to the spin path so it draws in the same script as its LPOP
+ * (SPIN_TAKE_SCRIPT): one Redis round trip per spin.
+ */
+export interface SpinGate {
+  key: string;
+  limit: number;
+  /** Takes the draw's result: sets the headers, and throws KS-4291 when it was refused. */
+  apply: (result: RateLimitResult) => void;
+}
