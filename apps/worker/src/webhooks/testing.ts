@@ -2,10 +2,9 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Environment, EventType } from "@outcomes/core";
-import { createDatabase, insertEvent, webhookDeliveries } from "@outcomes/db";
+import { createDatabase, insertEvent } from "@outcomes/db";
 import { createWorkerRedis, notifyEvents, Producers, redisKeys } from "@outcomes/queue";
 import { createLogger, type Env, type Logger } from "@outcomes/runtime";
-import { eq } from "drizzle-orm";
 import type { TestApi } from "../../../api/src/testing.js";
 import type { RoleStarter, WorkerContext } from "../context.js";
 
@@ -136,10 +135,7 @@ export async function emitEvent(
   return envelope;
 }
 
-export async function deliveryRow(api: TestApi, deliveryId: string) {
-  const [row] = await api.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
-  return row;
-}
+export { deliveryRow } from "../../../api/src/testing-webhooks.js";
 
 export async function deliveriesOf(api: TestApi, apiKey: string, webhookId: string) {
   const response = await api.request(`/api/partner/v1/webhooks/${webhookId}/deliveries`, { apiKey });
