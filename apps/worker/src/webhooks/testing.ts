@@ -15,7 +15,7 @@ export interface Received {
   rawBody: Buffer;
 }
 
-/** What the receiver does with a request: answer with a status, or never answer. */
+/** What the receiver does with a request: answer with a status, or hold it until `release`. */
 export type Reply = number | "hang";
 
 /** A real HTTP server on loopback standing in for a partner's webhook endpoint. */
@@ -42,6 +42,10 @@ export async function startReceiver(reply: (request: Received, index: number) =>
     requests,
     setReply: (next: typeof reply) => {
       decide = next;
+    },
+    /** Answers every request left hanging so far with `status`. */
+    release: (status: number) => {
+      for (const response of hanging.splice(0)) response.writeHead(status).end();
     },
     close: async () => {
       server.closeAllConnections();
