@@ -159,6 +159,11 @@ describe("the SDK against the running service", () => {
     expect(webhook.secret).toMatch(/^whsec_/);
     expect((await client.webhooks.list()).webhooks[0]).not.toHaveProperty("secret");
     expect((await client.webhooks.deliveries(webhook.id)).deliveries).toEqual([]);
+    expect(await client.webhooks.recover(webhook.id, { since: new Date(Date.now() - 60_000) })).toEqual({
+      recovered: 0,
+    });
+    const rotated = await client.webhooks.rotateSecret(webhook.id, { overlapSeconds: 60 });
+    expect(rotated).toMatchObject({ webhookId: webhook.id, secret: expect.stringMatching(/^whsec_/) });
     expect(await client.webhooks.delete(webhook.id)).toMatchObject({ id: webhook.id, isActive: false });
     expect((await client.settlements.list()).reports).toEqual([]);
     await expect(client.settlements.get("2020-01-01")).rejects.toMatchObject({ errorCode: "KS-4301" });
@@ -197,6 +202,8 @@ describe("the SDK against the running service", () => {
       client.webhooks.delete("whk_1"),
       client.webhooks.deliveries("whk_1"),
       client.webhooks.redeliver("whk_1", "dlv_1"),
+      client.webhooks.recover("whk_1", { since: new Date() }),
+      client.webhooks.rotateSecret("whk_1"),
       client.settlements.list(),
       client.settlements.get("2026-01-01"),
       client.settlements.acknowledge("2026-01-01"),

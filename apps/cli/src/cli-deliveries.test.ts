@@ -1,10 +1,12 @@
-import { newId } from "@outcomes/core";
-import { insertEvent, webhookDeliveries } from "@outcomes/db";
 import { Queue } from "bullmq";
-import { eq } from "drizzle-orm";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../api/src/testing.js";
+import {
+  deliveryRow,
+  webhookWithDeliveries as fixture,
+  type TestDeliveryStatus,
+} from "../../api/src/testing-webhooks.js";
 import { cliAgainst, errorCode } from "./testing.js";
 
 /**
@@ -28,49 +30,8 @@ afterAll(async () => {
 
 const { cli, cliJson } = cliAgainst(() => api);
 
-type Status = "pending" | "retrying" | "succeeded" | "failed";
-
-/** A partner with a webhook and one delivery per status given, oldest first. */
-async function webhookWithDeliveries(statuses: Status[]) {
-  const { partnerId, apiKey } = await api.createPartner();
-  const registered = await api.request("/api/partner/v1/webhooks", {
-    method: "POST",
-    apiKey,
-    json: { url: "https://hooks.partner.test/", events: ["block.low_reserve"] },
-  });
-  const webhookId = registered.body.id as string;
-  const deliveryIds: string[] = [];
-  for (const [i, status] of statuses.entries()) {
-    const event = await insertEvent(api.database.db, {
-      partnerId,
-      environment: "sandbox",
-      type: "block.low_reserve",
-      data: { gameId: i + 1, readyBlocks: 1, minReadyBlocks: 2, remainingOutcomes: 10 },
-    });
-    const id = newId("dlv");
-    const done = status === "failed" || status === "succeeded";
-    const at = new Date(Date.now() - (statuses.length - i) * 60_000);
-    await api.database.db.insert(webhookDeliveries).values({
-      id,
-      webhookId,
-      eventId: event.id,
-      eventType: event.type,
-      body: JSON.stringify(event),
-      status,
-      attempts: done ? 5 : 1,
-      lastResponseStatus: status === "succeeded" ? 200 : 500,
-      completedAt: done ? at : null,
-      createdAt: at,
-    });
-    deliveryIds.push(id);
-  }
-  return { partnerId, apiKey, webhookId, deliveryIds };
-}
-
-async function row(id: string) {
-  const [found] = await api.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
-  return found!;
-}
+const webhookWithDeliveries = (statuses: TestDeliveryStatus[]) => fixture(api, statuses);
+const row = async (id: string) => (await deliveryRow(api, id))!;
 
 describe("deliveries list", () => {
   it("lists across partners with filters, each delivery as the partner API lists it plus its owner", async () => {

@@ -1,6 +1,6 @@
 export * from "./api-key.js";
 export * from "./delivery.js";
-export { EnvironmentSchema } from "./fields.js";
+export { EnvironmentSchema, TimestampSchema } from "./fields.js";
 export * from "./game.js";
 export * from "./par-sheet.js";
 export * from "./partner.js";

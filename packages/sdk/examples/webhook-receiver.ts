@@ -3,6 +3,8 @@
  *
  *   WEBHOOK_SECRET=whsec_… PORT=8080 npx tsx webhook-receiver.ts
  *
+ * While a secret rotation overlaps, give it both, new first: WEBHOOK_SECRET=whsec_new,whsec_old.
+ *
  * It verifies the signature over the raw body bytes before parsing anything, refuses stale or
  * replayed deliveries (Standard Webhooks timestamp), answers 2xx at once and de-duplicates on
  * `X-Service-Delivery-Id`, since a delivery may arrive more than once.
@@ -10,8 +12,8 @@
 import { createServer, type IncomingMessage } from "node:http";
 import { verifyStandardWebhook, verifyWebhookSignature, type WebhookEvent } from "@outcomes/sdk";
 
-const secret = process.env.WEBHOOK_SECRET;
-if (!secret) {
+const secret = process.env.WEBHOOK_SECRET?.split(",").filter(Boolean);
+if (!secret?.length) {
   process.stderr.write("Set WEBHOOK_SECRET to the secret returned when the webhook was registered\n");
   process.exit(1);
 }

@@ -9,13 +9,17 @@ import type {
   ParSheetDocument,
   ParSheetWithDocument,
   Player,
+  RecoverWebhookInput,
   RegisterGameInput,
+  RotatedWebhookSecret,
+  RotateWebhookSecretInput,
   SettlementReport,
   SpinInput,
   SpinResult,
   UpdateGameInput,
   Webhook,
   WebhookEventType,
+  WebhookRecovery,
 } from "./types.js";
 
 export const SDK_VERSION = "0.1.0";
@@ -111,6 +115,20 @@ export class PartnerClient {
     /** A new delivery (new id) of the same event, same body. */
     redeliver: (webhookId: string, deliveryId: string) =>
       this.write<Delivery>("POST", `/webhooks/${segment(webhookId)}/deliveries/${segment(deliveryId)}/redeliver`),
+    /**
+     * After an outage: delivers again each event whose delivery failed since `since` (at most 30
+     * days back), once; calling it again sends nothing twice.
+     */
+    recover: (webhookId: string, input: RecoverWebhookInput) =>
+      this.write<WebhookRecovery>("POST", `/webhooks/${segment(webhookId)}/recover`, {
+        since: input.since instanceof Date ? input.since.toISOString() : input.since,
+      }),
+    /**
+     * A new signing secret, shown only here. Until `previousSecretExpiresAt` deliveries carry a
+     * signature with each; verify with `[secret, oldSecret]` meanwhile.
+     */
+    rotateSecret: (webhookId: string, input: RotateWebhookSecretInput = {}) =>
+      this.write<RotatedWebhookSecret>("POST", `/webhooks/${segment(webhookId)}/rotate-secret`, input),
   };
 
   readonly settlements = {

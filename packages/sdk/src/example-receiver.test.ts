@@ -6,13 +6,15 @@ import { signatureHeaders } from "./webhook-signature.js";
 
 const EXAMPLE = fileURLToPath(new URL("../examples/webhook-receiver.ts", import.meta.url));
 const secret = `whsec_${randomBytes(32).toString("base64")}`;
+/** The receiver is mid-rotation: it holds the new secret and the one before it. */
+const oldSecret = `whsec_${randomBytes(32).toString("base64")}`;
 let receiver: ChildProcess;
 let output = "";
 let url = "";
 
 beforeAll(async () => {
   receiver = spawn(process.execPath, ["--import", "tsx", EXAMPLE], {
-    env: { ...process.env, WEBHOOK_SECRET: secret, PORT: "0" },
+    env: { ...process.env, WEBHOOK_SECRET: `${secret},${oldSecret}`, PORT: "0" },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const port = await new Promise<string>((resolve, reject) => {
@@ -33,9 +35,14 @@ function deliver(body: string, headers: Record<string, string>) {
   return fetch(url, { method: "POST", body, headers: { "Content-Type": "application/json", ...headers } });
 }
 
-function signed(body: string, deliveryId: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+function signed(
+  body: string,
+  deliveryId: string,
+  timestamp = Math.floor(Date.now() / 1000),
+  key = secret,
+): Record<string, string> {
   return {
-    ...signatureHeaders({ deliveryId, timestamp, rawBody: body, secret }),
+    ...signatureHeaders({ deliveryId, timestamp, rawBody: body, secret: key }),
     "X-Service-Event": "spin.large_win",
     "X-Service-Delivery-Id": deliveryId,
   };
@@ -64,5 +71,12 @@ describe("examples/webhook-receiver.ts", () => {
     expect((await deliver(event, { ...headers, "X-Service-Signature": hex })).status).toBe(401);
     const stale = signed(event, "dlv_3", Math.floor(Date.now() / 1000) - 3600);
     expect((await deliver(event, stale)).status).toBe(401);
+  });
+
+  it("accepts a delivery signed with either secret of a rotation, and refuses any other", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect((await deliver(event, signed(event, "dlv_4", now, oldSecret))).status).toBe(204);
+    const stranger = `whsec_${randomBytes(32).toString("base64")}`;
+    expect((await deliver(event, signed(event, "dlv_5", now, stranger))).status).toBe(401);
   });
 });

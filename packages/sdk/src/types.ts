@@ -144,6 +144,28 @@ export interface Delivery {
   completedAt: string | null;
 }
 
+export interface RecoverWebhookInput {
+  /** ISO 8601 with a time zone, or a Date; at most 30 days back. */
+  since: string | Date;
+}
+
+export interface WebhookRecovery {
+  /** New deliveries queued. */
+  recovered: number;
+}
+
+export interface RotateWebhookSecretInput {
+  /** How long deliveries stay signed with the old secret too: 0..604800, default 86400. */
+  overlapSeconds?: number;
+}
+
+/** The new secret is shown only here: store it. */
+export interface RotatedWebhookSecret {
+  webhookId: string;
+  secret: string;
+  previousSecretExpiresAt: string;
+}
+
 export type SettlementStatus = "GENERATED" | "PENDING" | "acknowledged" | "disputed";
 
 export interface SettlementFigures {

@@ -72,3 +72,44 @@ describe("Standard Webhooks", () => {
     expect(verify({ "webhook-signature": headers["webhook-signature"]!.replace("v1,", "v2,") })).toBe(false);
   });
 });
+
+describe("secret rotation", () => {
+  const previousSecret = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
+  const now = new Date("2026-06-01T00:00:00Z");
+  const timestamp = Math.floor(now.getTime() / 1000);
+
+  it("signs webhook-signature with the new then the old secret, and X-Service-Signature with the new one", () => {
+    const headers = signatureHeaders({ deliveryId: "dlv_1", timestamp, rawBody: body, secret, previousSecret });
+    const sign = (key: string) => signStandardWebhook({ id: "dlv_1", timestamp, rawBody: body, secret: key });
+    expect(headers["webhook-signature"]).toBe(`${sign(secret)} ${sign(previousSecret)}`);
+    expect(headers["X-Service-Signature"]).toBe(signPayload(body, secret));
+    expect(signatureHeaders({ deliveryId: "dlv_1", timestamp, rawBody: body, secret })["webhook-signature"]).toBe(
+      sign(secret),
+    );
+  });
+
+  it("verifies with whichever secret the receiver holds, or with its list of both", () => {
+    const headers = signatureHeaders({ deliveryId: "dlv_1", timestamp, rawBody: body, secret, previousSecret });
+    for (const held of [secret, previousSecret, [secret, previousSecret], [previousSecret, secret]]) {
+      expect(verifyStandardWebhook({ rawBody: body, headers, secret: held, now })).toBe(true);
+    }
+    expect(
+      verifyStandardWebhook({ rawBody: body, headers, secret: "whsec_dW5yZWxhdGVkIHNlY3JldCBieXRlcw==", now }),
+    ).toBe(false);
+    expect(verifyStandardWebhook({ rawBody: body, headers, secret: [], now })).toBe(false);
+
+    const signatureHeader = headers["X-Service-Signature"];
+    expect(verifyWebhookSignature({ rawBody: body, signatureHeader, secret: [previousSecret, secret] })).toBe(true);
+    expect(verifyWebhookSignature({ rawBody: body, signatureHeader, secret: previousSecret })).toBe(false);
+    // A delivery signed before the rotation still verifies for a receiver holding both.
+    const before = signatureHeaders({ deliveryId: "dlv_1", timestamp, rawBody: body, secret: previousSecret });
+    expect(verifyStandardWebhook({ rawBody: body, headers: before, secret: [secret, previousSecret], now })).toBe(true);
+    expect(
+      verifyWebhookSignature({
+        rawBody: body,
+        signatureHeader: before["X-Service-Signature"],
+        secret: [secret, previousSecret],
+      }),
+    ).toBe(true);
+  });
+});

@@ -8,15 +8,21 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  * - Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`): HMAC-SHA256
  *   over `{id}.{timestamp}.{body}`, keyed with the base64-decoded bytes after `whsec_`, so off-the-shelf
  *   libraries verify it and refuse replays.
+ * After a secret rotation, until the old secret expires, `webhook-signature` carries a signature
+ * with each (`v1,<new> v1,<old>`) and `X-Service-Signature` the new one. The verifiers take one
+ * secret or several (`[new, old]` during a rotation) and accept any that matches.
  * Node built-ins only: this file is published with the SDK.
  */
 
 export type RawBody = string | Uint8Array;
+/** The secret a receiver holds, or all it holds while a rotation overlaps (`[new, old]`). */
+export type Secrets = string | readonly string[];
 
 const SECRET_PREFIX = "whsec_";
 const SIGNATURE_PREFIX = "sha256=";
 
 const bytes = (body: RawBody): Buffer => (typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.from(body));
+const secretList = (secrets: Secrets): readonly string[] => (typeof secrets === "string" ? [secrets] : secrets);
 
 /** `sha256=<hex>` for `X-Service-Signature`. */
 export function signPayload(rawBody: RawBody, secret: string): string {
@@ -43,23 +49,26 @@ export function signStandardWebhook(input: {
   return `v1,${digest}`;
 }
 
-/** Every signature header of one delivery attempt, keyed by header name. */
+/**
+ * Every signature header of one delivery attempt, keyed by header name. `previousSecret` (a rotated
+ * secret not expired yet) adds its signature after the current one in `webhook-signature`.
+ */
 export function signatureHeaders(input: {
   deliveryId: string;
   timestamp: number;
   rawBody: RawBody;
   secret: string;
+  previousSecret?: string | null | undefined;
 }): Record<string, string> {
+  const signWith = (secret: string) =>
+    signStandardWebhook({ id: input.deliveryId, timestamp: input.timestamp, rawBody: input.rawBody, secret });
   return {
     "X-Service-Signature": signPayload(input.rawBody, input.secret),
     "webhook-id": input.deliveryId,
     "webhook-timestamp": String(input.timestamp),
-    "webhook-signature": signStandardWebhook({
-      id: input.deliveryId,
-      timestamp: input.timestamp,
-      rawBody: input.rawBody,
-      secret: input.secret,
-    }),
+    "webhook-signature": [input.secret, ...(input.previousSecret ? [input.previousSecret] : [])]
+      .map(signWith)
+      .join(" "),
   };
 }
 
@@ -69,19 +78,22 @@ function safeEqual(a: Buffer, b: Buffer): boolean {
 
 /**
  * Verifies `X-Service-Signature` over the raw body bytes (before any JSON parsing) in constant
- * time. A header that does not start with `sha256=` is refused, as the specification says.
+ * time, with any of the secrets given. A header that does not start with `sha256=` is refused, as
+ * the specification says.
  */
 export function verifyWebhookSignature(input: {
   rawBody: RawBody;
   signatureHeader: string | null | undefined;
-  secret: string;
+  secret: Secrets;
 }): boolean {
   const header = input.signatureHeader;
   if (typeof header !== "string" || !header.startsWith(SIGNATURE_PREFIX)) return false;
   const presented = header.slice(SIGNATURE_PREFIX.length);
   if (!/^[0-9a-f]{64}$/i.test(presented)) return false;
-  const expected = signPayload(input.rawBody, input.secret).slice(SIGNATURE_PREFIX.length);
-  return safeEqual(Buffer.from(presented.toLowerCase(), "hex"), Buffer.from(expected, "hex"));
+  const digest = Buffer.from(presented.toLowerCase(), "hex");
+  return secretList(input.secret).some((secret) =>
+    safeEqual(digest, Buffer.from(signPayload(input.rawBody, secret).slice(SIGNATURE_PREFIX.length), "hex")),
+  );
 }
 
 type HeaderSource = Headers | Record<string, string | string[] | undefined>;
@@ -96,12 +108,13 @@ function header(headers: HeaderSource, name: string): string | undefined {
 
 /**
  * Verifies the Standard Webhooks headers: the timestamp within `toleranceSeconds` of now (replays
- * refused) and any `v1,` signature in the space-separated list matching, compared in constant time.
+ * refused) and any `v1,` signature of the space-separated list matching any of the secrets given,
+ * compared in constant time.
  */
 export function verifyStandardWebhook(input: {
   rawBody: RawBody;
   headers: HeaderSource;
-  secret: string;
+  secret: Secrets;
   toleranceSeconds?: number;
   now?: Date;
 }): boolean {
@@ -112,12 +125,13 @@ export function verifyStandardWebhook(input: {
   const timestamp = Number(timestampText);
   const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
   if (Math.abs(nowSeconds - timestamp) > (input.toleranceSeconds ?? 300)) return false;
-  const expected = Buffer.from(
-    signStandardWebhook({ id, timestamp, rawBody: input.rawBody, secret: input.secret }).slice(3),
-    "base64",
+  const expected = secretList(input.secret).map((secret) =>
+    Buffer.from(signStandardWebhook({ id, timestamp, rawBody: input.rawBody, secret }).slice(3), "base64"),
   );
   return signatures.split(" ").some((entry) => {
     const [version, value] = entry.split(",", 2);
-    return version === "v1" && value !== undefined && safeEqual(Buffer.from(value, "base64"), expected);
+    if (version !== "v1" || value === undefined) return false;
+    const presented = Buffer.from(value, "base64");
+    return expected.some((digest) => safeEqual(presented, digest));
   });
 }

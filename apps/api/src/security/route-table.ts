@@ -136,6 +136,20 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     foreign: { kind: "webhook" },
   },
   {
+    method: "post",
+    path: p("/webhooks/{webhookId}/recover"),
+    params: webhookParams,
+    body: () => ({ since: new Date(Date.now() - 3_600_000).toISOString() }),
+    foreign: { kind: "webhook" },
+  },
+  {
+    method: "post",
+    path: p("/webhooks/{webhookId}/rotate-secret"),
+    params: webhookParams,
+    body: () => ({ overlapSeconds: 60 }),
+    foreign: { kind: "webhook" },
+  },
+  {
     method: "get",
     path: p("/settlements"),
     query: PAGE,

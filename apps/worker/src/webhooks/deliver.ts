@@ -25,12 +25,16 @@ interface ClaimedAttempt {
   eventType: string;
   url: string;
   secret: string;
+  /** A rotated secret until it expires: attempts are signed with it too. */
+  previousSecret: string | null;
   environment: Environment;
 }
 
 /**
  * Counts the attempt in Postgres before anything is sent, and only while the delivery is open and
  * its webhook is active and not deleted: the attempt number in the header is the one recorded.
+ * The secrets are read here, at every attempt, so a retry after a rotation is signed as a new
+ * delivery would be.
  */
 async function claimAttempt(db: Database, deliveryId: string): Promise<ClaimedAttempt | undefined> {
   const [claimed] = await db
@@ -54,6 +58,9 @@ async function claimAttempt(db: Database, deliveryId: string): Promise<ClaimedAt
       eventType: webhookDeliveries.eventType,
       url: webhooks.url,
       secret: webhooks.secret,
+      previousSecret: sql<
+        string | null
+      >`case when ${webhooks.previousSecretExpiresAt} > now() then ${webhooks.previousSecret} end`,
       environment: webhooks.environment,
     });
   return claimed;
@@ -101,6 +108,7 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
       timestamp: Math.floor(Date.now() / 1000),
       rawBody: claim.body,
       secret: claim.secret,
+      previousSecret: claim.previousSecret,
     }),
   };
   try {

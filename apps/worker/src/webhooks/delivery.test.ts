@@ -202,4 +202,45 @@ describe("signed delivery", () => {
     });
     expect(list.map((delivery) => delivery.id)).toEqual([redeliver.body.id, first.id]);
   });
+
+  it("recovers the events an outage lost: each failed delivery once more, same event and bytes", async () => {
+    const target = await receiver(() => 500);
+    const { partnerId, webhookId, apiKey, secret } = await registerWebhook(api, target.url);
+    const since = new Date().toISOString();
+    const events = [await emitEvent(api, partnerId), await emitEvent(api, partnerId)];
+    const failed = await eventually(async () => {
+      const deliveries = await deliveriesOf(api, apiKey, webhookId);
+      return deliveries.length === 2 && deliveries.every((delivery) => delivery.status === "failed") && deliveries;
+    });
+    expect(target.requests).toHaveLength(10);
+
+    // The receiver is back.
+    target.setReply(() => 200);
+    const recovered = await api.request(`/api/partner/v1/webhooks/${webhookId}/recover`, {
+      method: "POST",
+      apiKey,
+      json: { since },
+    });
+    expect([recovered.status, recovered.body]).toEqual([202, { recovered: 2 }]);
+    await eventually(() => target.requests.length === 12);
+    const again = target.requests.slice(10);
+    expect(new Set(again.map((request) => JSON.parse(request.rawBody.toString("utf8")).id))).toEqual(
+      new Set(events.map((event) => event.id)),
+    );
+    for (const request of again) {
+      const original = target.requests.find(
+        (earlier) => earlier.rawBody.equals(request.rawBody) && earlier !== request,
+      );
+      expect(original).toBeDefined();
+      expect(header(request, "x-service-delivery-id")).not.toBe(header(original!, "x-service-delivery-id"));
+      expect(header(request, "x-service-attempt")).toBe("1");
+      expect(verifyStandardWebhook({ rawBody: request.rawBody, headers: request.headers, secret })).toBe(true);
+    }
+    const after = await eventually(async () => {
+      const deliveries = await deliveriesOf(api, apiKey, webhookId);
+      return deliveries.filter((delivery) => delivery.status === "succeeded").length === 2 && deliveries;
+    });
+    expect(after).toHaveLength(4);
+    expect(after.filter((delivery) => failed.some((old) => old.id === delivery.id))).toHaveLength(2);
+  });
 });

@@ -2,10 +2,9 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Environment, EventType } from "@outcomes/core";
-import { insertEvent, webhookDeliveries } from "@outcomes/db";
+import { insertEvent } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
 import { createLogger, type Env, type Logger } from "@outcomes/runtime";
-import { eq } from "drizzle-orm";
 import type { TestApi } from "../../../api/src/testing.js";
 import type { RoleStarter } from "../context.js";
 import { startWorker } from "../start-worker.js";
@@ -17,7 +16,7 @@ export interface Received {
   rawBody: Buffer;
 }
 
-/** What the receiver does with a request: answer with a status, or never answer. */
+/** What the receiver does with a request: answer with a status, or hold it until `release`. */
 export type Reply = number | "hang";
 
 /** A real HTTP server on loopback standing in for a partner's webhook endpoint. */
@@ -44,6 +43,10 @@ export async function startReceiver(reply: (request: Received, index: number) =>
     requests,
     setReply: (next: typeof reply) => {
       decide = next;
+    },
+    /** Answers every request left hanging so far with `status`. */
+    release: (status: number) => {
+      for (const response of hanging.splice(0)) response.writeHead(status).end();
     },
     close: async () => {
       server.closeAllConnections();
@@ -117,10 +120,7 @@ export async function emitEvent(
   return envelope;
 }
 
-export async function deliveryRow(api: TestApi, deliveryId: string) {
-  const [row] = await api.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
-  return row;
-}
+export { deliveryRow } from "../../../api/src/testing-webhooks.js";
 
 export async function deliveriesOf(api: TestApi, apiKey: string, webhookId: string) {
   const response = await api.request(`/api/partner/v1/webhooks/${webhookId}/deliveries`, { apiKey });

@@ -1,7 +1,8 @@
 import { couldBeId, type Environment, ServiceError } from "@outcomes/core";
-import { and, asc, count, desc, eq, gte, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
 import type { Database } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
+import { replayFailedOnce } from "./delivery-replay.js";
 import type { PageWindow } from "./paging.js";
 import { createRedelivery, type DeliveryRecord } from "./webhooks.js";
 
@@ -66,52 +67,35 @@ const BULK_REPLAY_MAX = 1000;
 
 /**
  * Replays failed deliveries (failed since `since`, if given) to webhooks that are still active, each
- * at most once: a delivery that already has a redelivery (by an earlier run, or the partner's own
- * redeliver) is skipped, so repeating the command, or two operators running it at once, sends
- * nothing twice. Each replay locks its original row and re-checks under the lock.
+ * at most once (`replayFailedOnce`): repeating the command, two operators running it at once, or a
+ * partner's recover at the same time send nothing twice. Oldest failure first.
  */
 export async function replayFailedDeliveries(
   db: Database,
   filter: { since?: Date | undefined; webhookId?: string | undefined; partnerId?: string | undefined },
 ): Promise<{ replayed: DeliveryWithOwner[]; more: boolean }> {
-  const notReplayed = sql`not exists (select 1 from ${webhookDeliveries} r where r.redelivery_of = ${webhookDeliveries.id})`;
-  const candidates = await db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-    .where(
+  return db.transaction(async (tx) => {
+    const { replayed, more } = await replayFailedOnce(
+      tx,
       and(
-        eq(webhookDeliveries.status, "failed"),
-        eq(webhooks.isActive, true),
-        sql`${webhooks.deletedAt} is null`,
         filter.since ? gte(webhookDeliveries.completedAt, filter.since) : undefined,
         filter.webhookId !== undefined ? eq(webhookDeliveries.webhookId, filter.webhookId) : undefined,
         filter.partnerId !== undefined ? eq(webhooks.partnerId, filter.partnerId) : undefined,
-        notReplayed,
       ),
-    )
-    .orderBy(asc(webhookDeliveries.completedAt), asc(webhookDeliveries.id))
-    .limit(BULK_REPLAY_MAX + 1);
-  const replayed: DeliveryWithOwner[] = [];
-  for (const { id } of candidates.slice(0, BULK_REPLAY_MAX)) {
-    const row = await db.transaction(async (tx) => {
-      const [locked] = await tx
-        .select({ webhook: webhooks })
-        .from(webhookDeliveries)
-        .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-        .where(eq(webhookDeliveries.id, id))
-        .for("update", { of: webhookDeliveries });
-      // A new statement sees what a concurrent run committed while we waited for the lock.
-      const [already] = await tx
-        .select({ id: webhookDeliveries.id })
-        .from(webhookDeliveries)
-        .where(eq(webhookDeliveries.redeliveryOf, id))
-        .limit(1);
-      if (!locked || already || !locked.webhook.isActive || locked.webhook.deletedAt) return null;
-      const delivery = await createRedelivery(tx, locked.webhook, id);
-      return { delivery, partnerId: locked.webhook.partnerId, environment: locked.webhook.environment };
-    });
-    if (row) replayed.push(row);
-  }
-  return { replayed, more: candidates.length > BULK_REPLAY_MAX };
+      BULK_REPLAY_MAX,
+    );
+    if (replayed.length === 0) return { replayed: [], more };
+    const rows = await tx
+      .select({ delivery: webhookDeliveries, partnerId: webhooks.partnerId, environment: webhooks.environment })
+      .from(webhookDeliveries)
+      .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+      .where(
+        inArray(
+          webhookDeliveries.id,
+          replayed.map((replay) => replay.id),
+        ),
+      );
+    const byId = new Map(rows.map((row) => [row.delivery.id, row]));
+    return { replayed: replayed.map((replay) => byId.get(replay.id)!), more };
+  });
 }

@@ -4,6 +4,7 @@
 export * from "./api-keys.js";
 export * from "./blocks.js";
 export * from "./delivery-operator.js";
+export * from "./delivery-replay.js";
 export * from "./events.js";
 export * from "./games.js";
 export * from "./idempotency-keys.js";

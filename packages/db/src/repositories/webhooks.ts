@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { couldBeId, type Environment, type EventType, newId, ServiceError, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
 import type { PageWindow } from "./paging.js";
@@ -51,17 +51,18 @@ export async function listWebhooks(db: Database, owner: WebhookOwner, page: Page
 
 /**
  * The caller's webhook, or the error the contract names: another environment's (or no) webhook
- * 404 KS-4206, as if it did not exist; another partner's 403 KS-4207. `lock` takes a row lock.
+ * 404 KS-4206, as if it did not exist; another partner's 403 KS-4207. `lock` takes a row lock of
+ * that strength.
  */
 export async function requireOwnWebhook(
   executor: Executor,
   owner: WebhookOwner,
   webhookId: string,
-  options: { lock?: boolean } = {},
+  options: { lock?: "update" | "share" } = {},
 ): Promise<WebhookRecord> {
   if (!couldBeId(webhookId)) throw new ServiceError("KS-4206");
   const query = executor.select().from(webhooks).where(eq(webhooks.id, webhookId));
-  const [record] = options.lock ? await query.for("update") : await query;
+  const [record] = options.lock ? await query.for(options.lock) : await query;
   if (!record || record.environment !== owner.environment) throw new ServiceError("KS-4206");
   if (record.partnerId !== owner.partnerId) throw new ServiceError("KS-4207");
   return record;
@@ -74,7 +75,7 @@ export async function requireOwnWebhook(
  */
 export async function deleteWebhook(db: Database, owner: WebhookOwner, webhookId: string): Promise<WebhookRecord> {
   return db.transaction(async (tx) => {
-    const current = await requireOwnWebhook(tx, owner, webhookId, { lock: true });
+    const current = await requireOwnWebhook(tx, owner, webhookId, { lock: "update" });
     if (current.deletedAt) return current;
     const now = new Date();
     const [deleted] = await tx
@@ -90,6 +91,40 @@ export async function deleteWebhook(db: Database, owner: WebhookOwner, webhookId
       );
     return deleted!;
   });
+}
+
+const deletedWebhook = () => new ServiceError("KS-4206", { message: "Webhook was deleted; it receives nothing more" });
+
+/** Recover and rotate-secret answer a deleted webhook 404 KS-4206 (CONTRACT §11): it is gone for them. */
+export function assertNotDeleted(webhook: WebhookRecord): void {
+  if (webhook.deletedAt || !webhook.isActive) throw deletedWebhook();
+}
+
+/**
+ * A new signing secret (CONTRACT §11). The replaced one keeps signing deliveries too, beside the
+ * new one, for `overlapSeconds`; rotating again within that time makes the secret just replaced
+ * the previous one, and the one before it stops at once. One UPDATE swaps the two, so concurrent
+ * rotations chain (each one's previous secret is the one the other made) instead of losing one.
+ */
+export async function rotateWebhookSecret(
+  db: Database,
+  owner: WebhookOwner,
+  webhookId: string,
+  overlapSeconds: number,
+): Promise<WebhookRecord> {
+  assertNotDeleted(await requireOwnWebhook(db, owner, webhookId));
+  const [rotated] = await db
+    .update(webhooks)
+    .set({
+      secret: newWebhookSecret(),
+      previousSecret: sql`${webhooks.secret}`,
+      previousSecretExpiresAt: sql`now() + make_interval(secs => ${overlapSeconds})`,
+    })
+    .where(and(eq(webhooks.id, webhookId), eq(webhooks.isActive, true), isNull(webhooks.deletedAt)))
+    .returning();
+  // Deleted between the check and the update.
+  if (!rotated) throw deletedWebhook();
+  return rotated;
 }
 
 /** Newest first. */

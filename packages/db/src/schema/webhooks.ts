@@ -16,6 +16,9 @@ export const webhooks = pgTable(
     url: text("url").notNull(),
     events: text("events").array().notNull(),
     secret: text("secret").notNull(),
+    /** The secret a rotation replaced: deliveries are signed with it too until it expires. */
+    previousSecret: text("previous_secret"),
+    previousSecretExpiresAt: at("previous_secret_expires_at"),
     isActive: boolean("is_active").notNull().default(true),
     deletedAt: at("deleted_at"),
     createdAt: createdAt(),
@@ -43,7 +46,7 @@ export const webhookDeliveries = pgTable(
     lastResponseStatus: integer("last_response_status"),
     lastError: text("last_error"),
     nextAttemptAt: at("next_attempt_at"),
-    /** Set on a delivery made by "redeliver": the one it repeats. */
+    /** Set on a delivery made by redeliver, recover or an operator's replay: the one it repeats. */
     redeliveryOf: text("redelivery_of"),
     completedAt: at("completed_at"),
     createdAt: createdAt(),
@@ -52,6 +55,8 @@ export const webhookDeliveries = pgTable(
     // Fan-out makes one first delivery per webhook and event, however often it runs.
     uniqueIndex("webhook_deliveries_fanout_uq").on(table.webhookId, table.eventId).where(sql`redelivery_of is null`),
     index("webhook_deliveries_webhook_created_idx").on(table.webhookId, table.createdAt),
+    // "Was this failed delivery replayed yet?" (recover, bulk replay); most rows are first deliveries.
+    index("webhook_deliveries_redelivery_idx").on(table.redeliveryOf).where(sql`redelivery_of is not null`),
     // The worker's reconciler looks for open deliveries whose job went missing; finished ones are most rows.
     index("webhook_deliveries_open_idx").on(table.nextAttemptAt).where(sql`status in ('pending', 'retrying')`),
   ],

@@ -1,8 +1,8 @@
-import { newId } from "@outcomes/core";
-import { insertEvent, webhookDeliveries } from "@outcomes/db";
+import { webhookDeliveries } from "@outcomes/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../testing.js";
+import { webhookWithDeliveries as fixture } from "../../testing-webhooks.js";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -155,31 +155,7 @@ describe("GET, DELETE and ownership", () => {
 });
 
 describe("deliveries and redeliver", () => {
-  async function webhookWithDeliveries(count: number) {
-    const { partnerId, apiKey } = await api.createPartner();
-    const { id } = (await register(apiKey, { url: "https://hooks.partner.test/", events: ["block.low_reserve"] })).body;
-    const deliveryIds: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const event = await insertEvent(api.database.db, {
-        partnerId,
-        environment: "sandbox",
-        type: "block.low_reserve",
-        data: { gameId: i + 1, readyBlocks: 1, minReadyBlocks: 2, remainingOutcomes: 10 },
-      });
-      const deliveryId = newId("dlv");
-      // What the fan-out writes (the worker is not running in this file).
-      await api.database.db.insert(webhookDeliveries).values({
-        id: deliveryId,
-        webhookId: id,
-        eventId: event.id,
-        eventType: event.type,
-        body: JSON.stringify(event),
-        createdAt: new Date(Date.now() - (count - i) * 1000),
-      });
-      deliveryIds.push(deliveryId);
-    }
-    return { apiKey, webhookId: id as string, deliveryIds };
-  }
+  const webhookWithDeliveries = (count: number) => fixture(api, Array(count).fill("pending"));
 
   it("lists deliveries newest first with the contract's fields and paging", async () => {
     const { apiKey, webhookId, deliveryIds } = await webhookWithDeliveries(3);

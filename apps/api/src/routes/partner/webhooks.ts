@@ -1,11 +1,13 @@
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import {
   createRedelivery,
   createWebhook,
   deleteWebhook,
   listDeliveries,
   listWebhooks,
+  recoverFailedDeliveries,
   requireOwnWebhook,
+  rotateWebhookSecret,
 } from "@outcomes/db";
 import { enqueueDeliveries } from "@outcomes/queue";
 import {
@@ -14,8 +16,10 @@ import {
   presentRegisteredWebhook,
   presentWebhook,
   RegisteredWebhookSchema,
+  TimestampSchema,
   WebhookSchema,
 } from "@outcomes/records";
+import type { AppDeps } from "../../context.js";
 import {
   errorResponses,
   jsonBody,
@@ -39,7 +43,72 @@ import {
 const tags = ["Webhooks"];
 const OWNERSHIP_ERRORS = ["KS-4206", "KS-4207"] as const;
 
+const DAY_MS = 86_400_000;
+const RECOVER_WINDOW_DAYS = 30;
+/** A `since` exactly 30 days back, computed on a client whose clock runs a little behind, still counts. */
+const RECOVER_CLOCK_SKEW_MS = 60_000;
+
+const RecoverBody = z
+  .strictObject({
+    since: z.iso
+      .datetime({ offset: true })
+      .refine(
+        (text) => Date.parse(text) >= Date.now() - RECOVER_WINDOW_DAYS * DAY_MS - RECOVER_CLOCK_SKEW_MS,
+        `must be at most ${RECOVER_WINDOW_DAYS} days back`,
+      )
+      .openapi({
+        format: "date-time",
+        example: "2026-05-01T09:00:00Z",
+        description: `ISO 8601 with a time zone, at most ${RECOVER_WINDOW_DAYS} days back (a minute of clock skew allowed)`,
+      }),
+  })
+  .openapi("RecoverWebhook");
+
+const Recovery = z
+  .object({ recovered: z.number().int().openapi({ description: "New deliveries queued", example: 12 }) })
+  .openapi("WebhookRecovery");
+
+const MAX_OVERLAP_SECONDS = 604_800;
+const DEFAULT_OVERLAP_SECONDS = 86_400;
+
+const RotateSecretBody = z
+  .strictObject({
+    overlapSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_OVERLAP_SECONDS)
+      .optional()
+      .openapi({
+        example: DEFAULT_OVERLAP_SECONDS,
+        description: `How long deliveries stay signed with the old secret too (default ${DEFAULT_OVERLAP_SECONDS}, at most ${MAX_OVERLAP_SECONDS})`,
+      }),
+  })
+  .openapi("RotateWebhookSecret");
+
+const RotatedSecret = z
+  .object({
+    webhookId: z.string(),
+    secret: z.string().openapi({
+      example: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oDsRxDRyXnQxk=",
+      description: "The new signing secret; shown only in this response",
+    }),
+    previousSecretExpiresAt: TimestampSchema.openapi({
+      description: "Until then webhook-signature also carries a signature with the old secret",
+    }),
+  })
+  .openapi("RotatedWebhookSecret");
+
 export const webhooksRouter = createRouter();
+
+/** After the commit. The rows are the record: the worker's reconciler queues them if Redis did not take the jobs. */
+async function queueNewDeliveries(deps: AppDeps, deliveryIds: string[]): Promise<void> {
+  try {
+    await enqueueDeliveries(deps.producers, deliveryIds);
+  } catch (error) {
+    deps.logger.warn({ err: error, deliveries: deliveryIds.length }, "deliveries not queued; the reconciler will");
+  }
+}
 
 webhooksRouter.openapi(
   createRoute({
@@ -144,12 +213,70 @@ webhooksRouter.openapi(
     const params = c.req.valid("param");
     const webhook = await requireOwnWebhook(deps.db, partner, params.webhookId);
     const delivery = await createRedelivery(deps.db, webhook, params.deliveryId);
-    try {
-      await enqueueDeliveries(deps.producers, [delivery.id]);
-    } catch (error) {
-      // The row is the record: the worker's reconciler queues it if Redis did not take the job.
-      deps.logger.warn({ err: error, deliveryId: delivery.id }, "redelivery not queued; the reconciler will");
-    }
+    await queueNewDeliveries(deps, [delivery.id]);
     return c.json(presentDelivery(delivery), 202);
+  },
+);
+
+webhooksRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/webhooks/{webhookId}/recover",
+    tags,
+    summary: "Deliver again every event whose delivery failed since a given time",
+    description:
+      "Each delivery of this webhook that ended `failed` and was created at or after `since` gets a new " +
+      "delivery of the same event (same event id and body bytes, a new delivery id, attempts from 1). A " +
+      "failed delivery already delivered again (by an earlier recover, a redeliver or an operator's " +
+      "replay) is skipped, so calling this twice, even at once, sends nothing twice. A deleted webhook " +
+      "is 404 KS-4206.",
+    request: { params: WebhookParams, body: jsonBody(RecoverBody) },
+    responses: {
+      202: jsonResponse(Recovery, "How many deliveries were queued"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", ...OWNERSHIP_ERRORS),
+    },
+  }),
+  async (c) => {
+    const { deps, partner } = c.var;
+    const { webhookId } = c.req.valid("param");
+    const since = new Date(c.req.valid("json").since);
+    const deliveryIds = await recoverFailedDeliveries(deps.db, partner, webhookId, since);
+    await queueNewDeliveries(deps, deliveryIds);
+    return c.json({ recovered: deliveryIds.length }, 202);
+  },
+);
+
+webhooksRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/webhooks/{webhookId}/rotate-secret",
+    tags,
+    summary: "Rotate the signing secret, with an overlap",
+    description:
+      "A new secret, shown only here. Until `previousSecretExpiresAt` every attempt (retries of earlier " +
+      "deliveries too) carries both signatures in webhook-signature (`v1,<new> v1,<old>`), so a receiver " +
+      "holding either secret verifies it; X-Service-Signature is signed with the new one. Rotating again " +
+      "within the overlap retires the oldest secret at once. A deleted webhook is 404 KS-4206.",
+    request: {
+      params: WebhookParams,
+      body: { required: false, content: { "application/json": { schema: RotateSecretBody } } },
+    },
+    responses: {
+      200: jsonResponse(RotatedSecret, "The new secret"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", ...OWNERSHIP_ERRORS),
+    },
+  }),
+  async (c) => {
+    const { deps, partner } = c.var;
+    const overlapSeconds = c.req.valid("json").overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
+    const rotated = await rotateWebhookSecret(deps.db, partner, c.req.valid("param").webhookId, overlapSeconds);
+    return c.json(
+      {
+        webhookId: rotated.id,
+        secret: rotated.secret,
+        previousSecretExpiresAt: rotated.previousSecretExpiresAt!.toISOString(),
+      },
+      200,
+    );
   },
 );
