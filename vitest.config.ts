@@ -17,7 +17,7 @@ export default defineConfig({
             "packages/{blocks,db,queue,runtime}/src/**/*.test.ts",
             "scripts/**/*.test.ts",
           ],
-          globalSetup: ["scripts/test-global-setup.ts"],
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -27,7 +27,7 @@ export default defineConfig({
         test: {
           name: "faults",
           include: ["tests/faults/**/*.test.ts"],
-          globalSetup: ["scripts/test-global-setup.ts"],
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -1,11 +1,11 @@
 import { newId } from "@outcomes/core";
 import { insertEvent, webhookDeliveries } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { cliAgainst, errorCode } from "@outcomes/testkit/cli";
 import { Queue } from "bullmq";
 import { eq } from "drizzle-orm";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../api/src/testing.js";
-import { cliAgainst, errorCode } from "./testing.js";
 
 /**
  * `deliveries list` and `deliveries replay` against a real API's database and Redis prefix. The rows

@@ -1,7 +1,7 @@
 import type { Environment } from "@outcomes/core";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { issueKey } from "@outcomes/testkit/spin-path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issueKey } from "../spins/testing.js";
-import { startTestApi, type TestApi } from "../testing.js";
 import { expectHarmless, send } from "./probe.js";
 import {
   describeRoute,

@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
 import { fromValue, type Json, Obj, Raw, toText, UNPARSEABLE_BODIES, WRONG_SHAPE_BODIES } from "./hostile.js";
 import { NON_JSON_TYPES } from "./hostile-request.js";
 import { expectHarmless, expectServiceError, send } from "./probe.js";

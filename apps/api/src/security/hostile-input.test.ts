@@ -1,7 +1,7 @@
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { fillTestGameQueue } from "@outcomes/testkit/games";
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
-import { fillTestGameQueue } from "../testing-games.js";
 import { hostileRequests } from "./hostile-request.js";
 import { expectHarmless } from "./probe.js";
 import { describeRoute, PARTNER_ROUTES, uncoveredRoutes } from "./route-table.js";

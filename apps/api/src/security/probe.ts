@@ -1,5 +1,5 @@
+import type { TestApi } from "@outcomes/testkit/api";
 import { expect } from "vitest";
-import type { TestApi } from "../testing.js";
 import { snapshotState } from "./snapshot.js";
 
 export interface Answer {

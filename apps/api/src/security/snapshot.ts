@@ -1,8 +1,8 @@
 import * as schema from "@outcomes/db";
 import { games } from "@outcomes/db";
+import type { TestApi } from "@outcomes/testkit/api";
 import { getTableName, is, type SQL, sql } from "drizzle-orm";
 import { PgTable } from "drizzle-orm/pg-core";
-import type { TestApi } from "../testing.js";
 
 /**
  * Everything a request could change, as one comparable value: a digest of every table's rows and

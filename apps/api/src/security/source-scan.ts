@@ -9,7 +9,10 @@ import ts from "typescript";
  */
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
-/** Every TypeScript source under apps/* and packages/* (src and examples), tests excluded. */
+/** The private workspace package of shared test fixtures: under packages/, but it never ships. */
+export const TESTKIT = "packages/testkit/";
+
+/** Every TypeScript source under apps/* and packages/* (src and examples), tests and the testkit excluded. */
 export function productSources(): string[] {
   const files: string[] = [];
   const walk = (dir: string) => {
@@ -29,7 +32,7 @@ export function productSources(): string[] {
       }
     }
   }
-  return files.sort();
+  return files.filter((file) => !file.startsWith(TESTKIT)).sort();
 }
 
 export interface Finding {

@@ -15,16 +15,6 @@ const ALLOWED: Array<{ file: string; contains: string; why: string }> = [
     why: "CREATE DATABASE takes no parameters; the name comes from DATABASE_URL (operator config) and is quoted",
   },
   {
-    file: "packages/db/src/testing.ts",
-    contains: "create database",
-    why: "test databases: the name is outcomes_test_ + random hex, the template a fixed name",
-  },
-  {
-    file: "packages/db/src/testing.ts",
-    contains: "drop database",
-    why: "test databases: the name is outcomes_test_ + random hex",
-  },
-  {
     file: "packages/db/src/client.ts",
     contains: "target.unsafe(...args)",
     why: "the pool's acquire-timeout wrapper passes every caller's unsafe() through unchanged",

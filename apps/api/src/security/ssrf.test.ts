@@ -1,6 +1,6 @@
 import type { Environment } from "@outcomes/core";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
 import { expectHarmless } from "./probe.js";
 import { testResolver } from "./world.js";
 

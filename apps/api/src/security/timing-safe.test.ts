@@ -1,9 +1,9 @@
 import * as crypto from "node:crypto";
 import { signPayload, signStandardWebhook, verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
+import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
 import ts from "typescript";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { safeEqual } from "../middleware/admin-auth.js";
-import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "../testing.js";
 import { type Finding, finding, operandName, parseSource, productSources, visit } from "./source-scan.js";
 
 /**

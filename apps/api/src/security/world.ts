@@ -1,7 +1,7 @@
 import { type Environment, type HostResolver, newId } from "@outcomes/core";
 import { insertEvent, webhookDeliveries } from "@outcomes/db";
-import type { TestApi } from "../testing.js";
-import { registerTestGame } from "../testing-games.js";
+import type { TestApi } from "@outcomes/testkit/api";
+import { registerTestGame } from "@outcomes/testkit/games";
 
 /**
  * One partner's resources in one environment, each created through the real API (the delivery is

@@ -1,14 +1,14 @@
 import { fillReserve, loadedThroughKey } from "@outcomes/blocks";
 import { decodeBlockEntries, encodeQueuedOutcome, payoutMicros, sampleParSheet, verifyBlock } from "@outcomes/core";
 import { blocks, games, poolCycles } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { listItems, recordingJob } from "@outcomes/testkit/blocks";
+import { registerTestGame } from "@outcomes/testkit/games";
+import { eventually, startRole } from "@outcomes/testkit/workers";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { registerTestGame } from "../../../api/src/testing-games.js";
-import { eventually, startRole } from "../webhooks/testing.js";
 import { startBlocksRole } from "./index.js";
 import { blocksProcessor } from "./process.js";
-import { listItems, recordingJob } from "./testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

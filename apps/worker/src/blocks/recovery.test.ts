@@ -1,12 +1,12 @@
 import { appendOutcomes, fillReserve, loadedThroughKey, sealNextBlock } from "@outcomes/blocks";
 import { assertValidParSheet, decodeQueuedOutcome, OutcomeDrawer, queuedItems, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { blocks, events, games, spins } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { listItems, recordingJob, serveOutcomes } from "@outcomes/testkit/blocks";
+import { registerTestGame } from "@outcomes/testkit/games";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { registerTestGame } from "../../../api/src/testing-games.js";
 import { blocksProcessor } from "./process.js";
-import { listItems, recordingJob, serveOutcomes } from "./testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

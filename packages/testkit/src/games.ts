@@ -1,6 +1,6 @@
 import { type FillProgress, fillReserve, reserveTargets } from "@outcomes/blocks";
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
-import type { TestApi } from "./testing.js";
+import type { TestApi } from "./api.js";
 
 export interface TestGame {
   partnerId: string;

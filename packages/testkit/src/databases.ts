@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient } from "@outcomes/db";
 import postgres from "postgres";
-import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient } from "./client.js";
 
 /**
  * Test databases: vitest's global setup migrates one template database; each test file copies it

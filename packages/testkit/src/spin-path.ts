@@ -8,9 +8,9 @@ import {
   usdToMicros,
 } from "@outcomes/core";
 import { apiKeys, blocks, games } from "@outcomes/db";
-import { insertFixtureParSheet } from "@outcomes/db/testing-spins";
 import { eq, sql } from "drizzle-orm";
-import type { TestApi } from "../testing.js";
+import type { TestApi } from "./api.js";
+import { insertFixtureParSheet } from "./spin-rows.js";
 
 /**
  * Test fixture for the spin path: rows inserted directly (no PAR math, no worker) and outcomes

@@ -1,4 +1,4 @@
-/** Test helpers of the runtime package (not exported from the package's main entry). */
+/** Prometheus text exposition read back, for the metrics tests of the runtime package, the API and the worker. */
 
 export interface Sample {
   name: string;

@@ -1,6 +1,6 @@
 import type { Environment } from "@outcomes/core";
-import { createSpinFixture, type FixtureSpin, insertFixtureSpins, type SpinFixture } from "@outcomes/db/testing-spins";
-import type { TestApi } from "../testing.js";
+import type { TestApi } from "./api.js";
+import { createSpinFixture, type FixtureSpin, insertFixtureSpins, type SpinFixture } from "./spin-rows.js";
 
 /** Test helpers of the settlement route tests: a partner with a key, games and known spins. */
 export interface SettlementWorld {

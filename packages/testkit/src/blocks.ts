@@ -1,7 +1,7 @@
 import { decodeQueuedOutcome, newId, presentationOf } from "@outcomes/core";
 import { type BlockProgress, markBlockProgress, players, spins } from "@outcomes/db";
 import type { Job } from "bullmq";
-import type { TestApi } from "../../../api/src/testing.js";
+import type { TestApi } from "./api.js";
 
 /**
  * A stand-in for the BullMQ job handed to the processor: it records progress and log lines the way

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import type { TestApi } from "../../api/src/testing.js";
-import { run } from "./program.js";
+import { run } from "../../../apps/cli/src/program.js";
+import type { TestApi } from "./api.js";
 
 export interface CliResult {
   code: number;

@@ -1,12 +1,6 @@
 import { type Environment, newId, SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { blocks, type Database, games, parSheets, partners, players, spins } from "@outcomes/db";
 import { eq, sql } from "drizzle-orm";
-import type { Database } from "./client.js";
-import { blocks } from "./schema/blocks.js";
-import { games } from "./schema/games.js";
-import { parSheets } from "./schema/par-sheets.js";
-import { partners } from "./schema/partners.js";
-import { players } from "./schema/players.js";
-import { spins } from "./schema/spins.js";
 
 /**
  * Spin rows written straight into Postgres, with the rows their foreign keys need, so settlement

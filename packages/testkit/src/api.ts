@@ -2,12 +2,12 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type Environment, generateApiKey, newId } from "@outcomes/core";
 import { apiKeys, partners } from "@outcomes/db";
-import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/db/testing";
 import { createWorkerRedis } from "@outcomes/queue";
 import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
-import { buildApi } from "./build-api.js";
-import type { AppDeps } from "./context.js";
-import { answerHttpParserErrors } from "./http-parser-errors.js";
+import { buildApi } from "../../../apps/api/src/build-api.js";
+import type { AppDeps } from "../../../apps/api/src/context.js";
+import { answerHttpParserErrors } from "../../../apps/api/src/http-parser-errors.js";
+import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "./databases.js";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 

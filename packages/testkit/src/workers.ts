@@ -1,14 +1,21 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import type { Environment, EventType } from "@outcomes/core";
 import { insertEvent, webhookDeliveries } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
 import { createLogger, type Env, type Logger } from "@outcomes/runtime";
 import { eq } from "drizzle-orm";
-import type { TestApi } from "../../../api/src/testing.js";
-import type { RoleStarter } from "../context.js";
-import { startWorker } from "../start-worker.js";
+import type { RoleStarter } from "../../../apps/worker/src/context.js";
+import { startWorker } from "../../../apps/worker/src/start-worker.js";
+import type { TestApi } from "./api.js";
+
+/**
+ * The webhooks role in a child process of its own (webhooks-crash-worker.ts), for a test to SIGKILL
+ * mid-delivery: run it with `node --import tsx`.
+ */
+export const WEBHOOKS_CRASH_WORKER = fileURLToPath(new URL("./webhooks-crash-worker.ts", import.meta.url));
 
 /** One request as the receiver got it: the raw body bytes exactly as sent. */
 export interface Received {

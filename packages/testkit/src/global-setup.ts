@@ -1,7 +1,7 @@
 import { execSync } from "node:child_process";
 import { migrateDatabase } from "@outcomes/db";
-import { templateDatabaseUrl } from "@outcomes/db/testing";
 import postgres from "postgres";
+import { templateDatabaseUrl } from "./databases.js";
 
 /**
  * Integration tests run against DATABASE_URL / REDIS_URL (the machine's services, as on CI).

@@ -1,11 +1,11 @@
 /**
- * Run by crash.test.ts as a child process: the `webhooks` role started by `startWorker`, as
+ * Run by apps/worker/src/webhooks/crash.test.ts as a child process (`WEBHOOKS_CRASH_WORKER`): the `webhooks` role started by `startWorker`, as
  * `main.ts` starts it, but with a one-second job lock, so the test can SIGKILL it mid-delivery and
  * see another worker take over.
  */
 import { createLogger, parseEnv } from "@outcomes/runtime";
-import { startWorker } from "../start-worker.js";
-import { webhooksRole } from "./index.js";
+import { startWorker } from "../../../apps/worker/src/start-worker.js";
+import { webhooksRole } from "../../../apps/worker/src/webhooks/index.js";
 
 const env = parseEnv();
 await startWorker(env, createLogger(env.LOG_LEVEL, "crash-fixture"), {
