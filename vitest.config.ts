@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
@@ -17,6 +17,17 @@ export default defineConfig({
             "packages/{blocks,db,queue,runtime}/src/**/*.test.ts",
             "scripts/**/*.test.ts",
           ],
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // Whole-system tests under tests/ (the security suite): `npm run test:system`.
+        test: {
+          name: "system",
+          include: ["tests/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "tests/faults/**"],
           globalSetup: ["packages/testkit/src/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,

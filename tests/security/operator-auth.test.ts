@@ -1,7 +1,7 @@
 import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DASHBOARD_BASE } from "../dashboard.js";
-import { ADMIN_BASE } from "../router.js";
+import { DASHBOARD_BASE } from "../../apps/api/src/dashboard.js";
+import { ADMIN_BASE } from "../../apps/api/src/router.js";
 import { expectHarmless, send } from "./probe.js";
 import { type DeclaredRoute, declaredRoutes, fillPath } from "./route-table.js";
 import { snapshotState } from "./snapshot.js";

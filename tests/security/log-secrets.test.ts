@@ -3,10 +3,10 @@ import { createLogger } from "@outcomes/runtime";
 import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
 import { eventually, type Receiver, startReceiver, startRole } from "@outcomes/testkit/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testResolver, utcDay, WORLD_ENV } from "../../../api/src/security/world.js";
-import { startBlocksRole } from "../blocks/index.js";
-import { startSettlementsRole } from "../settlements/index.js";
-import { webhooksRole } from "../webhooks/index.js";
+import { startBlocksRole } from "../../apps/worker/src/blocks/index.js";
+import { startSettlementsRole } from "../../apps/worker/src/settlements/index.js";
+import { webhooksRole } from "../../apps/worker/src/webhooks/index.js";
+import { testResolver, utcDay, WORLD_ENV } from "./world.js";
 
 /**
  * Keys and webhook secrets never reach a log line (issue 8, item 6; CONTRACT §2): a full run (the

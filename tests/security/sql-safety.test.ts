@@ -1,6 +1,6 @@
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { type Finding, finding, isConstantText, parseSource, productSources, visit } from "./source-scan.js";
+import { type Finding, finding, isConstantText, parseSource, productSources, visit } from "../source-scan.js";
 
 /**
  * SQL is built only through drizzle and postgres.js parameters (issue 8, item 6). Three calls take

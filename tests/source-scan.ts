@@ -7,7 +7,7 @@ import ts from "typescript";
  * Reads the product sources as TypeScript syntax trees, for the checks that are about how code is
  * written (raw SQL, secret comparisons) rather than what it does.
  */
-export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /** The private workspace package of shared test fixtures: under packages/, but it never ships. */
 export const TESTKIT = "packages/testkit/";

@@ -1,7 +1,7 @@
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
-import { createRouter, PARTNER_BASE } from "../router.js";
-import { registerAdminRoutes } from "../routes/admin/index.js";
-import { registerPartnerRoutes } from "../routes/partner/index.js";
+import { createRouter, PARTNER_BASE } from "../../apps/api/src/router.js";
+import { registerAdminRoutes } from "../../apps/api/src/routes/admin/index.js";
+import { registerPartnerRoutes } from "../../apps/api/src/routes/partner/index.js";
 import type { World } from "./world.js";
 
 /**

@@ -3,8 +3,8 @@ import { signPayload, signStandardWebhook, verifyStandardWebhook, verifyWebhookS
 import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
 import ts from "typescript";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { safeEqual } from "../middleware/admin-auth.js";
-import { type Finding, finding, operandName, parseSource, productSources, visit } from "./source-scan.js";
+import { safeEqual } from "../../apps/api/src/middleware/admin-auth.js";
+import { type Finding, finding, operandName, parseSource, productSources, visit } from "../source-scan.js";
 
 /**
  * Secrets are compared in constant time (issue 8, item 6): the operator token and webhook
