@@ -23,7 +23,7 @@ export default defineConfig({
         },
       },
       {
-        // Whole-system tests under tests/ (the security suite): `npm run test:system`.
+        // Whole-system tests under tests/ (the security suite, the production-sources check): `npm run test:system`.
         test: {
           name: "system",
           include: ["tests/**/*.test.ts"],
