@@ -22,10 +22,6 @@ export function recordingJob() {
   return { job, progress, logs };
 }
 
-export async function listItems(api: TestApi, gameId: number): Promise<string[]> {
-  return api.deps.redis.lrange(api.deps.keys.outcomeQueue(gameId), 0, -1);
-}
-
 /**
  * Serves `count` outcomes the way the spin path does: LPOP, then one transaction writing the spin
  * row and the block bookkeeping. Returns each spin's bookkeeping result.

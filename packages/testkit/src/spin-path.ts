@@ -107,6 +107,7 @@ export async function queueLength(api: TestApi, gameId: number): Promise<number>
   return api.deps.redis.llen(api.deps.keys.outcomeQueue(gameId));
 }
 
+/** A game's outcome queue, every item as pushed. */
 export async function queueItems(api: TestApi, gameId: number): Promise<string[]> {
   return api.deps.redis.lrange(api.deps.keys.outcomeQueue(gameId), 0, -1);
 }
