@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
@@ -17,7 +17,18 @@ export default defineConfig({
             "packages/{blocks,db,queue,runtime}/src/**/*.test.ts",
             "scripts/**/*.test.ts",
           ],
-          globalSetup: ["scripts/test-global-setup.ts"],
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // Whole-system tests under tests/ (the security suite, the production-sources check): `npm run test:system`.
+        test: {
+          name: "system",
+          include: ["tests/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "tests/faults/**"],
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -27,7 +38,7 @@ export default defineConfig({
         test: {
           name: "faults",
           include: ["tests/faults/**/*.test.ts"],
-          globalSetup: ["scripts/test-global-setup.ts"],
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -104,6 +104,13 @@ describe("Dockerfile", () => {
     expect(finalStage).toContain(`CMD ${JSON.stringify(productionCommand("start:api")).replaceAll(",", ", ")}`);
   });
 
+  it("keeps test code out of the build context, so out of the image", () => {
+    const ignored = read(".dockerignore").split("\n");
+    expect(ignored).toEqual(
+      expect.arrayContaining(["**/*.test.ts", "tests", "packages/testkit/*", "!packages/testkit/package.json"]),
+    );
+  });
+
   it("keeps dependencies and build output of the host out of the build context", () => {
     const ignored = read(".dockerignore").split("\n");
     expect(ignored).toEqual(expect.arrayContaining(["**/node_modules", "**/dist", ".git", ".env"]));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one test command: install if needed, then typecheck, lint, unit, integration and end-to-end tests.
+# The one test command: install if needed, then typecheck, lint, unit, integration, whole-system and fault tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci --no-audit --no-fund
@@ -14,5 +14,5 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
 fi
 echo "== typecheck" && npx tsc -b
 echo "== lint" && npx biome check --error-on-warnings .
-echo "== tests" && npx vitest run --project unit --project integration
+echo "== tests" && npx vitest run --project unit --project integration --project system
 echo "== fault injection (real processes)" && npx vitest run --project faults

@@ -1,5 +1,5 @@
+import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "./testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

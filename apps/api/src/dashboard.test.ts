@@ -1,8 +1,8 @@
 import { createWorkerRedis } from "@outcomes/queue";
+import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
+import { browserMissing, openOffline } from "@outcomes/testkit/browser";
 import { UnrecoverableError, Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "./testing.js";
-import { browserMissing, openOffline } from "./testing-browser.js";
 
 let api: TestApi;
 beforeAll(async () => {

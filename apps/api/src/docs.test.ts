@@ -1,10 +1,10 @@
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { browserMissing, openOffline } from "@outcomes/testkit/browser";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "./app.js";
 import { DASHBOARD_BASE } from "./dashboard.js";
 import { ADMIN_BASE, PARTNER_BASE } from "./router.js";
-import { startTestApi, type TestApi } from "./testing.js";
-import { browserMissing, openOffline } from "./testing-browser.js";
 
 let api: TestApi;
 let partnerDoc: any;

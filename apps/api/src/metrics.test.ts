@@ -1,8 +1,8 @@
 import { blocks } from "@outcomes/db";
-import { parseExposition, sampleValue } from "@outcomes/runtime/testing";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { parseExposition, sampleValue } from "@outcomes/testkit/metrics";
+import { addBlock, createGame, spin } from "@outcomes/testkit/spin-path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addBlock, createGame, spin } from "./spins/testing.js";
-import { startTestApi, type TestApi } from "./testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { PartnerApiError, PartnerClient, type PartnerClientOptions } from "@outcomes/sdk";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { fillTestGameQueue } from "@outcomes/testkit/games";
+import { addBlock, createGame } from "@outcomes/testkit/spin-path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addBlock, createGame } from "./spins/testing.js";
-import { startTestApi, type TestApi } from "./testing.js";
-import { fillTestGameQueue } from "./testing-games.js";
 
 let api: TestApi;
 beforeAll(async () => {

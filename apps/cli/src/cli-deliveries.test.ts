@@ -1,13 +1,9 @@
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { cliAgainst, errorCode } from "@outcomes/testkit/cli";
+import { deliveryRow, webhookWithDeliveries as fixture, type TestDeliveryStatus } from "@outcomes/testkit/deliveries";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../api/src/testing.js";
-import {
-  deliveryRow,
-  webhookWithDeliveries as fixture,
-  type TestDeliveryStatus,
-} from "../../api/src/testing-webhooks.js";
-import { cliAgainst, errorCode } from "./testing.js";
 
 /**
  * `deliveries list` and `deliveries replay` against a real API's database and Redis prefix. The rows

@@ -1,11 +1,11 @@
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { cliAgainst, errorCode } from "@outcomes/testkit/cli";
+import { registerTestGame } from "@outcomes/testkit/games";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../api/src/testing.js";
-import { registerTestGame } from "../../api/src/testing-games.js";
 import { run } from "./program.js";
-import { cliAgainst, errorCode } from "./testing.js";
 
 /**
  * The operator commands beyond partners, keys and maintenance (CONTRACT §3: "an operator CLI does

@@ -1,7 +1,7 @@
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { cliAgainst } from "@outcomes/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../api/src/testing.js";
 import { run } from "./program.js";
-import { cliAgainst } from "./testing.js";
 
 /**
  * The CLI runs in-process against the database and Redis prefix of a real API instance, so every

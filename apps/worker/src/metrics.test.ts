@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { parseExposition, sampleValue } from "@outcomes/runtime/testing";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { registerTestGame } from "@outcomes/testkit/games";
+import { parseExposition, sampleValue } from "@outcomes/testkit/metrics";
+import { eventually } from "@outcomes/testkit/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../api/src/testing.js";
-import { registerTestGame } from "../../api/src/testing-games.js";
-import { eventually } from "./webhooks/testing.js";
 
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
 const TARGETS = { BLOCK_SIZE: "100", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" };

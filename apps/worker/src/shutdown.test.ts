@@ -2,10 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { deliveryRow, emitEvent, eventually, registerWebhook, startRole } from "@outcomes/testkit/workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../api/src/testing.js";
 import { webhooksRole } from "./webhooks/index.js";
-import { deliveryRow, emitEvent, eventually, registerWebhook, startRole } from "./webhooks/testing.js";
 
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
 

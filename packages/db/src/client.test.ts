@@ -1,6 +1,6 @@
+import { createTestDatabase, type TestDatabase } from "@outcomes/testkit/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConnectionLimits, createDatabase, type DatabaseClient, PoolTimeoutError } from "./client.js";
-import { createTestDatabase, type TestDatabase } from "./testing.js";
 
 const LIMITS: ConnectionLimits = {
   statementTimeoutMs: 2_000,

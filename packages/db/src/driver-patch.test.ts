@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { createTestDatabase, type TestDatabase } from "@outcomes/testkit/databases";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "./testing.js";
 
 let database: TestDatabase;
 beforeAll(async () => {

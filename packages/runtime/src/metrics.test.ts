@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { parseExposition, sampleValue } from "@outcomes/testkit/metrics";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   collectProcessMetrics,
@@ -10,7 +11,6 @@ import {
   observeReserve,
 } from "./metrics.js";
 import { type MetricsServer, startMetricsServer } from "./metrics-server.js";
-import { parseExposition, sampleValue } from "./testing.js";
 
 let server: MetricsServer | undefined;
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/db/testing";
+import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/testkit/databases";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import postgres, { type Sql } from "postgres";

@@ -1,6 +1,6 @@
 import { createLogger } from "@outcomes/runtime";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
 
 /** Everything the API logs at the most verbose level, read back as text. */
 const lines: string[] = [];

@@ -1,5 +1,5 @@
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
 
 /**
  * Two API processes over one database and Redis prefix: a change made through one must hold on the

@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { type Environment, generateApiKey } from "@outcomes/core";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
 import { UNKNOWN_KEYS_PER_WINDOW } from "./failed-auth-throttle.js";
 import { KeyVerifier, MAX_UNKNOWN_KEYS } from "./key-verifier.js";
 

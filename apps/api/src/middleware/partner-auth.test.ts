@@ -1,9 +1,9 @@
 import { generateApiKey } from "@outcomes/core";
 import { apiKeys, createDatabase, players } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyVerifier } from "../auth/key-verifier.js";
-import { startTestApi, type TestApi } from "../testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

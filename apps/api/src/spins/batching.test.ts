@@ -1,8 +1,8 @@
 import { players, spins } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { addBlock, createGame, queueItems, queueLength, spin } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
-import { addBlock, createGame, queueItems, queueLength, spin } from "./testing.js";
 
 const opened: TestApi[] = [];
 afterAll(async () => {

@@ -1,8 +1,8 @@
 import { blocks, events, games } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { addBlock, createGame, spin } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
-import { addBlock, createGame, spin } from "./testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

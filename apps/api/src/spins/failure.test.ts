@@ -1,9 +1,9 @@
 import { encodeQueuedOutcome } from "@outcomes/core";
 import { events, spins } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { addBlock, createGame, type FixtureGame, queueItems, queueLength, spin } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
-import { addBlock, createGame, type FixtureGame, queueItems, queueLength, spin } from "./testing.js";
 
 let api: TestApi;
 let apiKey: string;

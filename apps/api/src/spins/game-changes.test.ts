@@ -1,8 +1,8 @@
 import { events } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { addBlock, createGame, type FixtureGame, spin } from "@outcomes/testkit/spin-path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
-import { addBlock, createGame, type FixtureGame, spin } from "./testing.js";
 
 /**
  * A PATCH of a game holds for every spin sent after its answer on the process that wrote it, and on

@@ -1,8 +1,8 @@
 import { games, idempotencyKeys, purgeExpiredIdempotencyRecords, spins } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { addBlock, createGame, type FixtureGame, issueKey, queueLength, spin } from "@outcomes/testkit/spin-path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
-import { addBlock, createGame, type FixtureGame, issueKey, queueLength, spin } from "./testing.js";
 
 let api: TestApi;
 let apiKey: string;

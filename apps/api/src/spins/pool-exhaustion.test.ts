@@ -1,8 +1,8 @@
 import { spins, sqlClientOf } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { addBlock, createGame, type FixtureGame, type OutcomeSpec } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
-import { addBlock, createGame, type FixtureGame, type OutcomeSpec } from "./testing.js";
 
 /** The test API's pool has 10 connections; four times as many keyed clients arrive at once. */
 const CLIENTS = 40;

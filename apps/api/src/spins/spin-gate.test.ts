@@ -1,6 +1,6 @@
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { addBlock, createGame, queueLength, spin } from "@outcomes/testkit/spin-path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../testing.js";
-import { addBlock, createGame, queueLength, spin } from "./testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

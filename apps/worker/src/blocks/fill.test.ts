@@ -1,14 +1,15 @@
 import { fillReserve, loadedThroughKey } from "@outcomes/blocks";
 import { decodeBlockEntries, encodeQueuedOutcome, payoutMicros, sampleParSheet, verifyBlock } from "@outcomes/core";
 import { blocks, games, poolCycles } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { recordingJob } from "@outcomes/testkit/blocks";
+import { registerTestGame } from "@outcomes/testkit/games";
+import { queueItems } from "@outcomes/testkit/spin-path";
+import { eventually, startRole } from "@outcomes/testkit/workers";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { registerTestGame } from "../../../api/src/testing-games.js";
-import { eventually, startRole } from "../webhooks/testing.js";
 import { startBlocksRole } from "./index.js";
 import { blocksProcessor } from "./process.js";
-import { listItems, recordingJob } from "./testing.js";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -48,14 +49,14 @@ describe("blocks.generate", () => {
       [3, "ready", 200, 0],
     ]);
     for (const row of rows) expect(verifyBlock(row.entries, row.commitment)).toBe(true);
-    expect(await listItems(api, game.gameId)).toEqual(rows.flatMap(expectedItems));
+    expect(await queueItems(api, game.gameId)).toEqual(rows.flatMap(expectedItems));
     expect(await api.deps.redis.get(loadedThroughKey(api.deps.keys, game.gameId))).toBe("3");
     const [armed] = await api.database.db.select().from(games).where(eq(games.id, game.gameId));
     expect(armed?.lowReserveArmed).toBe(true);
 
     const again = await generate(game.gameId);
     expect(again.blocksSealed).toBe(0);
-    expect(await listItems(api, game.gameId)).toHaveLength(600);
+    expect(await queueItems(api, game.gameId)).toHaveLength(600);
   });
 
   it("lets two workers fill one game at once without a duplicate sequence or outcome", async () => {
@@ -64,7 +65,7 @@ describe("blocks.generate", () => {
     expect((first?.blocksSealed ?? 0) + (second?.blocksSealed ?? 0)).toBe(3);
     const rows = await blockRows(game.gameId);
     expect(rows.map((row) => row.sequence)).toEqual([1, 2, 3]);
-    const items = await listItems(api, game.gameId);
+    const items = await queueItems(api, game.gameId);
     expect(items).toEqual(rows.flatMap(expectedItems));
     expect(new Set(items).size).toBe(600);
   });
@@ -77,7 +78,7 @@ describe("blocks.generate", () => {
     const role = await startRole(api, startBlocksRole);
     try {
       const game = await registerTestGame(api, { fill: false });
-      await eventually(async () => (await listItems(api, game.gameId)).length === 600);
+      await eventually(async () => (await queueItems(api, game.gameId)).length === 600);
       expect((await blockRows(game.gameId)).map((row) => row.status)).toEqual(["ready", "ready", "ready"]);
     } finally {
       await role.close();
@@ -131,6 +132,6 @@ describe("finite_pool", () => {
       const paid = outcomes.reduce((sum, outcome) => sum + payoutMicros(1_000_000, outcome.multiplierMillionths), 0);
       expect(paid).toBe(9_000_000);
     }
-    expect(await listItems(api, game.gameId)).toEqual(rows.flatMap(expectedItems));
+    expect(await queueItems(api, game.gameId)).toEqual(rows.flatMap(expectedItems));
   });
 });

@@ -1,7 +1,7 @@
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { startRole } from "@outcomes/testkit/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { startRole } from "../webhooks/testing.js";
 import { startBlocksRole } from "./index.js";
 
 let api: TestApi;

@@ -1,12 +1,13 @@
 import { appendOutcomes, fillReserve, loadedThroughKey, sealNextBlock } from "@outcomes/blocks";
 import { assertValidParSheet, decodeQueuedOutcome, OutcomeDrawer, queuedItems, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { blocks, events, games, spins } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { recordingJob, serveOutcomes } from "@outcomes/testkit/blocks";
+import { registerTestGame } from "@outcomes/testkit/games";
+import { queueItems } from "@outcomes/testkit/spin-path";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { registerTestGame } from "../../../api/src/testing-games.js";
 import { blocksProcessor } from "./process.js";
-import { listItems, recordingJob, serveOutcomes } from "./testing.js";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -32,14 +33,14 @@ describe("a lost Redis list", () => {
   it("is rebuilt from Postgres, in order, without the outcomes spins already used", async () => {
     const game = await registerTestGame(api);
     await serveOutcomes(api, game, 7);
-    const left = await listItems(api, game.gameId);
+    const left = await queueItems(api, game.gameId);
     expect(left).toHaveLength(8);
 
     await loseRedisList(game.gameId);
     const result = await generate(game.gameId);
     expect(result.rebuiltOutcomes).toBe(8);
     expect(result.blocksSealed).toBe(2);
-    const items = await listItems(api, game.gameId);
+    const items = await queueItems(api, game.gameId);
     expect(items.slice(0, 8)).toEqual(left);
     expect(items).toHaveLength(18);
     const used = await api.database.db.select().from(spins).where(eq(spins.gameId, game.gameId));
@@ -52,11 +53,11 @@ describe("a lost Redis list", () => {
   it("is not confused with a list emptied by spins: nothing is reloaded then", async () => {
     const game = await registerTestGame(api);
     await serveOutcomes(api, game, 15);
-    expect(await listItems(api, game.gameId)).toEqual([]);
+    expect(await queueItems(api, game.gameId)).toEqual([]);
     const result = await generate(game.gameId);
     expect(result.rebuiltOutcomes).toBeNull();
     expect(result.blocksSealed).toBe(3);
-    const sequences = (await listItems(api, game.gameId)).map((item) => decodeQueuedOutcome(item).blockId);
+    const sequences = (await queueItems(api, game.gameId)).map((item) => decodeQueuedOutcome(item).blockId);
     const [first] = await api.database.db
       .select()
       .from(blocks)
@@ -71,10 +72,10 @@ describe("a lost Redis list", () => {
     await serveOutcomes(api, game, 5);
     const sheet = assertValidParSheet(SAMPLE_PAR_SHEET);
     const orphan = await sealNextBlock(api.database.db, game.gameId, sheet, new OutcomeDrawer(sheet), 5);
-    const before = await listItems(api, game.gameId);
+    const before = await queueItems(api, game.gameId);
     const result = await generate(game.gameId);
     expect(result).toMatchObject({ appendedOutcomes: 5, blocksSealed: 0, readyBlocks: 3 });
-    const items = await listItems(api, game.gameId);
+    const items = await queueItems(api, game.gameId);
     expect(items.slice(0, 10)).toEqual(before);
     expect(items.slice(10).map((item) => decodeQueuedOutcome(item).blockId)).toEqual(Array(5).fill(orphan.blockId));
   });

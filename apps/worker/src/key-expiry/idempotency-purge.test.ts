@@ -1,10 +1,10 @@
 import { createDatabase, purgeExpiredIdempotencyRecords } from "@outcomes/db";
 import { runIdempotencyPurgeNow } from "@outcomes/queue";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { eventually, startRole } from "@outcomes/testkit/workers";
 import type { Job } from "bullmq";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { eventually, startRole } from "../webhooks/testing.js";
 import { IDEMPOTENCY_PURGE_EVERY_MS, IDEMPOTENCY_PURGE_SCHEDULER_ID, startKeyExpiryRole } from "./index.js";
 
 let api: TestApi;

@@ -1,11 +1,11 @@
 import { generateApiKey, newId } from "@outcomes/core";
 import { apiKeyExpiryNotices, apiKeys, createDatabase, events } from "@outcomes/db";
 import { verifyWebhookSignature } from "@outcomes/sdk";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { eventually, registerWebhook, startReceiver, startRole } from "@outcomes/testkit/workers";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
 import { webhooksRole } from "../webhooks/index.js";
-import { eventually, registerWebhook, startReceiver, startRole } from "../webhooks/testing.js";
 import { KEY_EXPIRY_SCHEDULER_ID, startKeyExpiryRole } from "./index.js";
 import { sweepExpiringKeys } from "./sweep.js";
 

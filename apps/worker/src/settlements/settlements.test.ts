@@ -7,13 +7,13 @@ import {
   settlementReports,
   transitionSettlementReport,
 } from "@outcomes/db";
-import { createSpinFixture, insertFixtureSpins, type SpinFixture } from "@outcomes/db/testing-spins";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { createSpinFixture, insertFixtureSpins, type SpinFixture } from "@outcomes/testkit/spin-rows";
+import { eventually, registerWebhook, startReceiver, startRole } from "@outcomes/testkit/workers";
 import type { Job } from "bullmq";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
 import { webhooksRole } from "../webhooks/index.js";
-import { eventually, registerWebhook, startReceiver, startRole } from "../webhooks/testing.js";
 import { ROLLUP_SCHEDULER_ID, SETTLEMENT_SCHEDULER_ID, startSettlementsRole } from "./index.js";
 import type { SettlementRunProgress } from "./run.js";
 

@@ -1,9 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { webhooksRole } from "./index.js";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import {
   deliveryRow,
   emitEvent,
@@ -12,9 +9,11 @@ import {
   registerWebhook,
   startReceiver,
   startRole,
-} from "./testing.js";
+  WEBHOOKS_CRASH_WORKER,
+} from "@outcomes/testkit/workers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhooksRole } from "./index.js";
 
-const FIXTURE = fileURLToPath(new URL("./crash-fixture.ts", import.meta.url));
 // Long enough that the first worker is still waiting on the receiver when it is killed.
 const TIMEOUT_MS = "20000";
 
@@ -33,7 +32,7 @@ afterAll(async () => {
 });
 
 async function startChildWorker(): Promise<ChildProcess> {
-  const started = spawn(process.execPath, ["--import", "tsx", FIXTURE], {
+  const started = spawn(process.execPath, ["--import", "tsx", WEBHOOKS_CRASH_WORKER], {
     env: {
       ...process.env,
       DATABASE_URL: api.database.url,

@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { webhooksRole } from "./index.js";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import {
   deliveriesOf,
   deliveryRow,
@@ -12,7 +10,9 @@ import {
   registerWebhook,
   startReceiver,
   startRole,
-} from "./testing.js";
+} from "@outcomes/testkit/workers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhooksRole } from "./index.js";
 
 const DELAYS = [100, 200, 300, 400];
 const TIMEOUT_MS = 300;

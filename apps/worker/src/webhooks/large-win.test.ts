@@ -1,9 +1,9 @@
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { registerTestGame } from "@outcomes/testkit/games";
+import { deliveriesOf, eventually, type Receiver, startReceiver, startRole } from "@outcomes/testkit/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { registerTestGame } from "../../../api/src/testing-games.js";
 import { webhooksRole } from "./index.js";
-import { deliveriesOf, eventually, type Receiver, startReceiver, startRole } from "./testing.js";
 
 let api: TestApi;
 let worker: Awaited<ReturnType<typeof startRole>>;

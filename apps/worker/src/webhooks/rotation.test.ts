@@ -1,7 +1,5 @@
 import { signPayload, verifyStandardWebhook } from "@outcomes/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { webhooksRole } from "./index.js";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import {
   deliveriesOf,
   emitEvent,
@@ -11,7 +9,9 @@ import {
   registerWebhook,
   startReceiver,
   startRole,
-} from "./testing.js";
+} from "@outcomes/testkit/workers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhooksRole } from "./index.js";
 
 /**
  * Secret rotation with deliveries in flight (CONTRACT §11). The worker sends at most CONCURRENCY

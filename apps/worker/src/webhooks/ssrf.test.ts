@@ -1,8 +1,6 @@
 import { newId } from "@outcomes/core";
 import { webhooks } from "@outcomes/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../../api/src/testing.js";
-import { webhooksRole } from "./index.js";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import {
   deliveriesOf,
   emitEvent,
@@ -11,7 +9,9 @@ import {
   registerWebhook,
   startReceiver,
   startRole,
-} from "./testing.js";
+} from "@outcomes/testkit/workers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhooksRole } from "./index.js";
 
 /** The worker's DNS in this file: a table, so no test depends on real DNS. */
 const dns: Record<string, string[]> = {};

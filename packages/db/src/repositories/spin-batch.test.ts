@@ -1,10 +1,10 @@
 import { newId, presentationOf, type QueuedOutcome } from "@outcomes/core";
+import { createTestDatabase, type TestDatabase } from "@outcomes/testkit/databases";
+import { createSpinFixture, type SpinFixture } from "@outcomes/testkit/spin-rows";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blocks } from "../schema/blocks.js";
 import { players } from "../schema/players.js";
-import { createTestDatabase, type TestDatabase } from "../testing.js";
-import { createSpinFixture, type SpinFixture } from "../testing-spins.js";
 import { recordSpinBatch } from "./spin-batch.js";
 import { type NewSpin, recordSpin } from "./spins.js";
 

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { createTestDatabase, type TestDatabase } from "@outcomes/testkit/databases";
+import { createSpinFixture, insertFixtureSpins, type SpinFixture } from "@outcomes/testkit/spin-rows";
 import { and, eq } from "drizzle-orm";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spinHourlyTotals, spins } from "../schema/index.js";
-import { createTestDatabase, type TestDatabase } from "../testing.js";
-import { createSpinFixture, insertFixtureSpins, type SpinFixture } from "../testing-spins.js";
 import { computeReportFigures } from "./settlement-figures.js";
 import { rollupCoverage, type SealResult, sealSpinRollups } from "./spin-rollups.js";
 

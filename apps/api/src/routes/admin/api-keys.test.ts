@@ -1,6 +1,6 @@
 import { createDatabase } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

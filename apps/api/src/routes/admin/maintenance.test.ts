@@ -1,5 +1,5 @@
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

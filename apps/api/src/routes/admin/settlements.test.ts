@@ -1,9 +1,9 @@
 import { events, settlementReports } from "@outcomes/db";
-import type { FixtureSpin } from "@outcomes/db/testing-spins";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { at, operatorGenerate, operatorReissue, settlementWorld, usd } from "@outcomes/testkit/settlements";
+import type { FixtureSpin } from "@outcomes/testkit/spin-rows";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../testing.js";
-import { at, operatorGenerate, operatorReissue, settlementWorld, usd } from "../settlement-testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

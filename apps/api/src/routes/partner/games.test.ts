@@ -1,10 +1,10 @@
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { games } from "@outcomes/db";
 import { generationDeduplicationId } from "@outcomes/queue";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { registerTestGame } from "@outcomes/testkit/games";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../testing.js";
-import { registerTestGame } from "../../testing-games.js";
 
 let api: TestApi;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { SAMPLE_PAR_SHEET, sampleParSheet } from "@outcomes/core";
 import { parSheets } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { addBlock, createGame, type FixtureGame, issueKey, spin } from "@outcomes/testkit/spin-path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addBlock, createGame, type FixtureGame, issueKey, spin } from "../../spins/testing.js";
-import { startTestApi, type TestApi } from "../../testing.js";
 
 let api: TestApi;
 let apiKey: string;

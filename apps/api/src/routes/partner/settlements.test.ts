@@ -1,6 +1,12 @@
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import {
+  at,
+  operatorGenerate,
+  operatorReissue,
+  type SettlementWorld,
+  settlementWorld,
+} from "@outcomes/testkit/settlements";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../testing.js";
-import { at, operatorGenerate, operatorReissue, type SettlementWorld, settlementWorld } from "../settlement-testing.js";
 
 let api: TestApi;
 beforeAll(async () => {

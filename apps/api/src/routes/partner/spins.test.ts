@@ -1,8 +1,16 @@
 import { events, players, spins } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import {
+  addBlock,
+  createGame,
+  type FixtureGame,
+  issueKey,
+  queueLength,
+  spin,
+  windowFor,
+} from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addBlock, createGame, type FixtureGame, issueKey, queueLength, spin, windowFor } from "../../spins/testing.js";
-import { startTestApi, type TestApi } from "../../testing.js";
 
 let api: TestApi;
 let apiKey: string;

@@ -1,8 +1,8 @@
 import { replayFailedDeliveries, rotateWebhookSecret, webhookDeliveries, webhooks } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { deliveryRow, webhookWithDeliveries } from "@outcomes/testkit/deliveries";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../testing.js";
-import { deliveryRow, webhookWithDeliveries } from "../../testing-webhooks.js";
 
 /** POST /webhooks/{id}/recover and /rotate-secret (CONTRACT §11); no webhooks worker runs here. */
 let api: TestApi;

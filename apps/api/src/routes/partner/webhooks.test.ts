@@ -1,8 +1,8 @@
 import { webhookDeliveries } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { webhookWithDeliveries as fixture } from "@outcomes/testkit/deliveries";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../../testing.js";
-import { webhookWithDeliveries as fixture } from "../../testing-webhooks.js";
 
 let api: TestApi;
 beforeAll(async () => {

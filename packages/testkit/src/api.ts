@@ -1,0 +1,137 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { type Environment, generateApiKey, newId } from "@outcomes/core";
+import { apiKeys, partners } from "@outcomes/db";
+import { createWorkerRedis } from "@outcomes/queue";
+import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
+import { buildApi } from "../../../apps/api/src/build-api.js";
+import type { AppDeps } from "../../../apps/api/src/context.js";
+import { answerHttpParserErrors } from "../../../apps/api/src/http-parser-errors.js";
+import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "./databases.js";
+
+export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export interface TestApi {
+  baseUrl: string;
+  deps: AppDeps;
+  database: TestDatabase;
+  redisPrefix: string;
+  /** fetch against the running server, JSON in and out. */
+  request: (
+    path: string,
+    init?: RequestInit & { json?: unknown; apiKey?: string; admin?: boolean },
+  ) => Promise<{
+    status: number;
+    headers: Headers;
+    body: any;
+  }>;
+  /** A partner with a key, inserted directly (tests of the operator API use the API instead). */
+  createPartner: (options?: {
+    environment?: Environment;
+    slug?: string;
+  }) => Promise<{ partnerId: string; apiKey: string }>;
+  close: () => Promise<void>;
+}
+
+export interface TestApiOptions {
+  /** Share another instance's database and Redis prefix (a second API process); the owner drops it. */
+  shareWith?: Pick<TestApi, "database" | "redisPrefix">;
+  /** Log somewhere observable instead of nowhere. */
+  logger?: Logger;
+}
+
+/**
+ * Starts the real API (buildApi, as main.ts does) on an ephemeral port over a fresh database and a
+ * Redis key prefix of its own. `env` overrides any variable (e.g. tight rate limits).
+ */
+export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
+  const database = options.shareWith?.database ?? (await createTestDatabase());
+  const serviceEnv: Env = parseEnv({
+    DATABASE_URL: database.url,
+    REDIS_URL: requiredEnv("REDIS_URL"),
+    REDIS_PREFIX: options.shareWith?.redisPrefix ?? testRedisPrefix(),
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_REQUESTS_PER_SECOND: "10000",
+    RATE_LIMIT_SPINS_PER_SECOND: "10000",
+    ...env,
+  });
+  const logger = options.logger ?? createLogger(serviceEnv.LOG_LEVEL, "api-test");
+  // The owner runs on the test database's client, shared with its fixtures; a second instance
+  // opens a pool of its own, as a second process would.
+  const { app, deps, close } = await buildApi(serviceEnv, logger, options.shareWith ? {} : { database });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  answerHttpParserErrors(server, logger);
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const request: TestApi["request"] = async (path, init = {}) => {
+    const { json, apiKey, admin, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (json !== undefined) headers.set("Content-Type", "application/json");
+    if (apiKey) headers.set("X-API-Key", apiKey);
+    if (admin) headers.set("Authorization", `Bearer ${TEST_ADMIN_TOKEN}`);
+    const response = await fetch(baseUrl + path, {
+      ...rest,
+      headers,
+      body: json !== undefined ? JSON.stringify(json) : rest.body,
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body };
+  };
+
+  const createPartner: TestApi["createPartner"] = async (options = {}) => {
+    const partnerId = newId("ptr");
+    const environment = options.environment ?? "sandbox";
+    await database.db
+      .insert(partners)
+      .values({ id: partnerId, slug: options.slug ?? partnerId.toLowerCase(), name: "Test partner" });
+    const generated = generateApiKey(environment);
+    await database.db.insert(apiKeys).values({
+      id: newId("key"),
+      partnerId,
+      environment,
+      keyHash: generated.hash,
+      prefix: generated.displayPrefix,
+      expiresAt: new Date(Date.now() + 365 * 24 * 3600 * 1000),
+    });
+    return { partnerId, apiKey: generated.key };
+  };
+
+  return {
+    baseUrl,
+    deps,
+    database,
+    redisPrefix: serviceEnv.REDIS_PREFIX,
+    request,
+    createPartner,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await close();
+      if (options.shareWith) return;
+      // The owner removes its Redis keys too, so test runs leave nothing behind on a shared Redis.
+      await deleteKeysUnder(serviceEnv.REDIS_URL, serviceEnv.REDIS_PREFIX);
+      await database.drop();
+    },
+  };
+}
+
+async function deleteKeysUnder(redisUrl: string, prefix: string): Promise<void> {
+  const redis = createWorkerRedis(redisUrl);
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== "0");
+  } finally {
+    await redis.quit();
+  }
+}

@@ -1,0 +1,66 @@
+import { decodeQueuedOutcome, newId, presentationOf } from "@outcomes/core";
+import { type BlockProgress, markBlockProgress, players, spins } from "@outcomes/db";
+import type { Job } from "bullmq";
+import type { TestApi } from "./api.js";
+
+/**
+ * A stand-in for the BullMQ job handed to the processor: it records progress and log lines the way
+ * the dashboard shows them, so a test can run the processor directly, in-process.
+ */
+export function recordingJob() {
+  const progress: unknown[] = [];
+  const logs: string[] = [];
+  const job = {
+    updateProgress: async (value: unknown) => {
+      progress.push(value);
+    },
+    log: async (line: string) => {
+      logs.push(line);
+      return logs.length;
+    },
+  } as unknown as Job;
+  return { job, progress, logs };
+}
+
+/**
+ * Serves `count` outcomes the way the spin path does: LPOP, then one transaction writing the spin
+ * row and the block bookkeeping. Returns each spin's bookkeeping result.
+ */
+export async function serveOutcomes(
+  api: TestApi,
+  game: { gameId: number; partnerId: string },
+  count: number,
+): Promise<BlockProgress[]> {
+  const { db } = api.database;
+  const [player] = await db
+    .insert(players)
+    .values({ partnerId: game.partnerId, environment: "sandbox", externalId: newId("plr") })
+    .returning({ id: players.id });
+  const results: BlockProgress[] = [];
+  for (let served = 0; served < count; served++) {
+    const item = await api.deps.redis.lpop(api.deps.keys.outcomeQueue(game.gameId));
+    if (item === null) throw new Error(`the queue ran out after ${served} outcomes`);
+    const outcome = decodeQueuedOutcome(item);
+    results.push(
+      await db.transaction(async (tx) => {
+        await tx.insert(spins).values({
+          id: newId("spn"),
+          partnerId: game.partnerId,
+          environment: "sandbox",
+          gameId: game.gameId,
+          playerId: player!.id,
+          blockId: outcome.blockId,
+          outcomeIndex: outcome.index,
+          prizeTier: outcome.tier,
+          multiplierMillionths: outcome.multiplierMillionths,
+          wagerMicros: 1_000_000,
+          payoutMicros: outcome.multiplierMillionths,
+          balanceAfterMicros: 0,
+          presentation: presentationOf(outcome),
+        });
+        return markBlockProgress(tx, outcome, { minReadyBlocks: api.deps.env.MIN_READY_BLOCKS });
+      }),
+    );
+  }
+  return results;
+}

@@ -1,0 +1,135 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import type { Environment, EventType } from "@outcomes/core";
+import { insertEvent } from "@outcomes/db";
+import { notifyEvents } from "@outcomes/queue";
+import { createLogger, type Env, type Logger } from "@outcomes/runtime";
+import type { RoleStarter } from "../../../apps/worker/src/context.js";
+import { startWorker } from "../../../apps/worker/src/start-worker.js";
+import type { TestApi } from "./api.js";
+
+/**
+ * The webhooks role in a child process of its own (webhooks-crash-worker.ts), for a test to SIGKILL
+ * mid-delivery: run it with `node --import tsx`.
+ */
+export const WEBHOOKS_CRASH_WORKER = fileURLToPath(new URL("./webhooks-crash-worker.ts", import.meta.url));
+
+/** One request as the receiver got it: the raw body bytes exactly as sent. */
+export interface Received {
+  at: number;
+  headers: IncomingHttpHeaders;
+  rawBody: Buffer;
+}
+
+/** What the receiver does with a request: answer with a status, or hold it until `release`. */
+export type Reply = number | "hang";
+
+/** A real HTTP server on loopback standing in for a partner's webhook endpoint. */
+export async function startReceiver(reply: (request: Received, index: number) => Reply = () => 200) {
+  const requests: Received[] = [];
+  const hanging: ServerResponse[] = [];
+  let decide = reply;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const received = { at: performance.now(), headers: req.headers, rawBody: Buffer.concat(chunks) };
+      requests.push(received);
+      const answer = decide(received, requests.length - 1);
+      if (answer === "hang") hanging.push(res);
+      else res.writeHead(answer, { "content-type": "text/plain" }).end("thanks");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/hook`,
+    requests,
+    setReply: (next: typeof reply) => {
+      decide = next;
+    },
+    /** Answers every request left hanging so far with `status`. */
+    release: (status: number) => {
+      for (const response of hanging.splice(0)) response.writeHead(status).end();
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+type Truthy<T> = Exclude<T, false | null | undefined | 0 | "">;
+
+/** Polls until `check` returns something truthy, and returns it (or throws after `timeoutMs`). */
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  timeoutMs = 10_000,
+  intervalMs = 25,
+): Promise<Truthy<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value as Truthy<T>;
+    } catch (error) {
+      lastError = error;
+    }
+    await sleep(intervalMs);
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ""}`);
+}
+
+/**
+ * Starts a worker role with the production start-up (`startWorker`: its own Postgres pool and Redis
+ * connections) on the test API's database and Redis prefix: the two talk only through Postgres and
+ * BullMQ, as in production.
+ */
+export async function startRole(
+  api: TestApi,
+  role: RoleStarter,
+  env: Partial<Env> = {},
+  options: { logger?: Logger } = {},
+) {
+  return startWorker({ ...api.deps.env, ...env }, options.logger ?? createLogger("silent", "worker-test"), {
+    "under test": role,
+  });
+}
+
+/** A partner with a webhook registered through the API; the secret is the one shown once. */
+export async function registerWebhook(
+  api: TestApi,
+  url: string,
+  events: EventType[] = ["spin.large_win"],
+  environment: Environment = "sandbox",
+) {
+  const { partnerId, apiKey } = await api.createPartner({ environment });
+  const response = await api.request("/api/partner/v1/webhooks", { method: "POST", apiKey, json: { url, events } });
+  if (response.status !== 201) throw new Error(`registration failed: ${JSON.stringify(response.body)}`);
+  return { partnerId, apiKey, webhookId: response.body.id as string, secret: response.body.secret as string };
+}
+
+/** Writes an outbox event (as the spin path does) and hints the worker. */
+export async function emitEvent(
+  api: TestApi,
+  partnerId: string,
+  type: EventType = "spin.large_win",
+  data: Record<string, unknown> = { spinId: "spn_test", payoutUsd: 1500 },
+  environment: Environment = "sandbox",
+) {
+  const envelope = await insertEvent(api.database.db, { partnerId, environment, type, data });
+  await notifyEvents(api.deps.producers);
+  return envelope;
+}
+
+export { deliveryRow } from "./deliveries.js";
+
+export async function deliveriesOf(api: TestApi, apiKey: string, webhookId: string) {
+  const response = await api.request(`/api/partner/v1/webhooks/${webhookId}/deliveries`, { apiKey });
+  return response.body.deliveries as Array<Record<string, any>>;
+}

@@ -1,0 +1,199 @@
+import { SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { createRouter, PARTNER_BASE } from "../../apps/api/src/router.js";
+import { registerAdminRoutes } from "../../apps/api/src/routes/admin/index.js";
+import { registerPartnerRoutes } from "../../apps/api/src/routes/partner/index.js";
+import type { World } from "./world.js";
+
+/**
+ * The one table of routes the security and hostile-input tests walk. The declared routes come from
+ * the app's OpenAPI registry (the same `createRoute` definitions the server runs), so a route added
+ * later appears there and `uncoveredRoutes` names it until it gets an entry below.
+ */
+
+export type Method = "get" | "post" | "patch" | "delete";
+
+export interface DeclaredRoute {
+  method: Method;
+  /** OpenAPI form, e.g. `/api/partner/v1/games/{gameId}`. */
+  path: string;
+}
+
+/** Every route the partner and operator routers declare. */
+export function declaredRoutes(): DeclaredRoute[] {
+  const app = createRouter();
+  registerPartnerRoutes(app);
+  registerAdminRoutes(app);
+  return app.openAPIRegistry.definitions.flatMap((definition) =>
+    definition.type === "route" ? [{ method: definition.route.method as Method, path: definition.route.path }] : [],
+  );
+}
+
+/**
+ * What a request of another partner or environment names, and how it must be refused (CONTRACT §2):
+ * a resource in the path or body, a list that must not show it, or a creation the owner must not see.
+ */
+export type Foreign =
+  | { kind: "game" | "parSheet" | "player" | "report" | "webhook" }
+  | { kind: "list"; field: string; ids: (world: World) => Array<string | number>; idOf: (item: any) => string | number }
+  | { kind: "create"; listPath: string; field: string };
+
+export interface PartnerRoute extends DeclaredRoute {
+  /** Valid path parameters for a world's resources. */
+  params?: (world: World) => Record<string, string>;
+  /** Valid query (paging) parameters. */
+  query?: Record<string, string>;
+  /** A valid body naming the world's resources. */
+  body?: (world: World) => unknown;
+  foreign: Foreign;
+}
+
+const PAGE = { page: "1", limit: "20" };
+const gameParams = (w: World) => ({ gameId: String(w.gameId) });
+const playerParams = (w: World) => ({ playerId: w.playerId });
+const webhookParams = (w: World) => ({ webhookId: w.webhookId });
+const reportParams = (w: World) => ({ reportDate: w.reportDate });
+const uniqueName = () => `Game ${process.hrtime.bigint()}`;
+
+const p = (path: string) => `${PARTNER_BASE}${path}`;
+
+export const PARTNER_ROUTES: PartnerRoute[] = [
+  {
+    method: "post",
+    path: p("/games"),
+    body: (w) => ({ parSheetId: w.parSheetId, name: uniqueName(), minWagerUsd: 0.5, maxWagerUsd: 50 }),
+    foreign: { kind: "parSheet" },
+  },
+  {
+    method: "get",
+    path: p("/games"),
+    query: PAGE,
+    foreign: { kind: "list", field: "games", ids: (w) => [w.gameId], idOf: (game) => game.gameConfigId },
+  },
+  { method: "get", path: p("/games/{gameId}"), params: gameParams, foreign: { kind: "game" } },
+  {
+    method: "patch",
+    path: p("/games/{gameId}"),
+    params: gameParams,
+    body: () => ({ isActive: true, maxWagerUsd: 50, largeWinThresholdUsd: 500 }),
+    foreign: { kind: "game" },
+  },
+  {
+    method: "post",
+    path: p("/par-sheets"),
+    body: () => SAMPLE_PAR_SHEET,
+    foreign: { kind: "create", listPath: p("/par-sheets"), field: "parSheets" },
+  },
+  {
+    method: "get",
+    path: p("/par-sheets"),
+    query: PAGE,
+    foreign: { kind: "list", field: "parSheets", ids: (w) => [w.parSheetId], idOf: (sheet) => sheet.id },
+  },
+  {
+    method: "get",
+    path: p("/par-sheets/{parSheetId}"),
+    params: (w) => ({ parSheetId: w.parSheetId }),
+    foreign: { kind: "parSheet" },
+  },
+  {
+    method: "post",
+    path: p("/spins"),
+    body: (w) => ({ gameId: w.gameId, playerId: w.playerId, wagerUsd: 1.25 }),
+    foreign: { kind: "game" },
+  },
+  { method: "get", path: p("/players/{playerId}"), params: playerParams, foreign: { kind: "player" } },
+  {
+    method: "get",
+    path: p("/players/{playerId}/spins"),
+    params: playerParams,
+    query: PAGE,
+    foreign: { kind: "player" },
+  },
+  {
+    method: "post",
+    path: p("/webhooks"),
+    body: () => ({ url: "https://hooks.example.com/fuzz", events: ["spin.large_win", "block.low_reserve"] }),
+    foreign: { kind: "create", listPath: p("/webhooks"), field: "webhooks" },
+  },
+  {
+    method: "get",
+    path: p("/webhooks"),
+    query: PAGE,
+    foreign: { kind: "list", field: "webhooks", ids: (w) => [w.webhookId], idOf: (webhook) => webhook.id },
+  },
+  { method: "delete", path: p("/webhooks/{webhookId}"), params: webhookParams, foreign: { kind: "webhook" } },
+  {
+    method: "get",
+    path: p("/webhooks/{webhookId}/deliveries"),
+    params: webhookParams,
+    query: PAGE,
+    foreign: { kind: "webhook" },
+  },
+  {
+    method: "post",
+    path: p("/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver"),
+    params: (w) => ({ webhookId: w.webhookId, deliveryId: w.deliveryId }),
+    foreign: { kind: "webhook" },
+  },
+  {
+    method: "post",
+    path: p("/webhooks/{webhookId}/recover"),
+    params: webhookParams,
+    body: () => ({ since: new Date(Date.now() - 3_600_000).toISOString() }),
+    foreign: { kind: "webhook" },
+  },
+  {
+    method: "post",
+    path: p("/webhooks/{webhookId}/rotate-secret"),
+    params: webhookParams,
+    body: () => ({ overlapSeconds: 60 }),
+    foreign: { kind: "webhook" },
+  },
+  {
+    method: "get",
+    path: p("/settlements"),
+    query: PAGE,
+    foreign: { kind: "list", field: "reports", ids: (w) => [w.reportDate], idOf: (report) => report.reportDate },
+  },
+  { method: "get", path: p("/settlements/{reportDate}"), params: reportParams, foreign: { kind: "report" } },
+  {
+    method: "post",
+    path: p("/settlements/{reportDate}/acknowledge"),
+    params: reportParams,
+    foreign: { kind: "report" },
+  },
+  {
+    method: "post",
+    path: p("/settlements/{reportDate}/dispute"),
+    params: reportParams,
+    body: () => ({ reason: "Totals differ from our ledger" }),
+    foreign: { kind: "report" },
+  },
+];
+
+const routeKey = (route: DeclaredRoute) => `${route.method.toUpperCase()} ${route.path}`;
+
+/** Declared partner routes without an entry in PARTNER_ROUTES (and entries naming no declared route). */
+export function uncoveredRoutes(): { missing: string[]; stale: string[] } {
+  const declared = declaredRoutes()
+    .filter((route) => route.path.startsWith(`${PARTNER_BASE}/`))
+    .map(routeKey);
+  const covered = PARTNER_ROUTES.map(routeKey);
+  return {
+    missing: declared.filter((key) => !covered.includes(key)),
+    stale: covered.filter((key) => !declared.includes(key)),
+  };
+}
+
+/** Fills `{name}` placeholders with already-encoded segments. */
+export function fillPath(path: string, encoded: Record<string, string>): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = encoded[name];
+    if (value === undefined) throw new Error(`no value for {${name}} in ${path}`);
+    return value;
+  });
+}
+
+export function describeRoute(route: DeclaredRoute): string {
+  return routeKey(route);
+}

@@ -1,0 +1,103 @@
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { type Finding, finding, isConstantText, parseSource, productSources, visit } from "../source-scan.js";
+
+/**
+ * SQL is built only through drizzle and postgres.js parameters (issue 8, item 6). Three calls take
+ * SQL text as it is: postgres.js `x.unsafe(text, params)`, drizzle's `sql.raw(text)` and
+ * `db.execute(text)` given a string. Each is allowed only with text fixed in the source (values go
+ * in as parameters); any other use must be listed below, with the reason it is safe.
+ */
+const ALLOWED: Array<{ file: string; contains: string; why: string }> = [
+  {
+    file: "packages/db/src/migrate.ts",
+    contains: "create database",
+    why: "CREATE DATABASE takes no parameters; the name comes from DATABASE_URL (operator config) and is quoted",
+  },
+  {
+    file: "packages/db/src/client.ts",
+    contains: "target.unsafe(...args)",
+    why: "the pool's acquire-timeout wrapper passes every caller's unsafe() through unchanged",
+  },
+];
+
+function calleeName(call: ts.CallExpression): { object: string | null; method: string } | null {
+  const callee = call.expression;
+  if (!ts.isPropertyAccessExpression(callee)) return null;
+  const object = ts.isIdentifier(callee.expression) ? callee.expression.text : null;
+  return { object, method: callee.name.text };
+}
+
+/** A string argument: raw SQL (a tagged template or drizzle SQL object is not one). */
+function isStringExpression(node: ts.Expression): boolean {
+  return (
+    ts.isStringLiteral(node) ||
+    ts.isNoSubstitutionTemplateLiteral(node) ||
+    ts.isTemplateExpression(node) ||
+    (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken)
+  );
+}
+
+/** Every raw-SQL call whose text is not fixed in the source. */
+function rawSqlFindings(source: ts.SourceFile): Finding[] {
+  const found: Finding[] = [];
+  visit(source, (node) => {
+    if (!ts.isCallExpression(node)) return;
+    const name = calleeName(node);
+    const [text] = node.arguments;
+    if (!name || !text) return;
+    const raw =
+      name.method === "unsafe" ||
+      (name.method === "raw" && name.object === "sql") ||
+      (name.method === "execute" && isStringExpression(text));
+    if (raw && !isConstantText(source, text)) found.push(finding(source, node));
+  });
+  return found;
+}
+
+describe("SQL only through parameters", () => {
+  const sources = productSources();
+  const findings = sources.flatMap((file) => rawSqlFindings(parseSource(file)));
+
+  it("scans the product sources of every app and package", () => {
+    expect(sources.length).toBeGreaterThan(100);
+    for (const top of ["apps/api/", "apps/worker/", "apps/cli/", "packages/db/", "packages/core/"]) {
+      expect(
+        sources.some((file) => file.startsWith(top)),
+        top,
+      ).toBe(true);
+    }
+    expect(sources.some((file) => file.endsWith(".test.ts"))).toBe(false);
+  });
+
+  it("finds raw SQL with interpolated text only where the allow-list says why", () => {
+    const allowed = (entry: Finding) =>
+      ALLOWED.some((rule) => rule.file === entry.file && entry.text.toLowerCase().includes(rule.contains));
+    expect(findings.filter((entry) => !allowed(entry))).toEqual([]);
+    // Every entry of the list still matches something: a stale entry would hide a new call later.
+    for (const rule of ALLOWED) {
+      expect(
+        findings.some((entry) => entry.file === rule.file && entry.text.toLowerCase().includes(rule.contains)),
+        `${rule.file}: ${rule.contains}`,
+      ).toBe(true);
+    }
+  });
+
+  it("tells constant SQL text from interpolated text", () => {
+    const probe = `
+      const WINDOW = "interval '1 day'";
+      const FIND = \`select 1 where at > now() - \${WINDOW}\`;
+      tx.unsafe(FIND, [id]);
+      sql.raw(WINDOW);
+      db.execute(sql\`select \${id}\`);
+      tx.unsafe(\`select * from t where id = '\${id}'\`);
+      db.execute("delete from t where id = " + id);
+      sql.raw(input);`;
+    const found = rawSqlFindings(ts.createSourceFile("probe.ts", probe, ts.ScriptTarget.Latest, true));
+    expect(found.map((entry) => entry.text)).toEqual([
+      expect.stringMatching(/^tx\.unsafe\(`select \* from t where id = '\$\{id\}'`\)$/),
+      'db.execute("delete from t where id = " + id)',
+      "sql.raw(input)",
+    ]);
+  });
+});
