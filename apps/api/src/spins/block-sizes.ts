@@ -10,27 +10,22 @@ const SIZE_OF_BLOCK = "select size from blocks where id = $1";
  * first or last of its block (the only ones that need block bookkeeping in their transaction).
  */
 export class BlockSizes {
-  private readonly sizes = new Map<number, Promise<number | null>>();
+  private readonly sizes = new Map<number, number | null>();
 
   /**
    * The block's size; null when no such block was ever sealed (its outcome can never be recorded).
    * A miss is read on `client`: inside a transaction that is the transaction itself, never a second
    * connection of the pool (which, with every connection in such a transaction, would never come).
+   * So a look-up in flight is not shared either: a transaction awaiting another caller's read on
+   * the pool would wait for a connection all the same. Concurrent misses each read (one indexed row).
    */
-  sizeOf(blockId: number, client: SqlClient): Promise<number | null> {
+  async sizeOf(blockId: number, client: SqlClient): Promise<number | null> {
     const cached = this.sizes.get(blockId);
-    if (cached) return cached;
-    if (this.sizes.size >= MAX_ENTRIES) this.sizes.delete(this.sizes.keys().next().value as number);
-    const size = this.load(blockId, client);
-    this.sizes.set(blockId, size);
-    size.catch(() => {
-      if (this.sizes.get(blockId) === size) this.sizes.delete(blockId);
-    });
-    return size;
-  }
-
-  private async load(blockId: number, client: SqlClient): Promise<number | null> {
+    if (cached !== undefined) return cached;
     const [row] = await client.unsafe<{ size: number }[]>(SIZE_OF_BLOCK, [blockId], { prepare: true });
-    return row?.size ?? null;
+    const size = row?.size ?? null;
+    if (this.sizes.size >= MAX_ENTRIES) this.sizes.delete(this.sizes.keys().next().value as number);
+    this.sizes.set(blockId, size);
+    return size;
   }
 }
