@@ -2,8 +2,9 @@ import { newId, payoutMicros, presentationOf, type QueuedOutcome } from "@outcom
 import {
   drizzleTransactionOn,
   findSpinOfOutcome,
-  insertEvent,
+  insertEvents,
   markBlockProgress,
+  type NewEvent,
   type NewSpin,
   type RecordedSpin,
   recordSpin,
@@ -94,17 +95,10 @@ export async function writeSpinBatch(sql: SqlPool, plans: readonly SpinPlan[]): 
   if (!plans.some((plan) => plan.needsTransaction)) return recordBatch(sql, plans);
   return sql.begin(async (tx) => {
     const written = await recordBatch(tx, plans);
-    const extras = plans.flatMap((plan, i) =>
-      plan.needsTransaction ? [{ plan, spin: written[i] as WrittenSpin }] : [],
+    await writeExtrasOf(
+      tx,
+      plans.flatMap((plan, i) => (plan.needsTransaction ? [{ plan, written: written[i] as WrittenSpin }] : [])),
     );
-    // Block rows are locked in block order, after every player row: batches cannot deadlock.
-    extras.sort(
-      (a, b) =>
-        a.plan.spin.outcome.blockId - b.plan.spin.outcome.blockId ||
-        a.plan.spin.outcome.index - b.plan.spin.outcome.index,
-    );
-    const txDb = drizzleTransactionOn(tx);
-    for (const { plan, spin } of extras) spin.generationNeeded = await writeExtras(txDb, plan, spin.body);
     return written;
   });
 }
@@ -138,14 +132,40 @@ export async function committedWrite(sql: SqlPool, plan: SpinPlan): Promise<Writ
  */
 export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<WrittenSpin> {
   const body = resultOf(plan.spin, await recordSpin(tx, plan.spin));
-  const generationNeeded = plan.needsTransaction ? await writeExtras(drizzleTransactionOn(tx), plan, body) : false;
-  return { spin: plan.spin, body, largeWin: plan.largeWin, generationNeeded };
+  const written = { spin: plan.spin, body, largeWin: plan.largeWin, generationNeeded: false };
+  if (plan.needsTransaction) await writeExtrasOf(tx, [{ plan, written }]);
+  return written;
 }
 
-/** The large-win event and the block's bookkeeping; true when generation should be asked for. */
-async function writeExtras(txDb: Transaction, plan: SpinPlan, body: SpinResultBody): Promise<boolean> {
+/**
+ * The extras of spins just recorded in `tx`. Row locks come in one order in every transaction, so
+ * concurrent ones cannot deadlock: every player row (taken by the spins' insert), then block rows
+ * in block order, then the event counters (`insertEvents`, one statement for all the events, last).
+ */
+async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; written: WrittenSpin }[]): Promise<void> {
+  spins.sort(
+    (a, b) =>
+      a.plan.spin.outcome.blockId - b.plan.spin.outcome.blockId ||
+      a.plan.spin.outcome.index - b.plan.spin.outcome.index,
+  );
+  const txDb = drizzleTransactionOn(tx);
+  const events: NewEvent[] = [];
+  for (const { plan, written } of spins) written.generationNeeded = await writeExtras(txDb, plan, written.body, events);
+  await insertEvents(txDb, events);
+}
+
+/**
+ * The block's bookkeeping, and the spin's events (a large win, a low reserve) added to `events`,
+ * to be stored last (see `insertEvents`); true when generation should be asked for.
+ */
+async function writeExtras(
+  txDb: Transaction,
+  plan: SpinPlan,
+  body: SpinResultBody,
+  events: NewEvent[],
+): Promise<boolean> {
   if (plan.largeWin) {
-    await insertEvent(txDb, {
+    events.push({
       partnerId: plan.partner.partnerId,
       environment: plan.partner.environment,
       type: "spin.large_win",
@@ -163,5 +183,6 @@ async function writeExtras(txDb: Transaction, plan: SpinPlan, body: SpinResultBo
   }
   if (!plan.blockBoundary) return false;
   const progress = await markBlockProgress(txDb, plan.spin.outcome, { minReadyBlocks: plan.minReadyBlocks });
+  if (progress.lowReserve) events.push(progress.lowReserve);
   return progress.enqueueGeneration;
 }

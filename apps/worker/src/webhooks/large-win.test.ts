@@ -64,6 +64,10 @@ describe("a large win, end to end", () => {
       },
     });
     expect(body.id).toMatch(/^evt_/);
+    // The body is the event log's entry, sequence included, byte for byte in the same key order.
+    const log = await api.request("/api/partner/v1/events", { apiKey: partner.apiKey });
+    expect(log.body).toEqual({ events: [body], nextAfter: 1 });
+    expect(request.rawBody.toString("utf8")).toBe(JSON.stringify(log.body.events[0]));
     const [delivery] = await eventually(async () => {
       const list = await deliveriesOf(api, partner.apiKey, webhookId);
       return list[0]?.status === "succeeded" && list;
