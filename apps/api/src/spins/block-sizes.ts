@@ -11,17 +11,31 @@ const SIZE_OF_BLOCK = "select size from blocks where id = $1";
  */
 export class BlockSizes {
   private readonly sizes = new Map<number, number | null>();
+  /** Reads in flight, each with the client it runs on. */
+  private readonly reading = new Map<number, { client: SqlClient; size: Promise<number | null> }>();
 
   /**
    * The block's size; null when no such block was ever sealed (its outcome can never be recorded).
    * A miss is read on `client`: inside a transaction that is the transaction itself, never a second
    * connection of the pool (which, with every connection in such a transaction, would never come).
-   * So a look-up in flight is not shared either: a transaction awaiting another caller's read on
-   * the pool would wait for a connection all the same. Concurrent misses each read (one indexed row).
+   * So a read in flight is shared only by callers on the same client: the pool's concurrent misses
+   * (a cold start under load) make one read, but a transaction never awaits a read queued on the pool.
    */
   async sizeOf(blockId: number, client: SqlClient): Promise<number | null> {
-    const cached = this.sizes.get(blockId);
-    if (cached !== undefined) return cached;
+    const known = this.sizes.get(blockId);
+    if (known !== undefined) return known;
+    const inFlight = this.reading.get(blockId);
+    if (inFlight?.client === client) return inFlight.size;
+    const size = this.read(blockId, client);
+    if (!inFlight) this.reading.set(blockId, { client, size });
+    try {
+      return await size;
+    } finally {
+      if (this.reading.get(blockId)?.size === size) this.reading.delete(blockId);
+    }
+  }
+
+  private async read(blockId: number, client: SqlClient): Promise<number | null> {
     const [row] = await client.unsafe<{ size: number }[]>(SIZE_OF_BLOCK, [blockId], { prepare: true });
     const size = row?.size ?? null;
     if (this.sizes.size >= MAX_ENTRIES) this.sizes.delete(this.sizes.keys().next().value as number);
