@@ -55,6 +55,9 @@ describe("the SDK against the running service", () => {
     const page = await client.players.spins("sdk-player", { limit: 5 });
     expect(page).toMatchObject({ page: 1, limit: 5, total: 1 });
     expect(page.spins[0]?.spinId).toBe(result.spinId);
+    expect([result.forced, result.fairness?.index]).toEqual([false, 0]);
+    const forced = await client.spin({ gameId, playerId: "sdk-player", wagerUsd: 2, forceTier: "T6" });
+    expect(forced).toMatchObject({ forced: true, fairness: null, outcome: { prizeTier: "T6", payoutUsd: 2000 } });
   });
 
   it("raises PartnerApiError with the code and request id, and never retries a 4xx", async () => {

@@ -81,6 +81,11 @@ export interface SpinInput {
   gameId: number;
   playerId: string;
   wagerUsd: number;
+  /**
+   * Sandbox only: a tier of the game's PAR sheet (e.g. `"T6"`); the spin shows a random combination
+   * of it instead of taking the next outcome, to test win animations and webhook receivers.
+   */
+  forceTier?: string;
 }
 
 export interface SpinResult {
@@ -102,6 +107,10 @@ export interface SpinResult {
   };
   balance: { balanceUsd: number; currency: "USD" };
   createdAt: string;
+  /** The outcome block and entry the outcome came from; null for a forced spin. */
+  fairness: { blockId: number; index: number } | null;
+  /** True for a sandbox spin with `forceTier`. */
+  forced: boolean;
 }
 
 export interface Player {

@@ -119,6 +119,11 @@ async function draw(redis: Redis, bucket: RateLimitBucket, key: string, limit: n
   }
 }
 
+/** Draws the spin bucket on its own, for a spin that takes no outcome from a queue (a forced spin). */
+export async function drawSpinGate(redis: Redis, gate: SpinGate): Promise<void> {
+  gate.apply(await draw(redis, "spin", gate.key, gate.limit));
+}
+
 /** Spins draw from the spin bucket, every other partner request from the default one. */
 export function rateLimit(bucketOf: (c: Context<AppEnv>) => RateLimitBucket): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { microsToUsd, type Presentation } from "@outcomes/core";
+import { microsToUsd, type OutcomePosition, type Presentation } from "@outcomes/core";
 import { Timestamp } from "../openapi.js";
 
 export const PresentationBody = z
@@ -38,6 +38,16 @@ export const SpinResult = z
       currency: z.literal("USD"),
     }),
     createdAt: Timestamp,
+    fairness: z
+      .object({
+        blockId: z.number().int().openapi({ description: "The outcome block the outcome was taken from" }),
+        index: z.number().int().openapi({ description: "The outcome's entry in that block, from 0" }),
+      })
+      .nullable()
+      .openapi({ description: "Where the outcome was recorded before it was served; null for a forced spin" }),
+    forced: z.boolean().openapi({
+      description: "True for a sandbox spin with `forceTier`: its outcome was drawn for it, not taken from a block",
+    }),
   })
   .openapi("SpinResult");
 export type SpinResultBody = z.infer<typeof SpinResult>;
@@ -54,6 +64,8 @@ export interface SpinFacts {
   balanceAfterMicros: number;
   presentation: Presentation;
   createdAt: Date;
+  /** The block entry the outcome came from; null for a forced spin. */
+  position: OutcomePosition | null;
 }
 
 export function spinResultBody(spin: SpinFacts): SpinResultBody {
@@ -71,6 +83,8 @@ export function spinResultBody(spin: SpinFacts): SpinResultBody {
     presentation: orderedPresentation(spin.presentation),
     balance: { balanceUsd: microsToUsd(spin.balanceAfterMicros), currency: "USD" },
     createdAt: spin.createdAt.toISOString(),
+    fairness: spin.position && { blockId: spin.position.blockId, index: spin.position.index },
+    forced: spin.position === null,
   };
 }
 
@@ -84,7 +98,10 @@ function orderedPresentation(presentation: Presentation): Presentation {
   };
 }
 
-/** A stored idempotent response, given back in the documented key order. */
+/**
+ * A stored idempotent response, given back in the documented key order. Records stored before
+ * `fairness` and `forced` existed (kept 24 h) were of unforced spins whose position they lack.
+ */
 export function replayedBody(stored: unknown): SpinResultBody {
   const body = stored as SpinResultBody;
   return {
@@ -100,5 +117,7 @@ export function replayedBody(stored: unknown): SpinResultBody {
     presentation: orderedPresentation(body.presentation),
     balance: { balanceUsd: body.balance.balanceUsd, currency: "USD" },
     createdAt: body.createdAt,
+    fairness: body.fairness ? { blockId: body.fairness.blockId, index: body.fairness.index } : null,
+    forced: body.forced ?? false,
   };
 }

@@ -1,7 +1,7 @@
-import { newId, payoutMicros, presentationOf, type QueuedOutcome } from "@outcomes/core";
+import { newId, type Outcome, type OutcomePosition, payoutMicros, presentationOf } from "@outcomes/core";
 import {
   drizzleTransactionOn,
-  findSpinOfOutcome,
+  findRecordedSpin,
   insertEvents,
   markBlockProgress,
   type NewEvent,
@@ -24,8 +24,8 @@ export interface SpinPlan {
   partner: PartnerAuth;
   /** Payout at or over the game's threshold: a `spin.large_win` event goes with the spin. */
   largeWin: boolean;
-  /** The first or last outcome of its block: the block's status (and the reserve) change. */
-  blockBoundary: boolean;
+  /** The outcome's place when it is the first or last of its block: the block's status (and the reserve) change. */
+  blockBoundary: OutcomePosition | null;
   minReadyBlocks: number;
   /** A large win or a block boundary: more than the spin itself to write, so a transaction. */
   needsTransaction: boolean;
@@ -44,14 +44,16 @@ export function planSpin(input: {
   game: GameRules;
   playerId: string;
   wagerMicros: number;
-  outcome: QueuedOutcome;
-  blockSize: number;
+  outcome: Outcome;
+  /** The block entry the outcome was taken from, and the block's size; null for a forced spin. */
+  block: { position: OutcomePosition; size: number } | null;
   minReadyBlocks: number;
 }): SpinPlan {
-  const { partner, game, outcome } = input;
+  const { partner, game, outcome, block } = input;
   const payout = payoutMicros(input.wagerMicros, outcome.multiplierMillionths);
   const largeWin = payout > 0 && payout >= game.largeWinThresholdMicros;
-  const blockBoundary = outcome.index === 0 || outcome.index + 1 >= input.blockSize;
+  const blockBoundary =
+    block && (block.position.index === 0 || block.position.index + 1 >= block.size) ? block.position : null;
   return {
     spin: {
       id: newId("spn"),
@@ -60,6 +62,7 @@ export function planSpin(input: {
       gameId: game.id,
       externalPlayerId: input.playerId,
       outcome,
+      position: block?.position ?? null,
       wagerMicros: input.wagerMicros,
       payoutMicros: payout,
       presentation: presentationOf(outcome),
@@ -68,7 +71,7 @@ export function planSpin(input: {
     largeWin,
     blockBoundary,
     minReadyBlocks: input.minReadyBlocks,
-    needsTransaction: largeWin || blockBoundary,
+    needsTransaction: largeWin || blockBoundary !== null,
   };
 }
 
@@ -84,6 +87,7 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
     balanceAfterMicros: recorded.balanceAfterMicros,
     presentation: spin.presentation,
     createdAt: recorded.createdAt,
+    position: spin.position,
   });
 }
 
@@ -116,13 +120,10 @@ async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promi
   }));
 }
 
-/**
- * After a write whose commit went unanswered: the spin as committed, when the outcome's unique key
- * holds this very spin; null when the outcome is unused or another spin's.
- */
+/** After a write whose commit went unanswered: the spin as committed, or null when it did not commit. */
 export async function committedWrite(sql: SqlPool, plan: SpinPlan): Promise<WrittenSpin | null> {
-  const recorded = await findSpinOfOutcome(sql, plan.spin.outcome);
-  if (recorded?.id !== plan.spin.id) return null;
+  const recorded = await findRecordedSpin(sql, plan.spin.id);
+  if (!recorded) return null;
   return { spin: plan.spin, body: resultOf(plan.spin, recorded), largeWin: plan.largeWin, generationNeeded: false };
 }
 
@@ -143,11 +144,8 @@ export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<Wri
  * in block order, then the event counters (`insertEvents`, one statement for all the events, last).
  */
 async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; written: WrittenSpin }[]): Promise<void> {
-  spins.sort(
-    (a, b) =>
-      a.plan.spin.outcome.blockId - b.plan.spin.outcome.blockId ||
-      a.plan.spin.outcome.index - b.plan.spin.outcome.index,
-  );
+  const boundary = ({ plan }: { plan: SpinPlan }) => plan.blockBoundary ?? { blockId: 0, index: 0 };
+  spins.sort((a, b) => boundary(a).blockId - boundary(b).blockId || boundary(a).index - boundary(b).index);
   const txDb = drizzleTransactionOn(tx);
   const events: NewEvent[] = [];
   for (const { plan, written } of spins) written.generationNeeded = await writeExtras(txDb, plan, written.body, events);
@@ -182,7 +180,7 @@ async function writeExtras(
     });
   }
   if (!plan.blockBoundary) return false;
-  const progress = await markBlockProgress(txDb, plan.spin.outcome, { minReadyBlocks: plan.minReadyBlocks });
+  const progress = await markBlockProgress(txDb, plan.blockBoundary, { minReadyBlocks: plan.minReadyBlocks });
   if (progress.lowReserve) events.push(progress.lowReserve);
   return progress.enqueueGeneration;
 }

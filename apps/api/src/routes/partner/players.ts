@@ -102,6 +102,10 @@ export const playersRouter = createRouter()
             balanceAfterMicros: row.balanceAfterMicros,
             presentation: row.presentation as Presentation,
             createdAt: row.createdAt,
+            position:
+              row.blockId === null || row.outcomeIndex === null
+                ? null
+                : { blockId: row.blockId, index: row.outcomeIndex },
           }),
         ),
         // The total is kept in step with the spins table: both are written by the same statement.
