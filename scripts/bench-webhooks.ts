@@ -4,11 +4,11 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { newEventEnvelope, newId } from "@outcomes/core";
+import { newId } from "@outcomes/core";
 import {
   apiKeys,
   createDatabase,
-  events,
+  insertEvents,
   migrateDatabase,
   newWebhookSecret,
   partners,
@@ -107,12 +107,13 @@ async function seed(db: ReturnType<typeof createDatabase>["db"], url: string) {
       .values({ id, partnerId, environment: "sandbox", url, events: ["spin.large_win"], secret });
   }
   for (let start = 0; start < eventCount; start += 1000) {
-    const rows = Array.from({ length: Math.min(1000, eventCount - start) }, (_, i) => {
-      const data = { spinId: newId("spn"), gameId: 1, playerId: `p-${start + i}`, wagerUsd: 10, payoutUsd: 5000 };
-      const envelope = newEventEnvelope("spin.large_win", "sandbox", data);
-      return { id: envelope.id, partnerId, environment: "sandbox" as const, type: envelope.type, payload: envelope };
-    });
-    await db.insert(events).values(rows);
+    const batch = Array.from({ length: Math.min(1000, eventCount - start) }, (_, i) => ({
+      partnerId,
+      environment: "sandbox" as const,
+      type: "spin.large_win" as const,
+      data: { spinId: newId("spn"), gameId: 1, playerId: `p-${start + i}`, wagerUsd: 10, payoutUsd: 5000 },
+    }));
+    await insertEvents(db, batch);
   }
   return secrets;
 }

@@ -151,6 +151,12 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
   },
   {
     method: "get",
+    path: p("/events"),
+    query: { after: "0", limit: "100" },
+    foreign: { kind: "list", field: "events", ids: (w) => [w.eventId], idOf: (event) => event.id },
+  },
+  {
+    method: "get",
     path: p("/settlements"),
     query: PAGE,
     foreign: { kind: "list", field: "reports", ids: (w) => [w.reportDate], idOf: (report) => report.reportDate },

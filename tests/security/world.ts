@@ -17,6 +17,7 @@ export interface World {
   playerId: string;
   webhookId: string;
   deliveryId: string;
+  eventId: string;
   reportDate: string;
 }
 
@@ -40,7 +41,7 @@ async function call(api: TestApi, path: string, init: Parameters<TestApi["reques
 
 /**
  * Builds a world for `partner` in the environment its key selects: a PAR sheet and a game (its
- * reserve filled), a player with one spin, a webhook with one delivery, and the settlement report of
+ * reserve filled), a player with one spin, a webhook with one delivery of an event, and the settlement report of
  * `reportDate` (default today). Player ids are unique per partner and environment.
  */
 export async function buildWorld(
@@ -96,6 +97,7 @@ export async function buildWorld(
     playerId,
     webhookId: webhook.id,
     deliveryId,
+    eventId: event.id,
     reportDate,
   };
 }

@@ -1,4 +1,5 @@
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { insertEvents } from "@outcomes/db";
 import { PartnerApiError, PartnerClient, type PartnerClientOptions } from "@outcomes/sdk";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { fillTestGameQueue } from "@outcomes/testkit/games";
@@ -54,6 +55,9 @@ describe("the SDK against the running service", () => {
     const page = await client.players.spins("sdk-player", { limit: 5 });
     expect(page).toMatchObject({ page: 1, limit: 5, total: 1 });
     expect(page.spins[0]?.spinId).toBe(result.spinId);
+    expect([result.forced, result.fairness?.index]).toEqual([false, 0]);
+    const forced = await client.spin({ gameId, playerId: "sdk-player", wagerUsd: 2, forceTier: "T6" });
+    expect(forced).toMatchObject({ forced: true, fairness: null, outcome: { prizeTier: "T6", payoutUsd: 2000 } });
   });
 
   it("raises PartnerApiError with the code and request id, and never retries a 4xx", async () => {
@@ -169,6 +173,30 @@ describe("the SDK against the running service", () => {
     await expect(client.settlements.get("2020-01-01")).rejects.toMatchObject({ errorCode: "KS-4301" });
   });
 
+  it("reads the event log page by page, and to the end with the events iterator", async () => {
+    const { partnerId, apiKey } = await api.createPartner();
+    const stored = await insertEvents(
+      api.database.db,
+      Array.from({ length: 1003 }, (_, i) => ({
+        partnerId,
+        environment: "sandbox" as const,
+        type: i % 2 === 0 ? ("block.low_reserve" as const) : ("spin.large_win" as const),
+        data: { i },
+      })),
+    );
+    const { client, attempts } = sdkFor(apiKey);
+    const page = await client.listEvents({ after: 1, limit: 2, type: "spin.large_win" });
+    expect(page).toEqual({ events: [stored[1], stored[3]], nextAfter: 4 });
+
+    const all = [];
+    for await (const event of client.events()) all.push(event);
+    expect(all).toEqual(stored);
+    expect(attempts.slice(1)).toEqual(["GET /api/partner/v1/events", "GET /api/partner/v1/events"]);
+    const wins = [];
+    for await (const event of client.events({ after: 998, type: "spin.large_win" })) wins.push(event.sequence);
+    expect(wins).toEqual([1000, 1002]);
+  });
+
   it("has a method for every partner operation of the OpenAPI document, on its documented path", async () => {
     const described = await api.request("/api/partner/v1/openapi.json");
     expect(described.status).toBe(200);
@@ -208,6 +236,7 @@ describe("the SDK against the running service", () => {
       client.settlements.get("2026-01-01"),
       client.settlements.acknowledge("2026-01-01"),
       client.settlements.dispute("2026-01-01", "numbers differ"),
+      client.listEvents(),
     ]);
     for (const call of seen) {
       const [method, path] = call.split(" ");

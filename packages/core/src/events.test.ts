@@ -11,13 +11,14 @@ describe("event envelopes", () => {
     expect(envelope.id).toMatch(/^evt_/);
     const reordered = {
       data: envelope.data,
+      sequence: 7,
       environment: "sandbox",
       createdAt: envelope.createdAt,
       type: envelope.type,
       id: envelope.id,
     };
-    expect(serializeEnvelope(reordered as typeof envelope)).toBe(
-      `{"id":"${envelope.id}","type":"block.low_reserve","createdAt":"2026-01-02T03:04:05.000Z","environment":"sandbox","data":{"gameId":3}}`,
+    expect(serializeEnvelope(reordered as typeof envelope & { sequence: number })).toBe(
+      `{"id":"${envelope.id}","sequence":7,"type":"block.low_reserve","createdAt":"2026-01-02T03:04:05.000Z","environment":"sandbox","data":{"gameId":3}}`,
     );
   });
 });

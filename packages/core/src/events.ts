@@ -17,29 +17,39 @@ export const WEBHOOK_MAX_ATTEMPTS = 5;
 export const DELIVERY_STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** The webhook body of every event: `{id, type, createdAt, environment, data}`; `id` is the event id. */
+/**
+ * The webhook body of every event, and an entry of the event log (`GET /events`):
+ * `{id, sequence, type, createdAt, environment, data}`; `id` is the event id, `sequence` its place
+ * in the partner's and environment's log (strictly increasing, assigned when the event is stored).
+ */
 export interface EventEnvelope<D = Record<string, unknown>> {
   id: string;
+  sequence: number;
   type: EventType;
   createdAt: string;
   environment: Environment;
   data: D;
 }
 
+/** An envelope before it is stored: its sequence is assigned in the transaction that stores it. */
+export type UnsequencedEnvelope<D = Record<string, unknown>> = Omit<EventEnvelope<D>, "sequence">;
+
 export function newEventEnvelope<D>(
   type: EventType,
   environment: Environment,
   data: D,
   now = new Date(),
-): EventEnvelope<D> {
+): UnsequencedEnvelope<D> {
   return { id: newId("evt"), type, createdAt: now.toISOString(), environment, data };
 }
 
-/**
- * The exact bytes a delivery sends: the envelope's fields in their documented order (Postgres
- * `jsonb` reorders keys, so the stored payload is re-serialised once, then the bytes are kept).
- */
+/** The envelope's fields in their documented order (Postgres `jsonb` reorders keys). */
+export function orderedEnvelope<D>(envelope: EventEnvelope<D>): EventEnvelope<D> {
+  const { id, sequence, type, createdAt, environment, data } = envelope;
+  return { id, sequence, type, createdAt, environment, data };
+}
+
+/** The exact bytes a delivery sends: the stored payload re-serialised once, then the bytes are kept. */
 export function serializeEnvelope(envelope: EventEnvelope<unknown>): string {
-  const { id, type, createdAt, environment, data } = envelope;
-  return JSON.stringify({ id, type, createdAt, environment, data });
+  return JSON.stringify(orderedEnvelope(envelope));
 }

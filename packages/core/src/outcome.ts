@@ -9,11 +9,14 @@ export interface Outcome {
   reelSymbols: string[][];
 }
 
-/** Where an outcome lives in the record: the spins table is unique on (blockId, index). */
-export interface QueuedOutcome extends Outcome {
+/** Where an outcome lives in the record: entry `index` of block `blockId`. The spins table is unique on it. */
+export interface OutcomePosition {
   blockId: number;
   index: number;
 }
+
+/** An outcome of a sealed block, as queued for serving. */
+export interface QueuedOutcome extends Outcome, OutcomePosition {}
 
 /**
  * The Redis list item: compact JSON `{b, i, t, m, r}`. Self-contained, so a spin needs no PAR-sheet

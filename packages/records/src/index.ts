@@ -1,5 +1,6 @@
 export * from "./api-key.js";
 export * from "./delivery.js";
+export * from "./event.js";
 export { EnvironmentSchema, TimestampSchema } from "./fields.js";
 export * from "./game.js";
 export * from "./par-sheet.js";

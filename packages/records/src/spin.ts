@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CELEBRATIONS, microsToUsd, type Presentation } from "@outcomes/core";
+import { CELEBRATIONS, microsToUsd, type OutcomePosition, type Presentation } from "@outcomes/core";
 import type { SpinRecord } from "@outcomes/db";
 import { TimestampSchema } from "./fields.js";
 
@@ -40,6 +40,16 @@ export const SpinResultSchema = z
       currency: z.literal("USD"),
     }),
     createdAt: TimestampSchema,
+    fairness: z
+      .object({
+        blockId: z.number().int().openapi({ description: "The outcome block the outcome was taken from" }),
+        index: z.number().int().openapi({ description: "The outcome's entry in that block, from 0" }),
+      })
+      .nullable()
+      .openapi({ description: "Where the outcome was recorded before it was served; null for a forced spin" }),
+    forced: z.boolean().openapi({
+      description: "True for a sandbox spin with `forceTier`: its outcome was drawn for it, not taken from a block",
+    }),
   })
   .openapi("SpinResult");
 export type SpinResultBody = z.infer<typeof SpinResultSchema>;
@@ -56,6 +66,8 @@ export interface SpinFacts {
   balanceAfterMicros: number;
   presentation: Presentation;
   createdAt: Date;
+  /** The block entry the outcome came from; null for a forced spin. */
+  position: OutcomePosition | null;
 }
 
 export function presentSpin(spin: SpinFacts): SpinResultBody {
@@ -73,6 +85,8 @@ export function presentSpin(spin: SpinFacts): SpinResultBody {
     presentation: orderedPresentation(spin.presentation),
     balance: { balanceUsd: microsToUsd(spin.balanceAfterMicros), currency: "USD" },
     createdAt: spin.createdAt.toISOString(),
+    fairness: spin.position && { blockId: spin.position.blockId, index: spin.position.index },
+    forced: spin.position === null,
   };
 }
 
@@ -90,6 +104,8 @@ export function presentStoredSpin(row: SpinRecord, externalPlayerId: string): Sp
     // Written from the outcome's Presentation by the same statement as the spin.
     presentation: row.presentation as Presentation,
     createdAt: row.createdAt,
+    position:
+      row.blockId === null || row.outcomeIndex === null ? null : { blockId: row.blockId, index: row.outcomeIndex },
   });
 }
 
@@ -103,7 +119,10 @@ function orderedPresentation(presentation: Presentation): Presentation {
   };
 }
 
-/** A stored idempotent response, given back in the documented key order. */
+/**
+ * A stored idempotent response, given back in the documented key order. Records stored before
+ * `fairness` and `forced` existed (kept 24 h) were of unforced spins whose position they lack.
+ */
 export function replayedBody(stored: unknown): SpinResultBody {
   const body = stored as SpinResultBody;
   return {
@@ -119,5 +138,7 @@ export function replayedBody(stored: unknown): SpinResultBody {
     presentation: orderedPresentation(body.presentation),
     balance: { balanceUsd: body.balance.balanceUsd, currency: "USD" },
     createdAt: body.createdAt,
+    fairness: body.fairness ? { blockId: body.fairness.blockId, index: body.fairness.index } : null,
+    forced: body.forced ?? false,
   };
 }

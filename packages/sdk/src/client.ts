@@ -2,6 +2,8 @@ import { type FetchLike, type RetryPolicy, Transport } from "./transport.js";
 import type {
   CreatedWebhook,
   Delivery,
+  EventLogPage,
+  EventLogQuery,
   Game,
   PageInfo,
   PageRequest,
@@ -18,6 +20,7 @@ import type {
   SpinResult,
   UpdateGameInput,
   Webhook,
+  WebhookEvent,
   WebhookEventType,
   WebhookRecovery,
 } from "./types.js";
@@ -49,6 +52,8 @@ export interface SpinOptions {
 }
 
 const PREFIX = "/api/partner/v1";
+/** The event log's largest page: catching up takes as few requests as possible. */
+const EVENT_LOG_MAX_LIMIT = 1000;
 const segment = (value: string | number) => encodeURIComponent(String(value));
 const pageQuery = (page: PageRequest = {}) => ({ page: page.page, limit: page.limit });
 
@@ -151,6 +156,26 @@ export class PartnerClient {
       headers: idempotencyKey ? { "Idempotency-Key": idempotencyKey } : undefined,
       safety: idempotencyKey === undefined ? "unsafe" : "idempotent",
     });
+  }
+
+  /** One page of the event log: the events after `after`, in ascending sequence, and where to read on. */
+  listEvents(query: EventLogQuery = {}): Promise<EventLogPage> {
+    return this.get<EventLogPage>("/events", { after: query.after, limit: query.limit, type: query.type });
+  }
+
+  /**
+   * Every event after `after`, in ascending sequence, following `nextAfter` page by page; it ends
+   * once caught up. Remember the last `sequence` you handled and pass it as `after` next time: each
+   * event comes exactly once, also those whose transactions committed late.
+   */
+  async *events(options: Omit<EventLogQuery, "limit"> = {}): AsyncGenerator<WebhookEvent> {
+    let after = options.after ?? 0;
+    for (;;) {
+      const page = await this.listEvents({ after, limit: EVENT_LOG_MAX_LIMIT, type: options.type });
+      yield* page.events;
+      if (page.events.length < EVENT_LOG_MAX_LIMIT) return;
+      after = page.nextAfter;
+    }
   }
 
   /** Every item of a list endpoint, page after page: `for await (const game of client.all((p) => client.games.list(p), "games"))`. */

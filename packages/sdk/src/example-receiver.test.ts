@@ -50,6 +50,7 @@ function signed(
 
 const event = JSON.stringify({
   id: "evt_1",
+  sequence: 1,
   type: "spin.large_win",
   createdAt: new Date().toISOString(),
   environment: "sandbox",
@@ -57,11 +58,12 @@ const event = JSON.stringify({
 });
 
 describe("examples/webhook-receiver.ts", () => {
-  it("accepts a correctly signed delivery once and de-duplicates a repeat", async () => {
+  it("accepts a correctly signed delivery once and de-duplicates a repeat and a redelivery of its event", async () => {
     expect((await deliver(event, signed(event, "dlv_1"))).status).toBe(204);
     expect((await deliver(event, signed(event, "dlv_1"))).status).toBe(204);
-    await expect.poll(() => output).toContain("duplicate delivery dlv_1");
-    expect(output.match(/large win:/g)).toHaveLength(1);
+    expect((await deliver(event, signed(event, "dlv_1b"))).status).toBe(204);
+    await expect.poll(() => output.match(/duplicate event evt_1 \(webhook\)/g)?.length).toBe(2);
+    expect(output.match(/large win #1 \(webhook\)/g)).toHaveLength(1);
   });
 
   it("refuses a tampered body, a header without sha256= and a stale timestamp", async () => {

@@ -81,6 +81,11 @@ export interface SpinInput {
   gameId: number;
   playerId: string;
   wagerUsd: number;
+  /**
+   * Sandbox only: a tier of the game's PAR sheet (e.g. `"T6"`); the spin shows a random combination
+   * of it instead of taking the next outcome, to test win animations and webhook receivers.
+   */
+  forceTier?: string;
 }
 
 export interface SpinResult {
@@ -102,6 +107,10 @@ export interface SpinResult {
   };
   balance: { balanceUsd: number; currency: "USD" };
   createdAt: string;
+  /** The outcome block and entry the outcome came from; null for a forced spin. */
+  fairness: { blockId: number; index: number } | null;
+  /** True for a sandbox spin with `forceTier`. */
+  forced: boolean;
 }
 
 export interface Player {
@@ -186,11 +195,32 @@ export interface SettlementReport extends SettlementFigures {
   disputeReason: string | null;
 }
 
-/** The body of every webhook delivery; verify its signature over the raw bytes before parsing it. */
+/**
+ * The body of every webhook delivery, and an entry of the event log (`listEvents`, `events`); verify a
+ * delivery's signature over the raw bytes before parsing it.
+ */
 export interface WebhookEvent<T = Record<string, unknown>> {
   id: string;
+  /** Strictly increasing per partner and environment: where the event stands in the event log. */
+  sequence: number;
   type: WebhookEventType;
   createdAt: string;
   environment: Environment;
   data: T;
+}
+
+export interface EventLogQuery {
+  /** Events with a larger sequence (default 0: from the first). */
+  after?: number;
+  /** 1..1000 (default 100). */
+  limit?: number;
+  /** Only events of this type. */
+  type?: WebhookEventType;
+}
+
+export interface EventLogPage {
+  /** In ascending sequence. */
+  events: WebhookEvent[];
+  /** The last sequence returned, or `after` when none: the `after` of the next call. */
+  nextAfter: number;
 }

@@ -1,5 +1,5 @@
 import { decodeQueuedOutcome, newId, presentationOf } from "@outcomes/core";
-import { type BlockProgress, markBlockProgress, players, spins } from "@outcomes/db";
+import { type BlockProgress, insertEvents, markBlockProgress, players, spins } from "@outcomes/db";
 import type { Job } from "bullmq";
 import type { TestApi } from "./api.js";
 
@@ -58,7 +58,9 @@ export async function serveOutcomes(
           balanceAfterMicros: 0,
           presentation: presentationOf(outcome),
         });
-        return markBlockProgress(tx, outcome, { minReadyBlocks: api.deps.env.MIN_READY_BLOCKS });
+        const progress = await markBlockProgress(tx, outcome, { minReadyBlocks: api.deps.env.MIN_READY_BLOCKS });
+        if (progress.lowReserve) await insertEvents(tx, [progress.lowReserve]);
+        return progress;
       }),
     );
   }

@@ -35,7 +35,7 @@ export async function checkLedger(
   });
   const [duplicated] = await sql<{ duplicates: number }[]>`
     select count(*)::int as duplicates from (
-      select 1 from spins group by block_id, outcome_index having count(*) > 1) d`;
+      select 1 from spins where not forced group by block_id, outcome_index having count(*) > 1) d`;
   const players = await sql<{ player: string; ok: boolean }[]>`
     select p.external_id as player,
       p.balance_micros = coalesce(sum(s.payout_micros - s.wager_micros), 0)
@@ -96,7 +96,7 @@ export async function checkOutcomes(
   const spent = new Set(
     (
       await sql<{ key: string }[]>`
-      select block_id || ':' || outcome_index as key from spins where game_id = ${gameId}`
+      select block_id || ':' || outcome_index as key from spins where game_id = ${gameId} and not forced`
     ).map((row) => row.key),
   );
   const listKey = `${redisPrefix}:outcomes:{${gameId}}`;

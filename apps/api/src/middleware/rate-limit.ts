@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Redis } from "ioredis";
 import type { AppEnv } from "../context.js";
 import { routeDeclares } from "../router.js";
-import { type RateLimitResult, takeToken } from "./gcra.js";
+import { type RateLimitResult, type SpinGate, takeToken } from "./gcra.js";
 
 export type RateLimitBucket = "spin" | "default";
 
@@ -34,6 +34,11 @@ async function draw(redis: Redis, bucket: RateLimitBucket, key: string, limit: n
     // Redis down: the request would fail anyway further on; a spin must say KS-5003 (not deducted).
     throw new ServiceError(bucket === "spin" ? "KS-5003" : "KS-5001", { cause: error });
   }
+}
+
+/** Draws the spin bucket on its own, for a spin that takes no outcome from a queue (a forced spin). */
+export async function drawSpinGate(redis: Redis, gate: SpinGate): Promise<void> {
+  gate.apply(await draw(redis, "spin", gate.key, gate.limit));
 }
 
 /**

@@ -7,6 +7,8 @@ export interface GameRules {
   id: number;
   partnerId: string;
   environment: Environment;
+  /** Forced sandbox spins draw from it. */
+  parSheetId: string;
   isActive: boolean;
   minWagerMicros: number | null;
   maxWagerMicros: number;
@@ -63,6 +65,7 @@ export class GameCache {
         id: games.id,
         partnerId: games.partnerId,
         environment: games.environment,
+        parSheetId: games.parSheetId,
         isActive: games.isActive,
         minWagerMicros: games.minWagerMicros,
         maxWagerMicros: games.maxWagerMicros,

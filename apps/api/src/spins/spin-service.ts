@@ -1,4 +1,4 @@
-import { type QueuedOutcome, ServiceError } from "@outcomes/core";
+import { type Outcome, type OutcomePosition, ServiceError } from "@outcomes/core";
 import {
   type Database,
   isDuplicateOutcome,
@@ -14,7 +14,9 @@ import { countSpin, type Env, type Logger } from "@outcomes/runtime";
 import type { Redis } from "ioredis";
 import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { SpinGate } from "../middleware/gcra.js";
+import { drawSpinGate } from "../middleware/rate-limit.js";
 import { BlockSizes } from "./block-sizes.js";
+import { ForcedOutcomes } from "./forced-outcomes.js";
 import type { GameCache, GameRules } from "./game-cache.js";
 import { type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
 import { OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
@@ -37,6 +39,8 @@ export interface SpinRequest {
   gameId: number;
   playerId: string;
   wagerUsd: number;
+  /** Sandbox only: a tier of the game's PAR sheet, shown by a random combination of it (CONTRACT §11). */
+  forceTier?: string | null;
 }
 
 export interface SpinReply {
@@ -61,8 +65,16 @@ interface SpinContext {
 const MAX_UNUSABLE_SKIPPED = 20;
 const UNUSABLE = Symbol("unusable outcome");
 
-/** Takes the game's next outcome (the request's first take also draws the spin bucket). */
-type Take = (gameId: number) => Promise<TakenOutcome>;
+/**
+ * A spin's outcome: the game's next one from its queue (the request's first take also draws the
+ * spin bucket), or for a forced spin one drawn from the game's sheet (no block, nothing taken).
+ */
+interface SourcedOutcome {
+  outcome: Outcome;
+  /** Taken from the queue: given back when the spin fails. */
+  taken?: TakenOutcome;
+}
+type OutcomeSource = (game: GameRules, client: SqlClient) => Promise<SourcedOutcome>;
 
 /** A keyed spin's transaction either replays the first response or writes a new spin. */
 type KeyedOutcome = { replayed: SpinResultBody } | { written: WrittenSpin };
@@ -78,6 +90,7 @@ export class SpinService {
   private readonly games: GameCache;
   private readonly queue: OutcomeQueue;
   private readonly blockSizes: BlockSizes;
+  private readonly forcedOutcomes = new ForcedOutcomes();
   /** The spin path's own statements are prepared on postgres.js directly (see `SqlClient`). */
   private readonly sql: SqlPool;
   private readonly batcher: SpinBatcher;
@@ -95,25 +108,51 @@ export class SpinService {
 
   async spin(partner: PartnerAuth, request: SpinRequest, gate: SpinGate, idempotencyKey?: string): Promise<SpinReply> {
     assertPositiveWager(request.wagerUsd);
-    // The spin bucket is drawn with the first take only (see OutcomeQueue.take).
-    let firstTake: SpinGate | undefined = gate;
-    const take = async (gameId: number) => {
-      const taken = await this.queue.take(gameId, firstTake);
-      firstTake = undefined;
-      // That was the list's last outcome: ask for generation now rather than at the next spin's KS-4203.
-      if (taken.remaining === 0) void this.requestGeneration(gameId);
-      return taken;
-    };
+    const forceTier = request.forceTier ?? undefined;
+    const source = forceTier === undefined ? this.queueSource(gate) : this.forcedSource(partner, forceTier, gate);
     if (idempotencyKey === undefined) {
       const context = await this.validated(partner, request);
-      return this.skippingUnusable(() => this.spinWithoutKey(context, take));
+      return this.skippingUnusable(() => this.spinWithoutKey(context, source));
     }
     // The request as understood (the wager as an exact decimal), so `1` and `1.0` are one request.
     const idempotent = idempotentRequest(
       { partnerId: partner.partnerId, environment: partner.environment, key: idempotencyKey },
-      { route: "POST /spins", gameId: request.gameId, playerId: request.playerId, wager: exactWager(request.wagerUsd) },
+      {
+        route: "POST /spins",
+        gameId: request.gameId,
+        playerId: request.playerId,
+        wager: exactWager(request.wagerUsd),
+        ...(forceTier === undefined ? {} : { forceTier }),
+      },
     );
-    return this.skippingUnusable(() => this.spinWithKey(partner, request, idempotent, take));
+    return this.skippingUnusable(() => this.spinWithKey(partner, request, idempotent, source));
+  }
+
+  /** The game's next outcome from its queue; the spin bucket is drawn with the first take only (see OutcomeQueue.take). */
+  private queueSource(gate: SpinGate): OutcomeSource {
+    let firstTake: SpinGate | undefined = gate;
+    return async (game) => {
+      const taken = await this.queue.take(game.id, firstTake);
+      firstTake = undefined;
+      // That was the list's last outcome: ask for generation now rather than at the next spin's KS-4203.
+      if (taken.remaining === 0) void this.requestGeneration(game.id);
+      return { outcome: taken.outcome, taken };
+    };
+  }
+
+  /** A forced sandbox spin: a tier of the game's sheet, checked before the spin bucket is drawn. */
+  private forcedSource(partner: PartnerAuth, tier: string, gate: SpinGate): OutcomeSource {
+    if (partner.environment !== "sandbox") {
+      throw new ServiceError("KS-4101", {
+        message: "forceTier is accepted with sandbox keys only; production spins always take the next outcome",
+        details: [{ path: "forceTier", message: "sandbox only" }],
+      });
+    }
+    return async (game, client) => {
+      const outcome = await this.forcedOutcomes.draw(game, tier, client);
+      await drawSpinGate(this.deps.redis, gate);
+      return { outcome };
+    };
   }
 
   private async skippingUnusable(attempt: () => Promise<SpinReply | typeof UNUSABLE>): Promise<SpinReply> {
@@ -150,17 +189,17 @@ export class SpinService {
    * The hot path: one LPOP, then the spin joins the next group commit (usually one autocommit
    * statement for the whole batch); the answer waits for that commit.
    */
-  private async spinWithoutKey(context: SpinContext, take: Take): Promise<SpinReply | typeof UNUSABLE> {
-    let taken: TakenOutcome | undefined;
+  private async spinWithoutKey(context: SpinContext, source: OutcomeSource): Promise<SpinReply | typeof UNUSABLE> {
+    let sourced: SourcedOutcome | undefined;
     let plan: SpinPlan | undefined;
     try {
-      taken = await take(context.game.id);
-      plan = await this.plan(context, taken.outcome, this.sql);
+      sourced = await source(context.game, this.sql);
+      plan = await this.plan(context, sourced, this.sql);
       return this.committed(await this.batcher.submit(plan));
     } catch (error) {
       const written = await this.committedDespite(error, plan);
       if (written) return this.committed(written);
-      return this.recover(error, context.game.id, taken);
+      return this.recover(error, context.game.id, sourced?.taken);
     }
   }
 
@@ -178,18 +217,18 @@ export class SpinService {
     partner: PartnerAuth,
     request: SpinRequest,
     idempotent: IdempotentRequest,
-    take: Take,
+    source: OutcomeSource,
   ): Promise<SpinReply | typeof UNUSABLE> {
     const game = await this.lookUpGame(request.gameId);
-    let taken: TakenOutcome | undefined;
+    let sourced: SourcedOutcome | undefined;
     let plan: SpinPlan | undefined;
     try {
       const result = await this.sql.begin(async (tx): Promise<KeyedOutcome> => {
         const prior = await priorResponse(tx, idempotent);
         if (prior !== null) return { replayed: replayedBody(prior) };
         const context = this.applyRules(partner, request, game);
-        taken = await take(context.game.id);
-        plan = await this.plan(context, taken.outcome, tx);
+        sourced = await source(context.game, tx);
+        plan = await this.plan(context, sourced, tx);
         const written = await writeSpin(tx, plan);
         await saveIdempotencyRecord(tx, idempotent.scope, {
           requestHash: idempotent.hash,
@@ -204,7 +243,7 @@ export class SpinService {
       // The spin and its key's record commit together, so a spin found here is also what a retry replays.
       const written = await this.committedDespite(error, plan);
       if (written) return this.committed(written);
-      return this.recover(error, request.gameId, taken);
+      return this.recover(error, request.gameId, sourced?.taken);
     }
   }
 
@@ -216,7 +255,7 @@ export class SpinService {
   /**
    * A failure with no answer to the write or its COMMIT (the connection went away after sending)
    * may hide a committed spin: before answering KS-5003 ("not deducted"), look the spin up by its
-   * outcome's unique key and answer its result if it stands. When even the look-up fails, the spin's
+   * id and answer its result if it stands. When even the look-up fails, the spin's
    * fate is unknown, and the KS-5003 says so.
    */
   private async committedDespite(error: unknown, plan: SpinPlan | undefined): Promise<WrittenSpin | null> {
@@ -236,10 +275,14 @@ export class SpinService {
     }
   }
 
-  private async plan(context: SpinContext, outcome: QueuedOutcome, client: SqlClient): Promise<SpinPlan> {
-    const blockSize = await this.blockSizes.sizeOf(outcome.blockId, client);
-    if (blockSize === null) throw new UnusableOutcomeError(`outcome of unknown block ${outcome.blockId}`);
-    return planSpin({ ...context, outcome, blockSize, minReadyBlocks: this.deps.env.MIN_READY_BLOCKS });
+  private async plan(context: SpinContext, sourced: SourcedOutcome, client: SqlClient): Promise<SpinPlan> {
+    const minReadyBlocks = this.deps.env.MIN_READY_BLOCKS;
+    if (!sourced.taken) return planSpin({ ...context, outcome: sourced.outcome, block: null, minReadyBlocks });
+    const { blockId, index } = sourced.taken.outcome;
+    const size = await this.blockSizes.sizeOf(blockId, client);
+    if (size === null) throw new UnusableOutcomeError(`outcome of unknown block ${blockId}`);
+    const position: OutcomePosition = { blockId, index };
+    return planSpin({ ...context, outcome: sourced.outcome, block: { position, size }, minReadyBlocks });
   }
 
   /** Hints that only shorten other processes' waits: sent after the commit, never inside it. */

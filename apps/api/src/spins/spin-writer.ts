@@ -1,9 +1,10 @@
-import { newId, payoutMicros, presentationOf, type QueuedOutcome } from "@outcomes/core";
+import { newId, type Outcome, type OutcomePosition, payoutMicros, presentationOf } from "@outcomes/core";
 import {
   drizzleTransactionOn,
-  findSpinOfOutcome,
-  insertEvent,
+  findRecordedSpin,
+  insertEvents,
   markBlockProgress,
+  type NewEvent,
   type NewSpin,
   type RecordedSpin,
   recordSpin,
@@ -23,8 +24,8 @@ export interface SpinPlan {
   partner: PartnerAuth;
   /** Payout at or over the game's threshold: a `spin.large_win` event goes with the spin. */
   largeWin: boolean;
-  /** The first or last outcome of its block: the block's status (and the reserve) change. */
-  blockBoundary: boolean;
+  /** The outcome's place when it is the first or last of its block: the block's status (and the reserve) change. */
+  blockBoundary: OutcomePosition | null;
   minReadyBlocks: number;
   /** A large win or a block boundary: more than the spin itself to write, so a transaction. */
   needsTransaction: boolean;
@@ -43,14 +44,16 @@ export function planSpin(input: {
   game: GameRules;
   playerId: string;
   wagerMicros: number;
-  outcome: QueuedOutcome;
-  blockSize: number;
+  outcome: Outcome;
+  /** The block entry the outcome was taken from, and the block's size; null for a forced spin. */
+  block: { position: OutcomePosition; size: number } | null;
   minReadyBlocks: number;
 }): SpinPlan {
-  const { partner, game, outcome } = input;
+  const { partner, game, outcome, block } = input;
   const payout = payoutMicros(input.wagerMicros, outcome.multiplierMillionths);
   const largeWin = payout > 0 && payout >= game.largeWinThresholdMicros;
-  const blockBoundary = outcome.index === 0 || outcome.index + 1 >= input.blockSize;
+  const blockBoundary =
+    block && (block.position.index === 0 || block.position.index + 1 >= block.size) ? block.position : null;
   return {
     spin: {
       id: newId("spn"),
@@ -59,6 +62,7 @@ export function planSpin(input: {
       gameId: game.id,
       externalPlayerId: input.playerId,
       outcome,
+      position: block?.position ?? null,
       wagerMicros: input.wagerMicros,
       payoutMicros: payout,
       presentation: presentationOf(outcome),
@@ -67,7 +71,7 @@ export function planSpin(input: {
     largeWin,
     blockBoundary,
     minReadyBlocks: input.minReadyBlocks,
-    needsTransaction: largeWin || blockBoundary,
+    needsTransaction: largeWin || blockBoundary !== null,
   };
 }
 
@@ -83,6 +87,7 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
     balanceAfterMicros: recorded.balanceAfterMicros,
     presentation: spin.presentation,
     createdAt: recorded.createdAt,
+    position: spin.position,
   });
 }
 
@@ -94,17 +99,10 @@ export async function writeSpinBatch(sql: SqlPool, plans: readonly SpinPlan[]): 
   if (!plans.some((plan) => plan.needsTransaction)) return recordBatch(sql, plans);
   return sql.begin(async (tx) => {
     const written = await recordBatch(tx, plans);
-    const extras = plans.flatMap((plan, i) =>
-      plan.needsTransaction ? [{ plan, spin: written[i] as WrittenSpin }] : [],
+    await writeExtrasOf(
+      tx,
+      plans.flatMap((plan, i) => (plan.needsTransaction ? [{ plan, written: written[i] as WrittenSpin }] : [])),
     );
-    // Block rows are locked in block order, after every player row: batches cannot deadlock.
-    extras.sort(
-      (a, b) =>
-        a.plan.spin.outcome.blockId - b.plan.spin.outcome.blockId ||
-        a.plan.spin.outcome.index - b.plan.spin.outcome.index,
-    );
-    const txDb = drizzleTransactionOn(tx);
-    for (const { plan, spin } of extras) spin.generationNeeded = await writeExtras(txDb, plan, spin.body);
     return written;
   });
 }
@@ -122,13 +120,10 @@ async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promi
   }));
 }
 
-/**
- * After a write whose commit went unanswered: the spin as committed, when the outcome's unique key
- * holds this very spin; null when the outcome is unused or another spin's.
- */
+/** After a write whose commit went unanswered: the spin as committed, or null when it did not commit. */
 export async function committedWrite(sql: SqlPool, plan: SpinPlan): Promise<WrittenSpin | null> {
-  const recorded = await findSpinOfOutcome(sql, plan.spin.outcome);
-  if (recorded?.id !== plan.spin.id) return null;
+  const recorded = await findRecordedSpin(sql, plan.spin.id);
+  if (!recorded) return null;
   return { spin: plan.spin, body: resultOf(plan.spin, recorded), largeWin: plan.largeWin, generationNeeded: false };
 }
 
@@ -138,14 +133,37 @@ export async function committedWrite(sql: SqlPool, plan: SpinPlan): Promise<Writ
  */
 export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<WrittenSpin> {
   const body = resultOf(plan.spin, await recordSpin(tx, plan.spin));
-  const generationNeeded = plan.needsTransaction ? await writeExtras(drizzleTransactionOn(tx), plan, body) : false;
-  return { spin: plan.spin, body, largeWin: plan.largeWin, generationNeeded };
+  const written = { spin: plan.spin, body, largeWin: plan.largeWin, generationNeeded: false };
+  if (plan.needsTransaction) await writeExtrasOf(tx, [{ plan, written }]);
+  return written;
 }
 
-/** The large-win event and the block's bookkeeping; true when generation should be asked for. */
-async function writeExtras(txDb: Transaction, plan: SpinPlan, body: SpinResultBody): Promise<boolean> {
+/**
+ * The extras of spins just recorded in `tx`. Row locks come in one order in every transaction, so
+ * concurrent ones cannot deadlock: every player row (taken by the spins' insert), then block rows
+ * in block order, then the event counters (`insertEvents`, one statement for all the events, last).
+ */
+async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; written: WrittenSpin }[]): Promise<void> {
+  const boundary = ({ plan }: { plan: SpinPlan }) => plan.blockBoundary ?? { blockId: 0, index: 0 };
+  spins.sort((a, b) => boundary(a).blockId - boundary(b).blockId || boundary(a).index - boundary(b).index);
+  const txDb = drizzleTransactionOn(tx);
+  const events: NewEvent[] = [];
+  for (const { plan, written } of spins) written.generationNeeded = await writeExtras(txDb, plan, written.body, events);
+  await insertEvents(txDb, events);
+}
+
+/**
+ * The block's bookkeeping, and the spin's events (a large win, a low reserve) added to `events`,
+ * to be stored last (see `insertEvents`); true when generation should be asked for.
+ */
+async function writeExtras(
+  txDb: Transaction,
+  plan: SpinPlan,
+  body: SpinResultBody,
+  events: NewEvent[],
+): Promise<boolean> {
   if (plan.largeWin) {
-    await insertEvent(txDb, {
+    events.push({
       partnerId: plan.partner.partnerId,
       environment: plan.partner.environment,
       type: "spin.large_win",
@@ -162,6 +180,7 @@ async function writeExtras(txDb: Transaction, plan: SpinPlan, body: SpinResultBo
     });
   }
   if (!plan.blockBoundary) return false;
-  const progress = await markBlockProgress(txDb, plan.spin.outcome, { minReadyBlocks: plan.minReadyBlocks });
+  const progress = await markBlockProgress(txDb, plan.blockBoundary, { minReadyBlocks: plan.minReadyBlocks });
+  if (progress.lowReserve) events.push(progress.lowReserve);
   return progress.enqueueGeneration;
 }

@@ -93,6 +93,7 @@ describe("block.low_reserve", () => {
     const [event] = await lowReserveEvents(game.gameId);
     expect(event?.payload).toEqual({
       id: event?.id,
+      sequence: 1,
       type: "block.low_reserve",
       createdAt: expect.any(String),
       environment: "sandbox",

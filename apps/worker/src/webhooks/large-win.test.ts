@@ -1,7 +1,14 @@
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { registerTestGame } from "@outcomes/testkit/games";
-import { deliveriesOf, eventually, type Receiver, startReceiver, startRole } from "@outcomes/testkit/workers";
+import {
+  deliveriesOf,
+  eventually,
+  type Receiver,
+  registerWebhook,
+  startReceiver,
+  startRole,
+} from "@outcomes/testkit/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhooksRole } from "./index.js";
 
@@ -64,6 +71,10 @@ describe("a large win, end to end", () => {
       },
     });
     expect(body.id).toMatch(/^evt_/);
+    // The body is the event log's entry, sequence included, byte for byte in the same key order.
+    const log = await api.request("/api/partner/v1/events", { apiKey: partner.apiKey });
+    expect(log.body).toEqual({ events: [body], nextAfter: 1 });
+    expect(request.rawBody.toString("utf8")).toBe(JSON.stringify(log.body.events[0]));
     const [delivery] = await eventually(async () => {
       const list = await deliveriesOf(api, partner.apiKey, webhookId);
       return list[0]?.status === "succeeded" && list;
@@ -71,5 +82,26 @@ describe("a large win, end to end", () => {
     expect(delivery!.id).toBe(headers["x-service-delivery-id"]);
     // The spins before it paid less than the threshold: nothing was pushed for them.
     expect(target.requests).toHaveLength(1);
+  });
+
+  it("is pushed for a forced sandbox spin, so a partner can test its receiver on demand", async () => {
+    const partner = await registerWebhook(api, target.url);
+    const game = await registerTestGame(api, { partner, game: { largeWinThresholdUsd: 100 } });
+    const spin = await api.request("/api/partner/v1/spins", {
+      method: "POST",
+      apiKey: partner.apiKey,
+      json: { gameId: game.gameId, playerId: "tester", wagerUsd: 1, forceTier: "T6" },
+    });
+    expect(spin.body).toMatchObject({ forced: true, outcome: { prizeTier: "T6", payoutUsd: 1000 } });
+    const request = await eventually(() =>
+      target.requests.find((received) => received.rawBody.toString("utf8").includes(spin.body.spinId)),
+    );
+    const headers = request.headers as Record<string, string>;
+    expect(verifyStandardWebhook({ rawBody: request.rawBody, headers, secret: partner.secret })).toBe(true);
+    expect(JSON.parse(request.rawBody.toString("utf8"))).toMatchObject({
+      sequence: 1,
+      type: "spin.large_win",
+      data: { spinId: spin.body.spinId, prizeTier: "T6", multiplier: 1000, payoutUsd: 1000 },
+    });
   });
 });

@@ -26,6 +26,34 @@ function chiSquare(observed: number[], expected: number[]): number {
   );
 }
 
+describe("drawing one outcome of a named tier (forced sandbox spins)", () => {
+  it("shows a combination of that tier chosen by weight, a losing payline for T0, and nothing for unknown tiers", () => {
+    const drawer = new OutcomeDrawer(sample);
+    const paylines = new Map<string, number>();
+    for (let draw = 0; draw < 2000; draw++) {
+      const outcome = drawer.drawOutcomeOfTier("T4");
+      expect(outcome).toMatchObject({ tier: "T4", multiplierMillionths: 25_000_000 });
+      expect(outcome?.reelSymbols.map((reel) => reel.length)).toEqual([3, 3, 3]);
+      const payline = outcome?.reelSymbols.map((reel) => reel[1]).join("-") ?? "";
+      paylines.set(payline, (paylines.get(payline) ?? 0) + 1);
+    }
+    // T4 has two combinations of weight 1 each: both show, about equally (χ² with 1 degree of freedom).
+    expect([...paylines.keys()].sort()).toEqual(comboByTier.get("T4")?.sort());
+    const counts = [...paylines.values()];
+    expect(chiSquare(counts, [1000, 1000])).toBeLessThan(CHI_SQUARE_CRITICAL_1E6[1] as number);
+    for (let draw = 0; draw < 500; draw++) {
+      const payline =
+        drawer
+          .drawOutcomeOfTier("T0")
+          ?.reelSymbols.map((reel) => reel[1])
+          .join("-") ?? "";
+      expect(winningPaylines.has(payline)).toBe(false);
+    }
+    expect(drawer.drawOutcomeOfTier("T7")).toBeNull();
+    expect(drawer.drawOutcomeOfTier("")).toBeNull();
+  });
+});
+
 describe("independent draws", () => {
   it("follows the tier weights: χ² over 1,000,000 draws at significance 10⁻⁶", () => {
     const drawer = new OutcomeDrawer(sample);

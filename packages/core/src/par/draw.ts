@@ -1,3 +1,4 @@
+import type { Outcome } from "../outcome.js";
 import type { ParSheetAnalysis } from "./analyze.js";
 import { EntryCodec } from "./entries.js";
 import { DigitSource, WeightedPicker } from "./random.js";
@@ -66,6 +67,18 @@ export class OutcomeDrawer {
     const tiers = new Uint8Array(count);
     for (let index = 0; index < count; index++) tiers[index] = this.tierPicker.pick();
     return tiers;
+  }
+
+  /**
+   * One complete outcome of the named tier, drawn as a block's entries are (`writeEntry`): a forced
+   * sandbox spin's. Null when the sheet has no such tier.
+   */
+  drawOutcomeOfTier(tierName: string): Outcome | null {
+    const tier = this.codec.layout.tiers.findIndex((candidate) => candidate.name === tierName);
+    if (tier < 0) return null;
+    const entry = Buffer.allocUnsafe(this.codec.entryBytes);
+    this.writeEntry(tier, entry, 0);
+    return this.codec.decode(entry, 0, 1)[0] as Outcome;
   }
 
   /** Writes one complete outcome of the given tier at `at`: its tier byte, then the window's cells. */

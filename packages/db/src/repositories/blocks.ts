@@ -1,10 +1,10 @@
-import { type Environment, newEventEnvelope } from "@outcomes/core";
+import type { Environment } from "@outcomes/core";
 import { sql } from "drizzle-orm";
 import type { Executor, Transaction } from "../client.js";
 import { blocks } from "../schema/blocks.js";
-import { events } from "../schema/events.js";
 import { games } from "../schema/games.js";
 import { spins } from "../schema/spins.js";
+import type { NewEvent } from "./events.js";
 
 /**
  * Block bookkeeping of the spin path and the reserve figures. A block is `ready` until its first
@@ -20,6 +20,8 @@ export interface BlockProgress {
   /** Fewer than MIN_READY_BLOCKS are ready: enqueue `blocks.generate` after the commit. */
   enqueueGeneration: boolean;
   gameId: number | null;
+  /** A `block.low_reserve` for the caller to store with the transaction's other events (`insertEvents`). */
+  lowReserve: NewEvent | null;
 }
 
 /**
@@ -48,44 +50,43 @@ export async function markBlockProgress(
     returning b.game_id, target.previous`);
   const row = rows[0];
   // The last index may commit before index 0 (parallel spins): the block starts with whichever is first.
-  if (row?.previous !== "ready") return { started: false, enqueueGeneration: false, gameId: row?.game_id ?? null };
-  const { enqueueGeneration } = await onBlockStarted(tx, row.game_id, settings);
-  return { started: true, enqueueGeneration, gameId: row.game_id };
+  if (row?.previous !== "ready") {
+    return { started: false, enqueueGeneration: false, gameId: row?.game_id ?? null, lowReserve: null };
+  }
+  const { enqueueGeneration, lowReserve } = await onBlockStarted(tx, row.game_id, settings);
+  return { started: true, enqueueGeneration, gameId: row.game_id, lowReserve };
 }
 
 /**
  * A block of the game just left `ready`. Under the game's row lock (block starts of one game are
  * serialised, so each sees the others' effect on the count), when fewer than MIN_READY_BLOCKS remain:
- * one `block.low_reserve` into the outbox if the reserve was armed (filled since the last drop), and
- * generation is asked for. The game is re-armed by the worker when it has refilled the reserve.
+ * one `block.low_reserve` if the reserve was armed (filled since the last drop), and generation is
+ * asked for. The game is re-armed by the worker when it has refilled the reserve. The event is
+ * returned, not stored: events are stored last in their transaction, after every row lock (see
+ * `insertEvents`).
  */
 async function onBlockStarted(
   tx: Transaction,
   gameId: number,
   settings: ReserveSettings,
-): Promise<{ enqueueGeneration: boolean; eventId: string | null }> {
+): Promise<{ enqueueGeneration: boolean; lowReserve: NewEvent | null }> {
   const [game] = await tx.execute<{ partner_id: string; environment: Environment; low_reserve_armed: boolean }>(sql`
     select partner_id, environment, low_reserve_armed from ${games} where id = ${gameId} for no key update`);
-  if (!game) return { enqueueGeneration: false, eventId: null };
+  if (!game) return { enqueueGeneration: false, lowReserve: null };
   const readyBlocks = await readyBlockCount(tx, gameId);
-  if (readyBlocks >= settings.minReadyBlocks) return { enqueueGeneration: false, eventId: null };
-  if (!game.low_reserve_armed) return { enqueueGeneration: true, eventId: null };
+  if (readyBlocks >= settings.minReadyBlocks) return { enqueueGeneration: false, lowReserve: null };
+  if (!game.low_reserve_armed) return { enqueueGeneration: true, lowReserve: null };
   await tx.execute(sql`update ${games} set low_reserve_armed = false where id = ${gameId}`);
-  const envelope = newEventEnvelope("block.low_reserve", game.environment, {
+  const data = {
     gameId,
     readyBlocks,
     minReadyBlocks: settings.minReadyBlocks,
     remainingOutcomes: await remainingOutcomes(tx, gameId),
-  });
-  await tx.insert(events).values({
-    id: envelope.id,
-    partnerId: game.partner_id,
-    environment: game.environment,
-    type: "block.low_reserve",
-    payload: envelope,
-    createdAt: new Date(envelope.createdAt),
-  });
-  return { enqueueGeneration: true, eventId: envelope.id };
+  };
+  return {
+    enqueueGeneration: true,
+    lowReserve: { partnerId: game.partner_id, environment: game.environment, type: "block.low_reserve", data },
+  };
 }
 
 export async function readyBlockCount(db: Executor, gameId: number): Promise<number> {

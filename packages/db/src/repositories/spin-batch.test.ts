@@ -44,6 +44,7 @@ function spinOf(wagerMicros: number, payoutMicros: number): NewSpin {
     gameId: fixture.gameIds[0]!,
     externalPlayerId: externalId,
     outcome,
+    position: { blockId: outcome.blockId, index: outcome.index },
     wagerMicros,
     payoutMicros,
     presentation: presentationOf(outcome),

@@ -22,7 +22,7 @@ import type { SqlClient } from "./sql-client.js";
 const RECORD_SPIN_BATCH = `
   with input as (
     select * from json_to_recordset($1::json) as x(n int, id text, partner_id text, environment text,
-      external_id text, game_id int, block_id bigint, outcome_index int, prize_tier text,
+      external_id text, game_id int, block_id bigint, outcome_index int, forced boolean, prize_tier text,
       multiplier_millionths bigint, wager_micros bigint, payout_micros bigint, presentation jsonb)
   ),
   totals as (
@@ -55,9 +55,9 @@ const RECORD_SPIN_BATCH = `
     join player p on p.partner_id = i.partner_id and p.environment = i.environment and p.external_id = i.external_id
     window w as (partition by i.partner_id, i.environment, i.external_id order by i.n)
   )
-  insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, prize_tier,
+  insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
     multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
-  select id, partner_id, environment, game_id, player_id, block_id, outcome_index, prize_tier,
+  select id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
     multiplier_millionths, wager_micros, payout_micros, balance_after, presentation, spun_at
   from placed order by n
   returning id, player_id, balance_after_micros, created_at`;
@@ -71,8 +71,9 @@ export async function recordSpinBatch(client: SqlClient, batch: readonly NewSpin
     environment: spin.environment,
     external_id: spin.externalPlayerId,
     game_id: spin.gameId,
-    block_id: spin.outcome.blockId,
-    outcome_index: spin.outcome.index,
+    block_id: spin.position?.blockId ?? null,
+    outcome_index: spin.position?.index ?? null,
+    forced: spin.position === null,
     prize_tier: spin.outcome.tier,
     multiplier_millionths: spin.outcome.multiplierMillionths,
     wager_micros: spin.wagerMicros,

@@ -1,4 +1,4 @@
-import type { Environment, Presentation, QueuedOutcome } from "@outcomes/core";
+import type { Environment, Outcome, OutcomePosition, Presentation } from "@outcomes/core";
 import { desc, eq } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { spins } from "../schema/spins.js";
@@ -16,7 +16,9 @@ export interface NewSpin {
   gameId: number;
   /** The partner's player id; the player row is created on its first spin. */
   externalPlayerId: string;
-  outcome: QueuedOutcome;
+  outcome: Outcome;
+  /** The block entry the outcome was taken from; null for a forced sandbox spin (drawn, not taken). */
+  position: OutcomePosition | null;
   wagerMicros: number;
   payoutMicros: number;
   presentation: Presentation;
@@ -38,20 +40,17 @@ export async function recordSpin(client: SqlClient, spin: NewSpin): Promise<Reco
   return recorded;
 }
 
-const SPIN_OF_OUTCOME = `
-  select id, player_id, balance_after_micros, created_at from spins where block_id = $1 and outcome_index = $2`;
+const SPIN_BY_ID = "select player_id, balance_after_micros, created_at from spins where id = $1";
 
-/** The spin that used this outcome, if one committed (the outcome's unique key). */
-export async function findSpinOfOutcome(
-  client: SqlClient,
-  outcome: Pick<QueuedOutcome, "blockId" | "index">,
-): Promise<(RecordedSpin & { id: string }) | null> {
-  const [row] = await client.unsafe<
-    { id: string; player_id: string; balance_after_micros: string; created_at: string | Date }[]
-  >(SPIN_OF_OUTCOME, [outcome.blockId, outcome.index], { prepare: true });
+/** The spin as recorded, if it committed. */
+export async function findRecordedSpin(client: SqlClient, spinId: string): Promise<RecordedSpin | null> {
+  const [row] = await client.unsafe<{ player_id: string; balance_after_micros: string; created_at: string | Date }[]>(
+    SPIN_BY_ID,
+    [spinId],
+    { prepare: true },
+  );
   return row
     ? {
-        id: row.id,
         playerId: Number(row.player_id),
         balanceAfterMicros: Number(row.balance_after_micros),
         createdAt: new Date(row.created_at),

@@ -1,5 +1,6 @@
 export * from "./api-keys.js";
 export * from "./blocks.js";
+export * from "./event-sequences.js";
 export * from "./events.js";
 export * from "./games.js";
 export * from "./idempotency-keys.js";

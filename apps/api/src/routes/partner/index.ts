@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.js";
 import { PARTNER_BASE } from "../../router.js";
+import { eventsRouter } from "./events.js";
 import { gamesRouter } from "./games.js";
 import { parSheetsRouter } from "./par-sheets.js";
 import { playersRouter } from "./players.js";
@@ -16,6 +17,7 @@ export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
     spinsRouter,
     playersRouter,
     webhooksRouter,
+    eventsRouter,
     settlementsRouter,
   ] as OpenAPIHono<AppEnv>[])
     app.route(PARTNER_BASE, router);

@@ -35,4 +35,20 @@ describe("POST /spins rate limit", () => {
     expect([player.status, player.body.totalSpins]).toEqual([200, 2]);
     expect(player.headers.get("ratelimit-policy")).toBe('"default";q=50;w=1');
   });
+
+  it("draws from the spin bucket for a forced spin too, before anything is written", async () => {
+    const { partnerId, apiKey } = await api.createPartner();
+    const game = await createGame(api, partnerId);
+    const body = { gameId: game.gameId, playerId: "forcing", wagerUsd: 1, forceTier: "T1" };
+    const answers = await Promise.all([spin(api, apiKey, body), spin(api, apiKey, body), spin(api, apiKey, body)]);
+    answers.sort((a, b) => a.status - b.status);
+    expect(answers.map((answer) => [answer.status, answer.body.errorCode])).toEqual([
+      [200, undefined],
+      [200, undefined],
+      [429, "KS-4291"],
+    ]);
+    expect(answers[0]!.headers.get("ratelimit-policy")).toBe('"spin";q=2;w=1');
+    const player = await api.request("/api/partner/v1/players/forcing", { apiKey });
+    expect(player.body.totalSpins).toBe(2);
+  });
 });

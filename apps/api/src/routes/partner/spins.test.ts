@@ -179,6 +179,7 @@ describe("POST /spins outcomes and balances", () => {
     expect(event?.type).toBe("spin.large_win");
     expect(event?.payload).toEqual({
       id: event?.id,
+      sequence: 1,
       type: "spin.large_win",
       createdAt: atThreshold.body.createdAt,
       environment: "sandbox",

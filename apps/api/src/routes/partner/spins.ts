@@ -20,6 +20,17 @@ export const SpinRequestBody = z
       .number()
       .refine(hasAtMostSixDecimals, "at most 6 decimal places")
       .openapi({ description: "Wager in USD, at most 6 decimals, within the game's limits", example: 1.5 }),
+    forceTier: z
+      .string()
+      .nullish()
+      .openapi({
+        description:
+          "Sandbox only: a tier of the game's PAR sheet (e.g. `T6`). The spin shows a random combination of " +
+          "that tier drawn from the sheet, takes no outcome from the queue, and is otherwise a normal spin " +
+          "(balance, listings, settlement, `spin.large_win`), answered with `forced: true` and `fairness: null`. " +
+          "A production key, or a tier the sheet does not have: 400 KS-4101. Absent or null: a normal spin.",
+        example: "T6",
+      }),
   })
   .openapi("SpinRequest");
 
@@ -30,7 +41,8 @@ const spinRoute = createRoute({
   tags: ["Spins"],
   summary: "Run a spin",
   description:
-    "Takes the game's next pre-computed outcome and commits it with the player's new balance, atomically. " +
+    "Takes the game's next pre-computed outcome and commits it with the player's new balance, atomically " +
+    "(in sandbox, `forceTier` makes an outcome of that tier instead, for testing). " +
     "With `Idempotency-Key` (kept 24 h per partner and environment) a repeat of the same body returns the first " +
     "result (`Idempotent-Replayed: true`) and spins nothing; another body with the key is KS-4101. " +
     "KS-5003 means nothing was deducted and the spin may be retried.",

@@ -1,0 +1,56 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { EVENT_TYPES, orderedEnvelope } from "@outcomes/core";
+import { listEvents } from "@outcomes/db";
+import { EventSchema } from "@outcomes/records";
+import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+
+const EventLog = z
+  .object({
+    events: z.array(EventSchema),
+    nextAfter: z.number().int().openapi({
+      description: "The last sequence returned, or `after` when none: pass it as `after` to read on",
+    }),
+  })
+  .openapi("EventLog");
+
+const EventLogQuery = z.object({
+  after: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(0)
+    .openapi({ description: "Events with a larger sequence (default 0: from the first)", example: 0 }),
+  limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ example: 100 }),
+  type: z.enum(EVENT_TYPES).optional().openapi({ description: "Only events of this type" }),
+});
+
+const listEventsRoute = createRoute({
+  method: "get",
+  path: "/events",
+  tags: ["Events"],
+  summary: "Read the event log, in ascending sequence",
+  description:
+    "Every event of the partner and environment (the same events webhooks deliver), kept at least 30 days. " +
+    "Call again with `after=nextAfter` to read on: a reader that does so sees every event exactly once, in " +
+    "sequence order, even while new events are being written (an event never appears behind one already " +
+    "listed). An empty page means the reader is caught up; ask again later with the same `after`.",
+  request: { query: EventLogQuery },
+  responses: {
+    200: jsonResponse(EventLog, "Up to `limit` events after `after`"),
+    ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101"),
+  },
+});
+
+export const eventsRouter = createRouter().openapi(listEventsRoute, async (c) => {
+  const { partner, deps } = c.var;
+  const query = c.req.valid("query");
+  const events = await listEvents(deps.db, {
+    partnerId: partner.partnerId,
+    environment: partner.environment,
+    ...query,
+  });
+  const last = events.at(-1);
+  return c.json({ events: events.map(orderedEnvelope), nextAfter: last ? last.sequence : query.after }, 200);
+});

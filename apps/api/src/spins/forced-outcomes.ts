@@ -1,0 +1,42 @@
+import { assertValidParSheet, type Outcome, OutcomeDrawer, ServiceError } from "@outcomes/core";
+import type { SqlClient } from "@outcomes/db";
+import type { GameRules } from "./game-cache.js";
+
+/** A process forces outcomes of a handful of sandbox sheets at a time; older entries are dropped. */
+const MAX_DRAWERS = 100;
+const SHEET_DOCUMENT = "select document from par_sheets where id = $1";
+
+/**
+ * Outcomes of forced sandbox spins (CONTRACT §11): a random combination of the requested tier of the
+ * game's PAR sheet, drawn by the blocks' own code (`OutcomeDrawer`, OS CSPRNG) and never taken from
+ * the game's queue. A sheet's document never changes once uploaded, so its compiled drawer is kept.
+ */
+export class ForcedOutcomes {
+  private readonly drawers = new Map<string, OutcomeDrawer>();
+
+  /**
+   * An outcome of `tier`; KS-4101 when the game's sheet has no such tier. A sheet not compiled yet
+   * is read on `client` (a keyed spin's own transaction), and a read in flight is not shared, for the
+   * reason `BlockSizes` gives.
+   */
+  async draw(game: GameRules, tier: string, client: SqlClient): Promise<Outcome> {
+    const outcome = (await this.drawerOf(game.parSheetId, client)).drawOutcomeOfTier(tier);
+    if (!outcome) {
+      throw new ServiceError("KS-4101", {
+        message: `forceTier ${JSON.stringify(tier)} is not a tier of the game's PAR sheet`,
+        details: [{ path: "forceTier", message: "not a tier of the game's PAR sheet" }],
+      });
+    }
+    return outcome;
+  }
+
+  private async drawerOf(parSheetId: string, client: SqlClient): Promise<OutcomeDrawer> {
+    const cached = this.drawers.get(parSheetId);
+    if (cached) return cached;
+    const [row] = await client.unsafe<{ document: unknown }[]>(SHEET_DOCUMENT, [parSheetId], { prepare: true });
+    const drawer = new OutcomeDrawer(assertValidParSheet(row?.document));
+    if (this.drawers.size >= MAX_DRAWERS) this.drawers.delete(this.drawers.keys().next().value as string);
+    this.drawers.set(parSheetId, drawer);
+    return drawer;
+  }
+}
