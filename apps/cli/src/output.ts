@@ -1,3 +1,5 @@
+import type { CliContext } from "./context.js";
+
 /** Renders rows as aligned columns under upper-case headers; empty values show as "-". */
 export function table(headers: string[], rows: Array<Array<string | null | undefined>>): string {
   const cells = rows.map((row) => headers.map((_, index) => row[index] ?? "-"));
@@ -18,7 +20,18 @@ export function record(fields: Record<string, string | boolean | null | undefine
     .join("\n");
 }
 
-export function pageFooter(page: { page: number; limit: number; total: number }, shown: number): string {
+function pageFooter(page: { page: number; limit: number; total: number }, shown: number): string {
   const pages = Math.max(1, Math.ceil(page.total / page.limit));
   return `page ${page.page} of ${pages}, ${shown} shown, ${page.total} in total`;
+}
+
+/** A list command's answer: `{[key]: views, page, limit, total}` for `--json`, else `rows()` and a page footer. */
+export function printPage(
+  ctx: CliContext,
+  key: string,
+  views: unknown[],
+  page: { page: number; limit: number; total: number },
+  rows: () => string,
+): void {
+  ctx.print({ [key]: views, ...page }, () => [rows(), pageFooter(page, views.length)].join("\n"));
 }

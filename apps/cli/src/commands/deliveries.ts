@@ -9,7 +9,7 @@ import { enqueueDeliveries } from "@outcomes/queue";
 import { type OperatorDeliveryView, presentOperatorDelivery } from "@outcomes/records";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
-import { pageFooter, record, table } from "../output.js";
+import { printPage, record, table } from "../output.js";
 import { dateTime, limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 import type { ActionFactory } from "./command-group.js";
 
@@ -68,9 +68,7 @@ export function registerDeliveryCommands(program: Command, action: ActionFactory
         };
         const result = await listDeliveriesForOperator(ctx.db(), filter, { limit, offset });
         const views = result.rows.map(presentOperatorDelivery);
-        ctx.print({ deliveries: views, page, limit, total: result.total }, () =>
-          [deliveryRows(views), pageFooter({ page, limit, total: result.total }, views.length)].join("\n"),
-        );
+        printPage(ctx, "deliveries", views, { page, limit, total: result.total }, () => deliveryRows(views));
       }),
     );
 

@@ -2,7 +2,7 @@ import { DEFAULT_ROTATION_OVERLAP_HOURS, ENVIRONMENTS, type Environment } from "
 import { issueApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "@outcomes/db";
 import { type ApiKeyView, type IssuedApiKeyView, presentApiKey, presentIssuedKey } from "@outcomes/records";
 import { type Command, Option } from "commander";
-import { pageFooter, record, table } from "../output.js";
+import { printPage, record, table } from "../output.js";
 import { dateTime, hours, limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 import type { ActionFactory } from "./command-group.js";
 
@@ -56,23 +56,20 @@ export function registerKeyCommands(program: Command, action: ActionFactory) {
         const result = await listApiKeys(ctx.db(), partnerId!, { limit, offset });
         const views = result.rows.map(presentApiKey);
         const now = Date.now();
-        ctx.print({ apiKeys: views, page, limit, total: result.total }, () =>
-          [
-            table(
-              ["id", "prefix", "environment", "state", "expires at", "revoked at", "last used at", "created at"],
-              views.map((k) => [
-                k.id,
-                k.prefix,
-                k.environment,
-                keyState(k, now),
-                k.expiresAt,
-                k.revokedAt,
-                k.lastUsedAt,
-                k.createdAt,
-              ]),
-            ),
-            pageFooter({ page, limit, total: result.total }, views.length),
-          ].join("\n"),
+        printPage(ctx, "apiKeys", views, { page, limit, total: result.total }, () =>
+          table(
+            ["id", "prefix", "environment", "state", "expires at", "revoked at", "last used at", "created at"],
+            views.map((k) => [
+              k.id,
+              k.prefix,
+              k.environment,
+              keyState(k, now),
+              k.expiresAt,
+              k.revokedAt,
+              k.lastUsedAt,
+              k.createdAt,
+            ]),
+          ),
         );
       }),
     );

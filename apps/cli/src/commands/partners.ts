@@ -2,7 +2,7 @@ import { createPartner, listPartners, setPartnerActive } from "@outcomes/db";
 import { type PartnerView, presentPartner } from "@outcomes/records";
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
-import { pageFooter, record, table } from "../output.js";
+import { printPage, record, table } from "../output.js";
 import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 import type { ActionFactory } from "./command-group.js";
 
@@ -56,14 +56,11 @@ export function registerPartnerCommands(program: Command, action: ActionFactory)
         const { page, limit, offset } = pageOf(options);
         const result = await listPartners(ctx.db(), { limit, offset });
         const views = result.rows.map(presentPartner);
-        ctx.print({ partners: views, page, limit, total: result.total }, () =>
-          [
-            table(
-              ["id", "slug", "name", "active", "contact email", "created at"],
-              views.map((p) => [p.id, p.slug, p.name, p.isActive ? "yes" : "no", p.contactEmail, p.createdAt]),
-            ),
-            pageFooter({ page, limit, total: result.total }, views.length),
-          ].join("\n"),
+        printPage(ctx, "partners", views, { page, limit, total: result.total }, () =>
+          table(
+            ["id", "slug", "name", "active", "contact email", "created at"],
+            views.map((p) => [p.id, p.slug, p.name, p.isActive ? "yes" : "no", p.contactEmail, p.createdAt]),
+          ),
         );
       }),
     );

@@ -9,7 +9,7 @@ import { notifyEvents } from "@outcomes/queue";
 import { presentSettlementReport, type SettlementReportView } from "@outcomes/records";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
-import { pageFooter, record, table } from "../output.js";
+import { printPage, record, table } from "../output.js";
 import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 import type { ActionFactory } from "./command-group.js";
 
@@ -99,23 +99,20 @@ export function registerSettlementCommands(program: Command, action: ActionFacto
         const owner = { partnerId: partnerId!, environment: options.environment };
         const result = await listSettlementReports(ctx.db(), owner, { limit, offset });
         const views = result.rows.map(presentSettlementReport);
-        ctx.print({ reports: views, page, limit, total: result.total }, () =>
-          [
-            table(
-              ["report date", "status", "spins", "wagered usd", "paid usd", "net usd", "rtp", "generated at"],
-              views.map((r) => [
-                r.reportDate,
-                r.status,
-                String(r.totalSpins),
-                String(r.totalWageredUsd),
-                String(r.totalPaidUsd),
-                String(r.netUsd),
-                rtpText(r.rtp),
-                r.generatedAt,
-              ]),
-            ),
-            pageFooter({ page, limit, total: result.total }, views.length),
-          ].join("\n"),
+        printPage(ctx, "reports", views, { page, limit, total: result.total }, () =>
+          table(
+            ["report date", "status", "spins", "wagered usd", "paid usd", "net usd", "rtp", "generated at"],
+            views.map((r) => [
+              r.reportDate,
+              r.status,
+              String(r.totalSpins),
+              String(r.totalWageredUsd),
+              String(r.totalPaidUsd),
+              String(r.netUsd),
+              rtpText(r.rtp),
+              r.generatedAt,
+            ]),
+          ),
         );
       }),
     );

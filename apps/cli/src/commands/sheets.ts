@@ -3,7 +3,7 @@ import { decideParSheet, listParSheetsForOperator } from "@outcomes/db";
 import { type OperatorParSheetView, presentOperatorParSheet } from "@outcomes/records";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
-import { pageFooter, record, table } from "../output.js";
+import { printPage, record, table } from "../output.js";
 import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
 import type { ActionFactory } from "./command-group.js";
 
@@ -53,23 +53,20 @@ export function registerSheetCommands(program: Command, action: ActionFactory) {
           { limit, offset },
         );
         const views = result.rows.map(presentOperatorParSheet);
-        ctx.print({ parSheets: views, page, limit, total: result.total }, () =>
-          [
-            table(
-              ["id", "name", "version", "status", "rtp", "partner", "environment", "created at"],
-              views.map((s) => [
-                s.id,
-                s.name,
-                s.version,
-                s.status,
-                String(s.rtp),
-                s.partnerId,
-                s.environment,
-                s.createdAt,
-              ]),
-            ),
-            pageFooter({ page, limit, total: result.total }, views.length),
-          ].join("\n"),
+        printPage(ctx, "parSheets", views, { page, limit, total: result.total }, () =>
+          table(
+            ["id", "name", "version", "status", "rtp", "partner", "environment", "created at"],
+            views.map((s) => [
+              s.id,
+              s.name,
+              s.version,
+              s.status,
+              String(s.rtp),
+              s.partnerId,
+              s.environment,
+              s.createdAt,
+            ]),
+          ),
         );
       }),
     );

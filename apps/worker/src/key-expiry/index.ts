@@ -1,7 +1,8 @@
 import { purgeExpiredIdempotencyRecords } from "@outcomes/db";
-import { JOBS, notifyEvents } from "@outcomes/queue";
+import { notifyEvents } from "@outcomes/queue";
 import type { Job } from "bullmq";
 import type { RoleStarter, WorkerContext } from "../context.js";
+import { upsertJobSchedule } from "../job-schedules.js";
 import { startQueueWorker } from "../queue-worker.js";
 import { sweepExpiringKeys } from "./sweep.js";
 
@@ -20,18 +21,13 @@ export const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60_000;
  */
 export const startKeyExpiryRole: RoleStarter = async (ctx) => {
   const { env, db, producers, logger } = ctx;
-  const definition = JOBS["key-expiry.sweep"];
-  const queue = producers.queues[definition.queue];
-  await queue.upsertJobScheduler(
-    KEY_EXPIRY_SCHEDULER_ID,
-    { pattern: env.KEY_EXPIRY_CRON, tz: "UTC" },
-    { name: "key-expiry.sweep", data: {}, opts: definition.options },
-  );
-  await queue.upsertJobScheduler(
-    IDEMPOTENCY_PURGE_SCHEDULER_ID,
-    { every: IDEMPOTENCY_PURGE_EVERY_MS },
-    { name: "idempotency.purge", data: {}, opts: JOBS["idempotency.purge"].options },
-  );
+  await upsertJobSchedule(producers, KEY_EXPIRY_SCHEDULER_ID, "key-expiry.sweep", {
+    pattern: env.KEY_EXPIRY_CRON,
+    tz: "UTC",
+  });
+  await upsertJobSchedule(producers, IDEMPOTENCY_PURGE_SCHEDULER_ID, "idempotency.purge", {
+    every: IDEMPOTENCY_PURGE_EVERY_MS,
+  });
 
   return startQueueWorker(
     "key-expiry",

@@ -1,8 +1,9 @@
 import { parseReportDate } from "@outcomes/core";
 import { sealSpinRollups } from "@outcomes/db";
-import { JOBS, notifyEvents } from "@outcomes/queue";
+import { notifyEvents } from "@outcomes/queue";
 import { type Job, UnrecoverableError } from "bullmq";
 import type { RoleStarter } from "../context.js";
+import { upsertJobSchedule } from "../job-schedules.js";
 import { startQueueWorker } from "../queue-worker.js";
 import { runSettlements } from "./run.js";
 
@@ -21,18 +22,11 @@ export const ROLLUP_EVERY_MS = 60_000;
  */
 export const startSettlementsRole: RoleStarter = async (ctx) => {
   const { env, db, producers, logger } = ctx;
-  const definition = JOBS["settlement.generate"];
-  const queue = producers.queues[definition.queue];
-  await queue.upsertJobScheduler(
-    SETTLEMENT_SCHEDULER_ID,
-    { pattern: env.SETTLEMENT_CRON, tz: "UTC" },
-    { name: "settlement.generate", data: {}, opts: definition.options },
-  );
-  await queue.upsertJobScheduler(
-    ROLLUP_SCHEDULER_ID,
-    { every: ROLLUP_EVERY_MS },
-    { name: "settlement.rollup", data: {}, opts: JOBS["settlement.rollup"].options },
-  );
+  await upsertJobSchedule(producers, SETTLEMENT_SCHEDULER_ID, "settlement.generate", {
+    pattern: env.SETTLEMENT_CRON,
+    tz: "UTC",
+  });
+  await upsertJobSchedule(producers, ROLLUP_SCHEDULER_ID, "settlement.rollup", { every: ROLLUP_EVERY_MS });
 
   return startQueueWorker(
     "settlements",

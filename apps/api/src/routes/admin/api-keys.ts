@@ -9,17 +9,9 @@ import {
   presentIssuedKey,
 } from "@outcomes/records";
 import { announceChange } from "../../invalidation.js";
-import {
-  ADMIN_COMMON_ERRORS,
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  PageFields,
-  PageQuery,
-  pageFields,
-  pageWindow,
-} from "../../openapi.js";
+import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { pagedListRoute } from "../paged-list.js";
 import { FutureTimestamp, PartnerKeyParams, PartnerParams } from "./schemas.js";
 
 const IssueKeyBody = z
@@ -43,8 +35,6 @@ const RotateKeyBody = z
     expiresAt: FutureTimestamp.optional().openapi({ description: "The new key's expiry; default 365 days from now" }),
   })
   .openapi("RotateApiKey");
-
-const ApiKeyList = z.object({ apiKeys: z.array(ApiKeySchema), ...PageFields }).openapi("ApiKeyList");
 
 const tags = ["Operator: API keys"];
 const parseDate = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
@@ -75,24 +65,18 @@ apiKeysRouter.openapi(
   },
 );
 
-apiKeysRouter.openapi(
-  createRoute({
-    method: "get",
-    path: "/partners/{partnerId}/api-keys",
-    tags,
-    summary: "List a partner's keys, newest first (never their secrets)",
-    request: { params: PartnerParams, query: PageQuery },
-    responses: {
-      200: jsonResponse(ApiKeyList, "A page of keys, revoked and expired ones included"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4209"),
-    },
-  }),
-  async (c) => {
-    const page = c.req.valid("query");
-    const result = await listApiKeys(c.var.deps.db, c.req.valid("param").partnerId, pageWindow(page));
-    return c.json({ apiKeys: result.rows.map(presentApiKey), ...pageFields(page, result.total) }, 200);
-  },
-);
+pagedListRoute(apiKeysRouter, {
+  path: "/partners/{partnerId}/api-keys",
+  tags,
+  summary: "List a partner's keys, newest first (never their secrets)",
+  params: PartnerParams,
+  schema: { name: "ApiKeyList", key: "apiKeys", item: ApiKeySchema },
+  description: "A page of keys, revoked and expired ones included",
+  common: ADMIN_COMMON_ERRORS,
+  errors: ["KS-4209"],
+  list: (c, params, window) => listApiKeys(c.var.deps.db, params.partnerId, window),
+  present: presentApiKey,
+});
 
 apiKeysRouter.openapi(
   createRoute({

@@ -3,17 +3,9 @@ import { EMAIL_MAX_LENGTH, EMAIL_PATTERN, PARTNER_NAME_MAX_LENGTH, SLUG_PATTERN 
 import { createPartner, listPartners, setPartnerActive } from "@outcomes/db";
 import { PartnerSchema, presentPartner } from "@outcomes/records";
 import { announceChange } from "../../invalidation.js";
-import {
-  ADMIN_COMMON_ERRORS,
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  PageFields,
-  PageQuery,
-  pageFields,
-  pageWindow,
-} from "../../openapi.js";
+import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { pagedListRoute } from "../paged-list.js";
 import { PartnerParams } from "./schemas.js";
 
 const CreatePartnerBody = z
@@ -31,8 +23,6 @@ const CreatePartnerBody = z
       .openapi({ format: "email", example: "ops@acme.example" }),
   })
   .openapi("CreatePartner");
-
-const PartnerList = z.object({ partners: z.array(PartnerSchema), ...PageFields }).openapi("PartnerList");
 
 const tags = ["Operator: partners"];
 
@@ -57,24 +47,16 @@ partnersRouter.openapi(
   },
 );
 
-partnersRouter.openapi(
-  createRoute({
-    method: "get",
-    path: "/partners",
-    tags,
-    summary: "List partners, newest first",
-    request: { query: PageQuery },
-    responses: {
-      200: jsonResponse(PartnerList, "A page of partners"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101"),
-    },
-  }),
-  async (c) => {
-    const page = c.req.valid("query");
-    const result = await listPartners(c.var.deps.db, pageWindow(page));
-    return c.json({ partners: result.rows.map(presentPartner), ...pageFields(page, result.total) }, 200);
-  },
-);
+pagedListRoute(partnersRouter, {
+  path: "/partners",
+  tags,
+  summary: "List partners, newest first",
+  schema: { name: "PartnerList", key: "partners", item: PartnerSchema },
+  description: "A page of partners",
+  common: ADMIN_COMMON_ERRORS,
+  list: (c, _params, window) => listPartners(c.var.deps.db, window),
+  present: presentPartner,
+});
 
 for (const action of ["deactivate", "activate"] as const) {
   partnersRouter.openapi(

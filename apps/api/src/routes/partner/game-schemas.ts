@@ -1,7 +1,5 @@
 import { z } from "@hono/zod-openapi";
 import { usdToMicros } from "@outcomes/core";
-import { GameSchema } from "@outcomes/records";
-import { PageFields } from "../../openapi.js";
 
 /** A positive USD amount with at most 6 decimals (anything else KS-4101). */
 const UsdAmount = z
@@ -30,8 +28,6 @@ export const UpdateGameBody = z
     largeWinThresholdUsd: UsdAmount.nullable().optional().openapi({ description: "null restores the default" }),
   })
   .openapi("UpdateGame", { description: "Only the fields sent change; unknown fields are refused (KS-4101)." });
-
-export const GameList = z.object({ games: z.array(GameSchema), ...PageFields }).openapi("GameList");
 
 export const GameParams = z.object({
   gameId: z.string().openapi({ param: { name: "gameId", in: "path" }, example: "1" }),

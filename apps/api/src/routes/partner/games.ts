@@ -6,17 +6,10 @@ import { blocksWorkerCount, enqueueGeneration } from "@outcomes/queue";
 import { GameSchema, presentGame } from "@outcomes/records";
 import type { AppDeps } from "../../context.js";
 import { announceChange } from "../../invalidation.js";
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  PARTNER_COMMON_ERRORS,
-  PageQuery,
-  pageFields,
-  pageWindow,
-} from "../../openapi.js";
+import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { GameList, GameParams, parseGameId, RegisterGameBody, toMicros, UpdateGameBody } from "./game-schemas.js";
+import { pagedListRoute } from "../paged-list.js";
+import { GameParams, parseGameId, RegisterGameBody, toMicros, UpdateGameBody } from "./game-schemas.js";
 
 const tags = ["Games"];
 
@@ -92,32 +85,16 @@ gamesRouter.openapi(
   },
 );
 
-gamesRouter.openapi(
-  createRoute({
-    method: "get",
-    path: "/games",
-    tags,
-    summary: "List your games (by gameConfigId)",
-    request: { query: PageQuery },
-    responses: {
-      200: jsonResponse(GameList, "A page of games"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101"),
-    },
-  }),
-  async (c) => {
-    const { deps, partner } = c.var;
-    const page = c.req.valid("query");
-    const result = await listGames(deps.db, partner, pageWindow(page));
-    const threshold = defaultThresholdMicros(deps);
-    return c.json(
-      {
-        games: result.rows.map((game) => presentGame(game, threshold)),
-        ...pageFields(page, result.total),
-      },
-      200,
-    );
-  },
-);
+pagedListRoute(gamesRouter, {
+  path: "/games",
+  tags,
+  summary: "List your games (by gameConfigId)",
+  schema: { name: "GameList", key: "games", item: GameSchema },
+  description: "A page of games",
+  common: PARTNER_COMMON_ERRORS,
+  list: (c, _params, window) => listGames(c.var.deps.db, c.var.partner, window),
+  present: (game, c) => presentGame(game, defaultThresholdMicros(c.var.deps)),
+});
 
 gamesRouter.openapi(
   createRoute({

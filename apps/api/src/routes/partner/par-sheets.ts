@@ -10,21 +10,11 @@ import {
 import type { MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import type { AppEnv } from "../../context.js";
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  PARTNER_COMMON_ERRORS,
-  PageFields,
-  PageQuery,
-  pageFields,
-  pageWindow,
-} from "../../openapi.js";
+import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { pagedListRoute } from "../paged-list.js";
 
 const tags = ["PAR sheets"];
-
-const ParSheetList = z.object({ parSheets: z.array(ParSheetSchema), ...PageFields }).openapi("ParSheetList");
 
 export const ParSheetParams = z.object({ parSheetId: z.string() });
 
@@ -72,24 +62,16 @@ parSheetsRouter.openapi(
   documentHook,
 );
 
-parSheetsRouter.openapi(
-  createRoute({
-    method: "get",
-    path: "/par-sheets",
-    tags,
-    summary: "List PAR sheets, newest first",
-    request: { query: PageQuery },
-    responses: {
-      200: jsonResponse(ParSheetList, "A page of sheets"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101"),
-    },
-  }),
-  async (c) => {
-    const page = c.req.valid("query");
-    const result = await listParSheets(c.var.deps.db, c.var.partner, pageWindow(page));
-    return c.json({ parSheets: result.rows.map(presentParSheet), ...pageFields(page, result.total) }, 200);
-  },
-);
+pagedListRoute(parSheetsRouter, {
+  path: "/par-sheets",
+  tags,
+  summary: "List PAR sheets, newest first",
+  schema: { name: "ParSheetList", key: "parSheets", item: ParSheetSchema },
+  description: "A page of sheets",
+  common: PARTNER_COMMON_ERRORS,
+  list: (c, _params, window) => listParSheets(c.var.deps.db, c.var.partner, window),
+  present: presentParSheet,
+});
 
 parSheetsRouter.openapi(
   createRoute({

@@ -4,23 +4,16 @@ import { findPlayer, listPlayerSpins, type PlayerRecord } from "@outcomes/db";
 import { PlayerSchema, presentPlayer, presentStoredSpin, SpinResultSchema } from "@outcomes/records";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context.js";
-import {
-  errorResponses,
-  jsonResponse,
-  PARTNER_COMMON_ERRORS,
-  PageFields,
-  PageQuery,
-  pageFields,
-  pageWindow,
-} from "../../openapi.js";
+import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { PageQuery, pageFields, pageSchema, pageWindow } from "../paged-list.js";
 import { PLAYER_ID_PATTERN } from "./spins.js";
 
 const PlayerParams = z.object({
   playerId: z.string().openapi({ param: { name: "playerId", in: "path" }, example: "player-42" }),
 });
 
-const PlayerSpins = z.object({ spins: z.array(SpinResultSchema), ...PageFields }).openapi("PlayerSpins");
+const PlayerSpins = pageSchema("PlayerSpins", "spins", SpinResultSchema);
 
 const getPlayerRoute = createRoute({
   method: "get",

@@ -3,25 +3,10 @@ import { DISPUTE_REASON_MAX_LENGTH } from "@outcomes/core";
 import { listSettlementReports, requireSettlementReport, transitionSettlementReport } from "@outcomes/db";
 import { presentSettlementReport, SettlementReportSchema } from "@outcomes/records";
 import type { PartnerAuth } from "../../auth/key-verifier.js";
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  PARTNER_COMMON_ERRORS,
-  PageFields,
-  PageQuery,
-  pageFields,
-  pageWindow,
-} from "../../openapi.js";
+import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { pagedListRoute } from "../paged-list.js";
 import { ReportDateParams, reportDatePathGuard } from "../settlement-schemas.js";
-
-const SettlementReportList = z
-  .object({
-    reports: z.array(SettlementReportSchema),
-    ...PageFields,
-  })
-  .openapi("SettlementReportList");
 
 /**
  * `reason` is required, but checked after the report's status: the specification's table answers
@@ -45,30 +30,16 @@ const TRANSITION_ERRORS = [...PARTNER_COMMON_ERRORS, "KS-4105", "KS-4301", "KS-4
 
 export const settlementsRouter = createRouter();
 
-settlementsRouter.openapi(
-  createRoute({
-    method: "get",
-    path: "/settlements",
-    tags,
-    summary: "List settlement reports, newest day first",
-    request: { query: PageQuery },
-    responses: {
-      200: jsonResponse(SettlementReportList, "A page of this environment's reports"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101"),
-    },
-  }),
-  async (c) => {
-    const page = c.req.valid("query");
-    const result = await listSettlementReports(c.var.deps.db, c.var.partner, pageWindow(page));
-    return c.json(
-      {
-        reports: result.rows.map(presentSettlementReport),
-        ...pageFields(page, result.total),
-      },
-      200,
-    );
-  },
-);
+pagedListRoute(settlementsRouter, {
+  path: "/settlements",
+  tags,
+  summary: "List settlement reports, newest day first",
+  schema: { name: "SettlementReportList", key: "reports", item: SettlementReportSchema },
+  description: "A page of this environment's reports",
+  common: PARTNER_COMMON_ERRORS,
+  list: (c, _params, window) => listSettlementReports(c.var.deps.db, c.var.partner, window),
+  present: presentSettlementReport,
+});
 
 settlementsRouter.openapi(
   createRoute({

@@ -7,13 +7,11 @@ import {
   ServiceError,
   vetAddresses,
 } from "@outcomes/core";
-import { DeliverySchema, WebhookSchema } from "@outcomes/records";
 import { resolveWithin, systemResolver } from "@outcomes/runtime";
 import type { Context } from "hono";
 import type { ZodError } from "zod";
 import type { AppEnv } from "../../context.js";
 import { formatPath, validationError } from "../../errors.js";
-import { PageFields } from "../../openapi.js";
 
 /** Registration waits at most this long for DNS; a host that does not answer is vetted at delivery. */
 const REGISTRATION_DNS_TIMEOUT_MS = 2000;
@@ -36,12 +34,6 @@ export const RegisterWebhookBody = z
       .openapi({ example: ["spin.large_win", "block.low_reserve"] }),
   })
   .openapi("RegisterWebhook");
-
-export const WebhookList = z.object({ webhooks: z.array(WebhookSchema), ...PageFields }).openapi("WebhookList");
-
-export const DeliveryList = z
-  .object({ deliveries: z.array(DeliverySchema), ...PageFields })
-  .openapi("WebhookDeliveryList");
 
 export const WebhookParams = z.object({
   webhookId: z

@@ -20,23 +20,14 @@ import {
   WebhookSchema,
 } from "@outcomes/records";
 import type { AppDeps } from "../../context.js";
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  PARTNER_COMMON_ERRORS,
-  PageQuery,
-  pageFields,
-  pageWindow,
-} from "../../openapi.js";
+import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { pagedListRoute } from "../paged-list.js";
 import {
   assertWebhookUrl,
-  DeliveryList,
   DeliveryParams,
   RegisterWebhookBody,
   registrationHook,
-  WebhookList,
   WebhookParams,
 } from "./webhook-schemas.js";
 
@@ -135,24 +126,16 @@ webhooksRouter.openapi(
   registrationHook,
 );
 
-webhooksRouter.openapi(
-  createRoute({
-    method: "get",
-    path: "/webhooks",
-    tags,
-    summary: "List webhooks, newest first (deleted ones included, inactive)",
-    request: { query: PageQuery },
-    responses: {
-      200: jsonResponse(WebhookList, "A page of webhooks"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101"),
-    },
-  }),
-  async (c) => {
-    const page = c.req.valid("query");
-    const result = await listWebhooks(c.var.deps.db, c.var.partner, pageWindow(page));
-    return c.json({ webhooks: result.rows.map(presentWebhook), ...pageFields(page, result.total) }, 200);
-  },
-);
+pagedListRoute(webhooksRouter, {
+  path: "/webhooks",
+  tags,
+  summary: "List webhooks, newest first (deleted ones included, inactive)",
+  schema: { name: "WebhookList", key: "webhooks", item: WebhookSchema },
+  description: "A page of webhooks",
+  common: PARTNER_COMMON_ERRORS,
+  list: (c, _params, window) => listWebhooks(c.var.deps.db, c.var.partner, window),
+  present: presentWebhook,
+});
 
 webhooksRouter.openapi(
   createRoute({
@@ -172,26 +155,21 @@ webhooksRouter.openapi(
   },
 );
 
-webhooksRouter.openapi(
-  createRoute({
-    method: "get",
-    path: "/webhooks/{webhookId}/deliveries",
-    tags,
-    summary: "List a webhook's deliveries, newest first",
-    request: { params: WebhookParams, query: PageQuery },
-    responses: {
-      200: jsonResponse(DeliveryList, "A page of deliveries"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", ...OWNERSHIP_ERRORS),
-    },
-  }),
-  async (c) => {
-    const { deps, partner } = c.var;
-    const webhook = await requireOwnWebhook(deps.db, partner, c.req.valid("param").webhookId);
-    const page = c.req.valid("query");
-    const result = await listDeliveries(deps.db, webhook.id, pageWindow(page));
-    return c.json({ deliveries: result.rows.map(presentDelivery), ...pageFields(page, result.total) }, 200);
+pagedListRoute(webhooksRouter, {
+  path: "/webhooks/{webhookId}/deliveries",
+  tags,
+  summary: "List a webhook's deliveries, newest first",
+  params: WebhookParams,
+  schema: { name: "WebhookDeliveryList", key: "deliveries", item: DeliverySchema },
+  description: "A page of deliveries",
+  common: PARTNER_COMMON_ERRORS,
+  errors: [...OWNERSHIP_ERRORS],
+  list: async (c, params, window) => {
+    const webhook = await requireOwnWebhook(c.var.deps.db, c.var.partner, params.webhookId);
+    return listDeliveries(c.var.deps.db, webhook.id, window);
   },
-);
+  present: presentDelivery,
+});
 
 webhooksRouter.openapi(
   createRoute({
