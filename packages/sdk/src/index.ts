@@ -1,5 +1,6 @@
 export * from "./client.js";
 export * from "./errors.js";
+export * from "./fairness/index.js";
 export type { FetchLike, RetryPolicy } from "./transport.js";
 export * from "./types.js";
 export * from "./webhook-signature.js";
