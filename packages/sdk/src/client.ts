@@ -1,5 +1,6 @@
 import { type FetchLike, type RetryPolicy, Transport } from "./transport.js";
 import type {
+  Block,
   CreatedWebhook,
   Delivery,
   Game,
@@ -10,8 +11,10 @@ import type {
   ParSheetWithDocument,
   Player,
   RegisterGameInput,
+  RevealedEntries,
   SettlementReport,
   SpinInput,
+  SpinProof,
   SpinResult,
   UpdateGameInput,
   Webhook,
@@ -87,6 +90,16 @@ export class PartnerClient {
     update: (gameId: number, input: UpdateGameInput) => this.write<Game>("PATCH", `/games/${segment(gameId)}`, input),
   };
 
+  /** A game's outcome blocks and their commitments (docs/fairness.md); check them with `verifyRevealedBlock`. */
+  readonly blocks = {
+    list: (gameId: number, page?: PageRequest) =>
+      this.get<{ blocks: Block[] } & PageInfo>(`/games/${segment(gameId)}/blocks`, pageQuery(page)),
+    get: (gameId: number, blockId: number) => this.get<Block>(`/games/${segment(gameId)}/blocks/${segment(blockId)}`),
+    /** 409 KS-4216 until the block (finite_pool: its cycle) is exhausted and its seed revealed. */
+    entries: (gameId: number, blockId: number) =>
+      this.get<RevealedEntries>(`/games/${segment(gameId)}/blocks/${segment(blockId)}/entries`),
+  };
+
   readonly parSheets = {
     upload: (document: ParSheetDocument) => this.write<ParSheet>("POST", "/par-sheets", document),
     list: (page?: PageRequest) => this.get<{ parSheets: ParSheet[] } & PageInfo>("/par-sheets", pageQuery(page)),
@@ -133,6 +146,11 @@ export class PartnerClient {
       headers: idempotencyKey ? { "Idempotency-Key": idempotencyKey } : undefined,
       safety: idempotencyKey === undefined ? "unsafe" : "idempotent",
     });
+  }
+
+  /** The RFC 9162 inclusion proof of a spin's outcome in its block; check it with `verifySpinProof`. */
+  spinProof(spinId: string): Promise<SpinProof> {
+    return this.get<SpinProof>(`/spins/${segment(spinId)}/proof`);
   }
 
   /** Every item of a list endpoint, page after page: `for await (const game of client.all((p) => client.games.list(p), "games"))`. */

@@ -14,6 +14,9 @@ export interface World {
   apiKey: string;
   parSheetId: string;
   gameId: number;
+  /** The game's first block, and the world's one spin (drawn from it). */
+  blockId: number;
+  spinId: string;
   playerId: string;
   webhookId: string;
   deliveryId: string;
@@ -40,7 +43,7 @@ async function call(api: TestApi, path: string, init: Parameters<TestApi["reques
 
 /**
  * Builds a world for `partner` in the environment its key selects: a PAR sheet and a game (its
- * reserve filled), a player with one spin, a webhook with one delivery, and the settlement report of
+ * reserve filled, so it has blocks), a player with one spin, a webhook with one delivery, and the settlement report of
  * `reportDate` (default today). Player ids are unique per partner and environment.
  */
 export async function buildWorld(
@@ -53,7 +56,7 @@ export async function buildWorld(
   const { apiKey, partnerId } = partner;
   const game = await registerTestGame(api, { partner, game: { name: `World ${newId("g")}`, maxWagerUsd: 50 } });
   const playerId = `player-${partnerId}-${environment}`;
-  await call(
+  const spin = await call(
     api,
     "/api/partner/v1/spins",
     { method: "POST", apiKey, json: { gameId: game.gameId, playerId, wagerUsd: 1 } },
@@ -93,6 +96,8 @@ export async function buildWorld(
     apiKey,
     parSheetId: game.parSheetId,
     gameId: game.gameId,
+    blockId: spin.fairness.blockId,
+    spinId: spin.spinId,
     playerId,
     webhookId: webhook.id,
     deliveryId,

@@ -21,6 +21,14 @@ export const PresentationBody = z
   })
   .openapi("Presentation");
 
+export const SpinFairness = z
+  .object({
+    blockId: z.number().int().openapi({ example: 1042 }),
+    index: z.number().int().openapi({ description: "0-based position in the block", example: 17 }),
+  })
+  .openapi("SpinFairness");
+export type SpinFairnessBody = z.infer<typeof SpinFairness>;
+
 export const SpinResult = z
   .object({
     spinId: z.string().openapi({ example: "spn_0T9xYz12AbCdEfGhIjKlMn" }),
@@ -36,6 +44,11 @@ export const SpinResult = z
     balance: z.object({
       balanceUsd: z.number().openapi({ description: "The player's net position after this spin: Σ(payout − wager)" }),
       currency: z.literal("USD"),
+    }),
+    fairness: SpinFairness.nullable().openapi({
+      description:
+        "Where the outcome was committed before it was served: entry `index` of block `blockId` (its proof: " +
+        "GET /spins/{spinId}/proof). null for a forced sandbox spin",
     }),
     createdAt: Timestamp,
   })
@@ -53,6 +66,7 @@ export interface SpinFacts {
   payoutMicros: number;
   balanceAfterMicros: number;
   presentation: Presentation;
+  fairness: SpinFairnessBody | null;
   createdAt: Date;
 }
 
@@ -70,6 +84,7 @@ export function spinResultBody(spin: SpinFacts): SpinResultBody {
     },
     presentation: orderedPresentation(spin.presentation),
     balance: { balanceUsd: microsToUsd(spin.balanceAfterMicros), currency: "USD" },
+    fairness: spin.fairness,
     createdAt: spin.createdAt.toISOString(),
   };
 }
@@ -99,6 +114,8 @@ export function replayedBody(stored: unknown): SpinResultBody {
     },
     presentation: orderedPresentation(body.presentation),
     balance: { balanceUsd: body.balance.balanceUsd, currency: "USD" },
+    // Responses stored before spins carried `fairness` replay without one.
+    fairness: body.fairness ? { blockId: body.fairness.blockId, index: body.fairness.index } : null,
     createdAt: body.createdAt,
   };
 }

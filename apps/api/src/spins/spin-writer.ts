@@ -82,6 +82,7 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
     payoutMicros: spin.payoutMicros,
     balanceAfterMicros: recorded.balanceAfterMicros,
     presentation: spin.presentation,
+    fairness: { blockId: spin.outcome.blockId, index: spin.outcome.index },
     createdAt: recorded.createdAt,
   });
 }

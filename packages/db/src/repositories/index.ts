@@ -2,6 +2,7 @@ export * from "./api-keys.js";
 export * from "./blocks.js";
 export * from "./delivery-operator.js";
 export * from "./events.js";
+export * from "./fairness.js";
 export * from "./games.js";
 export * from "./idempotency-keys.js";
 export * from "./paging.js";

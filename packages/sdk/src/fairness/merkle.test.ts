@@ -1,31 +1,6 @@
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { auditPath, EMPTY_TREE_HASH, merkleLevels, merkleRoot, verifyInclusion } from "./merkle.js";
-
-/**
- * RFC 9162 §2.1.1 and §2.1.3.1 written again from the RFC's recursive definitions, independently
- * of merkle.ts (which builds bottom-up): MTH and PATH over leaf *data*.
- */
-const sha256 = (...parts: Uint8Array[]) => {
-  const digest = createHash("sha256");
-  for (const part of parts) digest.update(part);
-  return digest.digest();
-};
-const largestPowerOfTwoBelow = (n: number) => 2 ** Math.floor(Math.log2(n - 1));
-const referenceLeaf = (data: Uint8Array) => sha256(Uint8Array.of(0), data);
-function referenceRoot(data: readonly Uint8Array[]): Buffer {
-  if (data.length === 0) return sha256();
-  if (data.length === 1) return referenceLeaf(data[0] as Uint8Array);
-  const k = largestPowerOfTwoBelow(data.length);
-  return sha256(Uint8Array.of(1), referenceRoot(data.slice(0, k)), referenceRoot(data.slice(k)));
-}
-function referencePath(m: number, data: readonly Uint8Array[]): Buffer[] {
-  if (data.length <= 1) return [];
-  const k = largestPowerOfTwoBelow(data.length);
-  return m < k
-    ? [...referencePath(m, data.slice(0, k)), referenceRoot(data.slice(k))]
-    : [...referencePath(m - k, data.slice(k)), referenceRoot(data.slice(0, k))];
-}
+import { referenceLeaf, referencePath, referenceRoot } from "./testing.js";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 const leavesOf = (data: readonly Uint8Array[]) => Buffer.concat(data.map(referenceLeaf));

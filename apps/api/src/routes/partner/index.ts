@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.js";
 import { PARTNER_BASE } from "../../router.js";
+import { blocksRouter } from "./blocks.js";
 import { gamesRouter } from "./games.js";
 import { parSheetsRouter } from "./par-sheets.js";
 import { playersRouter } from "./players.js";
@@ -12,6 +13,7 @@ import { webhooksRouter } from "./webhooks.js";
 export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
   for (const router of [
     gamesRouter,
+    blocksRouter,
     parSheetsRouter,
     spinsRouter,
     playersRouter,

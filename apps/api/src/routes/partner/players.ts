@@ -101,6 +101,7 @@ export const playersRouter = createRouter()
             payoutMicros: row.payoutMicros,
             balanceAfterMicros: row.balanceAfterMicros,
             presentation: row.presentation as Presentation,
+            fairness: { blockId: row.blockId, index: row.outcomeIndex },
             createdAt: row.createdAt,
           }),
         ),
