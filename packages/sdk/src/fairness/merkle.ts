@@ -31,7 +31,7 @@ export function merkleLevels(leaves: Buffer): Buffer[] {
     let pair = 0;
     for (; 2 * pair + 1 < nodes; pair++) {
       const left = 2 * pair * HASH_BYTES;
-      for (let byte = 0; byte < 2 * HASH_BYTES; byte++) scratch[1 + byte] = level[left + byte] as number;
+      level.copy(scratch, 1, left, left + 2 * HASH_BYTES);
       sha256Into(scratch, next, pair * HASH_BYTES);
     }
     if (2 * pair < nodes) level.copy(next, pair * HASH_BYTES, 2 * pair * HASH_BYTES);

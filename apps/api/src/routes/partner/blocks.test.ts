@@ -1,7 +1,11 @@
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import type { z } from "@hono/zod-openapi";
 import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS, retiredBlockKey } from "@outcomes/blocks";
-import { decodeQueuedOutcome, SAMPLE_PAR_SHEET, sampleParSheet } from "@outcomes/core";
+import { decodeQueuedOutcome, EntryCodec, SAMPLE_PAR_SHEET, sampleParSheet } from "@outcomes/core";
+import { blocks } from "@outcomes/db";
 import {
   type ParSheetDocument,
   PartnerClient,
@@ -12,6 +16,7 @@ import {
   verifyRevealedBlock,
   verifySpinProof,
 } from "@outcomes/sdk";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { referenceLeaf, referencePath, referenceRoot } from "../../../../../packages/sdk/src/fairness/testing.js";
 import { OutcomeQueue } from "../../spins/outcome-queue.js";
@@ -187,6 +192,36 @@ describe("provable fairness", () => {
       ok: false,
       reason: expect.stringMatching(/^the proof's outcomeText .* is not the spin's outcome/),
     });
+  });
+
+  it("the SDK's example verifies a revealed block from the API, and catches an entry changed in the record", async () => {
+    const game = await registerTestGame(api);
+    const spins = await spinAll(sdkFor(game.apiKey), game.gameId, BLOCK_SIZE);
+    await revealTestBlocks(api);
+    const blockId = spins[0]?.fairness?.blockId as number;
+    const example = fileURLToPath(new URL("../../../../../packages/sdk/examples/verify-block.ts", import.meta.url));
+    const run = () =>
+      promisify(execFile)(process.execPath, ["--import", "tsx", example, String(game.gameId), String(blockId)], {
+        env: { ...process.env, OUTCOMES_API_KEY: game.apiKey, OUTCOMES_BASE_URL: api.baseUrl },
+      }).then(
+        ({ stdout }) => ({ code: 0, stdout }),
+        (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+      );
+    const verified = await run();
+    expect(verified.stdout).toContain(`block ${blockId}: ${BLOCK_SIZE} entries re-derived from the seed`);
+    expect(verified.stdout).toContain(`${BLOCK_SIZE} spin proofs verified`);
+    expect(verified.code).toBe(0);
+
+    // Someone with database access changes one symbol of entry 7 after the fact.
+    const [row] = await api.database.db.select().from(blocks).where(eq(blocks.id, blockId));
+    const entries = Buffer.from(row?.entries as Buffer);
+    const { codec, bodyStart } = EntryCodec.read(entries);
+    const cell = bodyStart + 7 * codec.entryBytes + 1;
+    entries[cell] = ((entries[cell] as number) + 1) % SAMPLE_PAR_SHEET.symbols.length;
+    await api.database.db.update(blocks).set({ entries }).where(eq(blocks.id, blockId));
+    const caught = await run();
+    expect(caught.stdout).toMatch(/FAILED: entry 7: reelSymbols/);
+    expect(caught.code).toBe(1);
   });
 
   it("reveals a finite_pool cycle once every block of it is exhausted; each block re-derives from the cycle's seed", async () => {
