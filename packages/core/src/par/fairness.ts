@@ -5,7 +5,9 @@ import {
   type LeafLayout,
   merkleLevels,
   outcomeText,
+  type RevealedEntry as PublishedEntry,
   SALT_BYTES,
+  type SpinProof,
   saltsAt,
 } from "@outcomes/sdk";
 import { formatScaledDecimal, microsToUsd } from "../money.js";
@@ -60,14 +62,8 @@ export interface CommittedBlock {
   merkleLevels: Buffer;
 }
 
-export interface EntryProof {
-  outcomeText: string;
-  salt: string;
-  leaf: string;
-  auditPath: string[];
-  merkleRoot: string;
-  treeSize: number;
-}
+/** A spin's proof (the SDK's `SpinProof`) without the spin's own fields. */
+export type EntryProof = Omit<SpinProof, "spinId" | "blockId" | "index">;
 
 /** The RFC 9162 inclusion proof of entry `index`: its group's 16 leaves hashed, the rest read. */
 export function entryProof(block: CommittedBlock, index: number): EntryProof {
@@ -114,13 +110,8 @@ export function entryProof(block: CommittedBlock, index: number): EntryProof {
   };
 }
 
-export interface RevealedEntry {
-  index: number;
-  prizeTier: string;
-  multiplier: number;
-  reelSymbols: string[][];
-  salt: string;
-}
+/** A revealed entry (the SDK's) before the spin that used it is joined. */
+export type RevealedEntry = Omit<PublishedEntry, "spinId">;
 
 /** Every entry of a revealed block with its salt, in index order (spins are joined by the caller). */
 export function revealedEntries(block: Omit<CommittedBlock, "merkleLevels" | "blockId">): RevealedEntry[] {

@@ -11,25 +11,6 @@ import type { Paged, PageWindow } from "./paging.js";
  * Provable fairness as partners read it (CONTRACT §10, docs/fairness.md): a game's blocks with
  * their commitments, a revealed block's entries, and a spin's inclusion proof.
  */
-export type BlockStatusView = "ready" | "serving" | "exhausted" | "retired";
-
-export interface BlockView {
-  blockId: number;
-  gameId: number;
-  sequence: number;
-  size: number;
-  status: BlockStatusView;
-  drawMode: "independent" | "finite_pool";
-  merkleRoot: string | null;
-  seedHash: string | null;
-  sealedAt: string;
-  firstServedAt: string | null;
-  exhaustedAt: string | null;
-  revealedAt: string | null;
-  seed: string | null;
-  cycle?: { cycleId: number; seedHash: string | null; blocks: number; revealed: boolean; offset: number };
-}
-
 type BlockRow = {
   id: string;
   game_id: number;
@@ -58,16 +39,21 @@ const iso = (date: Date | null) => (date ? new Date(date).toISOString() : null);
  * reveal sweep), so a block whose last index is taken shows `serving` until then. Blocks sealed
  * before provable fairness are never closed: they show their status as recorded.
  */
-export function presentBlock(row: BlockRow): BlockView {
+export function presentBlock(row: BlockRow) {
   const legacy = row.seed_hash === null;
   const closed = row.closed_at !== null || (legacy && row.status === "exhausted");
-  const view: BlockView = {
+  const status: "ready" | "serving" | "exhausted" = closed
+    ? "exhausted"
+    : row.status === "exhausted"
+      ? "serving"
+      : row.status;
+  return {
     blockId: Number(row.id),
     gameId: row.game_id,
     sequence: row.sequence,
     size: row.size,
-    status: closed ? "exhausted" : row.status === "exhausted" ? "serving" : row.status,
-    drawMode: row.cycle > 0 ? "finite_pool" : "independent",
+    status,
+    drawMode: row.cycle > 0 ? ("finite_pool" as const) : ("independent" as const),
     merkleRoot: row.merkle_root,
     seedHash: row.seed_hash,
     sealedAt: iso(row.created_at) as string,
@@ -75,18 +61,19 @@ export function presentBlock(row: BlockRow): BlockView {
     exhaustedAt: iso(row.closed_at ?? (closed ? row.exhausted_at : null)),
     revealedAt: iso(row.revealed_at),
     seed: row.seed ? row.seed.toString("hex") : null,
+    ...(row.cycle > 0 && {
+      cycle: {
+        cycleId: row.cycle,
+        seedHash: row.cycle_seed_hash,
+        blocks: row.cycle_blocks ?? 0,
+        revealed: row.cycle_revealed_at !== null,
+        offset: row.cycle_offset,
+      },
+    }),
   };
-  if (row.cycle > 0) {
-    view.cycle = {
-      cycleId: row.cycle,
-      seedHash: row.cycle_seed_hash,
-      blocks: row.cycle_blocks ?? 0,
-      revealed: row.cycle_revealed_at !== null,
-      offset: row.cycle_offset,
-    };
-  }
-  return view;
 }
+
+export type BlockView = ReturnType<typeof presentBlock>;
 
 /** A block and its cycle; the seed only once revealed (it never leaves the database before). */
 const blockSelect = sql`

@@ -1,5 +1,6 @@
 import { createCipheriv, createHash, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { SAMPLE_PAR_SHEET as SAMPLE } from "../sample-par-sheet.js";
 import type { ParSheetDocument } from "../types.js";
 import { deriveBlockEntries, drawTiers, entryBytes, seedHashOf, shuffleCycle, writeEntries } from "./derive.js";
 import { Keystream, STREAMS, saltsAt } from "./keystream.js";
@@ -7,31 +8,6 @@ import { entryLeafHashes, leafHash, outcomeText } from "./leaves.js";
 import { merkleRoot } from "./merkle.js";
 import { CompiledSheet } from "./sheet.js";
 
-const SAMPLE: ParSheetDocument = {
-  name: "Lucky Sevens Classic",
-  version: "1.0.0",
-  layout: { reels: 3, rows: 3 },
-  symbols: ["SEVEN", "BAR3", "BAR2", "BAR1", "BELL", "CHERRY", "LEMON", "BLANK"].map((id) => ({ id, name: id })),
-  prizeTiers: [
-    { tier: "T0", multiplier: 0, weight: 646690 },
-    { tier: "T1", multiplier: 2, weight: 300000 },
-    { tier: "T2", multiplier: 4, weight: 40000 },
-    { tier: "T3", multiplier: 10, weight: 11000 },
-    { tier: "T4", multiplier: 25, weight: 2000 },
-    { tier: "T5", multiplier: 100, weight: 300 },
-    { tier: "T6", multiplier: 1000, weight: 10 },
-  ],
-  combinations: [
-    { tier: "T1", symbols: ["LEMON", "LEMON", "LEMON"], weight: 1 },
-    { tier: "T2", symbols: ["CHERRY", "CHERRY", "CHERRY"], weight: 1 },
-    { tier: "T3", symbols: ["BELL", "BELL", "BELL"], weight: 1 },
-    { tier: "T4", symbols: ["BAR2", "BAR2", "BAR2"], weight: 1 },
-    { tier: "T4", symbols: ["BAR1", "BAR1", "BAR1"], weight: 1 },
-    { tier: "T5", symbols: ["BAR3", "BAR3", "BAR3"], weight: 1 },
-    { tier: "T6", symbols: ["SEVEN", "SEVEN", "SEVEN"], weight: 1 },
-  ],
-  certifiedRtp: 0.96,
-};
 /** The sample with T4's combinations 3 : 1, so a weighted combination pick is exercised. */
 const WEIGHTED: ParSheetDocument = {
   ...SAMPLE,
@@ -207,10 +183,11 @@ describe("deriveBlockEntries", () => {
 
 describe("leaves", () => {
   it("writes the same leaves from stored entries as outcomeText and leafHash do, on both draw modes", () => {
-    for (const [document, offset] of [
+    const cases: [ParSheetDocument, number][] = [
       [SAMPLE, 0],
       [POOL, 900],
-    ] as const) {
+    ];
+    for (const [document, offset] of cases) {
       const sheet = new CompiledSheet(document);
       const seed = randomBytes(32);
       const size = 300;
