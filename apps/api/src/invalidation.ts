@@ -6,7 +6,7 @@ import type { MaintenanceSwitch } from "./middleware/maintenance.js";
 import type { GameCache } from "./spins/game-cache.js";
 
 /** The caches one API process keeps, each dropped (in part) by an invalidation message. */
-export interface Caches {
+interface Caches {
   keyVerifier: KeyVerifier;
   maintenance: MaintenanceSwitch;
   games: GameCache;

@@ -42,6 +42,7 @@ export class PostgresProxy {
       }
       // Messages after the trap's match on this connection still to forward before losing the reply.
       let countdown: number | null = null;
+      let matched: ReplyTrap | null = null;
       let swallowing = false;
       client.on("data", (chunk: Buffer) => {
         const trap = this.trap;
@@ -49,7 +50,7 @@ export class PostgresProxy {
         else if (trap?.markers.every((marker) => chunk.includes(marker))) {
           this.trap = null;
           countdown = trap.thenMessages;
-          this.firedTrap = trap;
+          matched = trap;
         }
         if (countdown === 0) swallowing = true;
         upstream.write(chunk);
@@ -61,12 +62,10 @@ export class PostgresProxy {
         }
         client.destroy();
         upstream.destroy();
-        this.firedTrap?.fired();
+        matched?.fired();
       });
     });
   }
-
-  private firedTrap: ReplyTrap | null = null;
 
   /**
    * Arms a one-time trap (see `ReplyTrap`); resolves once a reply was lost. `thenMessages` 0 loses

@@ -5,7 +5,7 @@ import type { LookUpGuard } from "./key-verifier.js";
 
 /** Look-ups of keys that turn out not to exist, allowed per client address and window. */
 export const UNKNOWN_KEYS_PER_WINDOW = 20;
-export const UNKNOWN_KEYS_WINDOW_MS = 60_000;
+const UNKNOWN_KEYS_WINDOW_MS = 60_000;
 
 /**
  * Counts one client's look-ups of keys this process has not found before in a fixed window in

@@ -1,6 +1,7 @@
 import { type Environment, hashApiKey, parseApiKey, ServiceError } from "@outcomes/core";
 import { apiKeys, type Database, partners } from "@outcomes/db";
 import { eq } from "drizzle-orm";
+import { setBounded } from "../bounded-map.js";
 
 /** The authenticated caller of a partner route. */
 export interface PartnerAuth {
@@ -23,7 +24,7 @@ const CACHE_TTL_MS = 1000;
 /** `lastUsedAt` is written at most this often per key and process (not on every request). */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 /** Keys found in Postgres, remembered per process (about 250 bytes each). */
-export const MAX_KNOWN_KEYS = 10_000;
+const MAX_KNOWN_KEYS = 10_000;
 /**
  * Hashes found nowhere, cached so a client repeating one stale key costs one look-up a second.
  * Anyone can mint such keys, so the bound is what keeps their memory flat.
@@ -46,17 +47,6 @@ export interface LookUpGuard {
   admit(): Promise<void>;
   /** The admitted look-up found the key (or the store failed): it does not count against the client. */
   release(): Promise<void>;
-}
-
-/**
- * Map.set that drops the oldest entry past `max`. Insertion order is enough (no LRU library):
- * every entry is reloaded, and so re-inserted, at least once a second while it is in use, so the
- * oldest insertion is the entry least recently in use.
- */
-function setBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > max) map.delete(map.keys().next().value as K);
 }
 
 /**

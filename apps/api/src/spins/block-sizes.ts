@@ -1,4 +1,5 @@
 import type { SqlClient } from "@outcomes/db";
+import { setBounded } from "../bounded-map.js";
 
 /** A process serves a handful of blocks at a time; older entries are simply dropped. */
 const MAX_ENTRIES = 1000;
@@ -38,8 +39,7 @@ export class BlockSizes {
   private async read(blockId: number, client: SqlClient): Promise<number | null> {
     const [row] = await client.unsafe<{ size: number }[]>(SIZE_OF_BLOCK, [blockId], { prepare: true });
     const size = row?.size ?? null;
-    if (this.sizes.size >= MAX_ENTRIES) this.sizes.delete(this.sizes.keys().next().value as number);
-    this.sizes.set(blockId, size);
+    setBounded(this.sizes, blockId, size, MAX_ENTRIES);
     return size;
   }
 }

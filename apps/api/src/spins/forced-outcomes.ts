@@ -1,5 +1,6 @@
 import { assertValidParSheet, type Outcome, OutcomeDrawer, ServiceError } from "@outcomes/core";
 import type { SqlClient } from "@outcomes/db";
+import { setBounded } from "../bounded-map.js";
 import type { GameRules } from "./game-cache.js";
 
 /** A process forces outcomes of a handful of sandbox sheets at a time; older entries are dropped. */
@@ -35,8 +36,7 @@ export class ForcedOutcomes {
     if (cached) return cached;
     const [row] = await client.unsafe<{ document: unknown }[]>(SHEET_DOCUMENT, [parSheetId], { prepare: true });
     const drawer = new OutcomeDrawer(assertValidParSheet(row?.document));
-    if (this.drawers.size >= MAX_DRAWERS) this.drawers.delete(this.drawers.keys().next().value as string);
-    this.drawers.set(parSheetId, drawer);
+    setBounded(this.drawers, parSheetId, drawer, MAX_DRAWERS);
     return drawer;
   }
 }

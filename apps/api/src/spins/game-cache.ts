@@ -1,6 +1,7 @@
 import type { Environment } from "@outcomes/core";
 import { type Database, games } from "@outcomes/db";
 import { eq } from "drizzle-orm";
+import { setBounded } from "../bounded-map.js";
 
 /** What a spin needs to know about its game. */
 export interface GameRules {
@@ -49,9 +50,7 @@ export class GameCache {
     if (cached && now - cached.loadedAt < TTL_MS) return cached.rules;
     const rules = this.load(gameId);
     const entry = { loadedAt: now, rules };
-    this.entries.delete(gameId);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as number);
-    this.entries.set(gameId, entry);
+    setBounded(this.entries, gameId, entry, MAX_ENTRIES);
     // A failed read is not remembered: the next spin tries again.
     rules.catch(() => {
       if (this.entries.get(gameId) === entry) this.entries.delete(gameId);

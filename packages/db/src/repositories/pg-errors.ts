@@ -1,16 +1,26 @@
-/** Postgres SQLSTATE of a failed query, looking through drizzle's wrapper (`cause`). */
-function pgErrorCode(error: unknown): string | undefined {
+/** An error and its causes (drizzle wraps the driver's error in `cause`), a few levels deep. */
+function* causes(error: unknown): Generator<Record<string, unknown>> {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    yield current as Record<string, unknown>;
     current = (current as { cause?: unknown }).cause;
   }
+}
+
+/** Postgres SQLSTATE of a failed query. */
+function pgErrorCode(error: unknown): string | undefined {
+  for (const { code } of causes(error)) if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
   return undefined;
 }
 
 export function isUniqueViolation(error: unknown): boolean {
   return pgErrorCode(error) === "23505";
+}
+
+/** The constraint a failed statement violated. */
+export function constraintName(error: unknown): string | undefined {
+  for (const { constraint_name: name } of causes(error)) if (typeof name === "string") return name;
+  return undefined;
 }
 
 /**
@@ -20,12 +30,9 @@ export function isUniqueViolation(error: unknown): boolean {
  * there, or a BEGIN that found no connection) are certain failures.
  */
 export function mayHaveCommitted(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
-    const { severity, code } = current as { severity?: unknown; code?: unknown };
+  for (const { severity, code } of causes(error)) {
     if (severity === "ERROR") return false;
     if (code === "POOL_TIMEOUT" || (code === "57014" && severity === undefined)) return false;
-    current = (current as { cause?: unknown }).cause;
   }
   return true;
 }

@@ -87,10 +87,19 @@ export async function recordSpinBatch(client: SqlClient, batch: readonly NewSpin
   return batch.map((spin) => {
     const row = byId.get(spin.id);
     if (!row) throw new Error(`spin ${spin.id} was not recorded by its batch`);
-    return {
-      playerId: Number(row.player_id),
-      balanceAfterMicros: Number(row.balance_after_micros),
-      createdAt: new Date(row.created_at),
-    };
+    return recordedSpinOf(row);
   });
+}
+
+/** A spin row's returned columns as the spin path uses them. */
+export function recordedSpinOf(row: {
+  player_id: string;
+  balance_after_micros: string;
+  created_at: string | Date;
+}): RecordedSpin {
+  return {
+    playerId: Number(row.player_id),
+    balanceAfterMicros: Number(row.balance_after_micros),
+    createdAt: new Date(row.created_at),
+  };
 }

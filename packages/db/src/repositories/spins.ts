@@ -3,8 +3,8 @@ import { desc, eq } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { spins } from "../schema/spins.js";
 import type { PageWindow } from "./paging.js";
-import { isUniqueViolation } from "./pg-errors.js";
-import { recordSpinBatch } from "./spin-batch.js";
+import { constraintName, isUniqueViolation } from "./pg-errors.js";
+import { recordedSpinOf, recordSpinBatch } from "./spin-batch.js";
 import type { SqlClient } from "./sql-client.js";
 
 export type SpinRecord = typeof spins.$inferSelect;
@@ -49,28 +49,12 @@ export async function findRecordedSpin(client: SqlClient, spinId: string): Promi
     [spinId],
     { prepare: true },
   );
-  return row
-    ? {
-        playerId: Number(row.player_id),
-        balanceAfterMicros: Number(row.balance_after_micros),
-        createdAt: new Date(row.created_at),
-      }
-    : null;
+  return row ? recordedSpinOf(row) : null;
 }
 
 /** The statement failed because this outcome was already used by a spin: drop it, never serve it. */
 export function isDuplicateOutcome(error: unknown): boolean {
   return isUniqueViolation(error) && constraintName(error) === "spins_outcome_uq";
-}
-
-function constraintName(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
-    const name = (current as { constraint_name?: unknown }).constraint_name;
-    if (typeof name === "string") return name;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /** A player's spins, newest first. */

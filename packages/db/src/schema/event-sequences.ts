@@ -3,7 +3,7 @@ import { environment } from "./columns.js";
 
 /**
  * The last event sequence of each partner and environment. A transaction that stores events takes
- * the row with `UPDATE … RETURNING` as its last statement (see `insertEvents`), and holds its lock
+ * the row with an upsert (`INSERT … ON CONFLICT DO UPDATE … RETURNING`) as its last statement (see `insertEvents`), and holds its lock
  * until it commits: sequences are assigned, and become visible, in commit order, so a reader of the
  * event log that has seen sequence n will never later find a smaller one appear.
  */
