@@ -61,6 +61,8 @@ export class KeyVerifier {
   private readonly unknown = new Map<string, CacheEntry<null>>();
   private generation = 0;
   private readonly lastUsedWrites = new Map<string, number>();
+  /** Look-ups in flight, by hash: concurrent requests with one key share one (and one guard admission). */
+  private readonly loading = new Map<string, Promise<KeyRecord | null>>();
 
   constructor(
     private readonly db: Database,
@@ -103,9 +105,31 @@ export class KeyVerifier {
     return entry !== undefined && entry.generation === this.generation && now - entry.loadedAt < CACHE_TTL_MS;
   }
 
+  /**
+   * The key's record, from the cache or one look-up shared by every request with that key arriving
+   * meanwhile: a burst with a valid key on a fresh process (a deploy) costs one query and counts once
+   * against its client's address, instead of being refused past the guard's allowance.
+   */
   private async load(hash: string, now: number, guard: LookUpGuard | undefined): Promise<KeyRecord | null> {
     const known = this.known.get(hash);
     if (known && this.fresh(known, now)) return known.record;
+    const inFlight = this.loading.get(hash);
+    if (inFlight) return inFlight;
+    const loading = this.read(hash, known, now, guard);
+    this.loading.set(hash, loading);
+    try {
+      return await loading;
+    } finally {
+      this.loading.delete(hash);
+    }
+  }
+
+  private async read(
+    hash: string,
+    known: CacheEntry<KeyRecord> | undefined,
+    now: number,
+    guard: LookUpGuard | undefined,
+  ): Promise<KeyRecord | null> {
     if (!known) {
       await guard?.admit();
       if (this.fresh(this.unknown.get(hash), now)) return null;

@@ -114,6 +114,22 @@ describe("unknown keys are throttled per client address", () => {
     }
   });
 
+  it("a burst of 3 × the allowance with one valid key the process never saw is all accepted, with one look-up", async () => {
+    // A partner's server right after a deploy: many concurrent requests, one key, one address.
+    const partnerServer = "127.0.0.7";
+    const { apiKey } = await api.createPartner();
+    const select = vi.spyOn(api.deps.db, "select");
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 3 * UNKNOWN_KEYS_PER_WINDOW }, () => probeFrom(api, partnerServer, apiKey)),
+      );
+      expect(answers.map((answer) => answer.errorCode)).toEqual(Array(3 * UNKNOWN_KEYS_PER_WINDOW).fill("KS-4215"));
+      expect(select).toHaveBeenCalledTimes(1);
+    } finally {
+      select.mockRestore();
+    }
+  });
+
   it("X-Forwarded-For does not get an address out of the throttle unless its peer is a trusted proxy", async () => {
     const direct = "127.0.0.5";
     for (let i = 0; i < UNKNOWN_KEYS_PER_WINDOW; i++) await probeFrom(api, direct, mint());
