@@ -1,9 +1,18 @@
+import cluster from "node:cluster";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { blocks, games } from "@outcomes/db";
-import { collectProcessMetrics, metrics, observeQueues, observeReserve, renderMetrics } from "@outcomes/runtime";
+import {
+  collectProcessMetrics,
+  metrics,
+  metricsRegistry,
+  observeQueues,
+  observeReserve,
+  renderMetrics,
+} from "@outcomes/runtime";
 import { eq, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
+import { clusterMetrics } from "./api-cluster.js";
 import type { AppDeps, AppEnv } from "./context.js";
 
 /**
@@ -69,7 +78,8 @@ export function registerMetricsRoute(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   observeReserve(readReserve(deps));
   observeQueues(readQueues(deps));
   app.get("/metrics", async (c) => {
-    const { contentType, body } = await renderMetrics();
-    return c.body(body, 200, { "Content-Type": contentType });
+    // Under WEB_CONCURRENCY > 1 one scrape answers for every API process on the port.
+    const body = cluster.isWorker ? await clusterMetrics() : (await renderMetrics()).body;
+    return c.body(body, 200, { "Content-Type": metricsRegistry.contentType });
   });
 }

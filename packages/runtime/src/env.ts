@@ -49,6 +49,8 @@ const envSchema = z.object({
     .default("ks"),
   /** API port. */
   PORT: intIn(0, 65535).default(3000),
+  /** API processes sharing PORT (node:cluster); each has its own connection pools. */
+  WEB_CONCURRENCY: intIn(1, 64).default(1),
   /** Bearer token of the operator API and dashboard; unset means the operator plane answers 503. */
   ADMIN_TOKEN: z.string().min(16).optional(),
   /** Environments this deployment serves; keys of another get KS-4002. */

@@ -136,6 +136,8 @@ function reserveGauge(name: string, help: string, value: (row: ReserveReading) =
     help,
     labelNames: ["game_id"] as const,
     registers,
+    // Shared state: every API process on a port reads the same value, so the gathering keeps one.
+    aggregator: "first",
     async collect() {
       const rows = await readReserve();
       // Reset first so a game that is gone disappears from the exposition.
@@ -161,6 +163,7 @@ const queueJobs: Gauge<"queue" | "state"> = new Gauge({
   help: "BullMQ jobs by queue and state (read at scrape time)",
   labelNames: ["queue", "state"] as const,
   registers,
+  aggregator: "first",
   async collect() {
     const rows = await readQueues();
     queueJobs.reset();

@@ -89,6 +89,10 @@ export class ServiceProcess {
     return this.child?.pid;
   }
 
+  get exitCode(): number | null {
+    return this.child?.exitCode ?? null;
+  }
+
   get running(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }

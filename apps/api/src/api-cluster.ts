@@ -1,0 +1,138 @@
+import cluster, { type Worker } from "node:cluster";
+import type { ShutdownManager } from "@outcomes/runtime";
+import { metricsRegistry } from "@outcomes/runtime";
+import type { Logger } from "pino";
+import { AggregatorRegistry } from "prom-client";
+
+/**
+ * `WEB_CONCURRENCY` > 1: one primary process forks that many API processes sharing one port
+ * (node:cluster hands connections round-robin). The primary serves no request; it replaces an API
+ * process that dies after it listened, stops everything when one cannot start (a taken port, a bad
+ * database), drives graceful shutdown, and gathers `/metrics` from every API process so one scrape
+ * sees the whole port.
+ */
+
+const METRICS_REQUEST = "outcomes:metrics-request";
+const METRICS_REPLY = "outcomes:metrics-reply";
+const SHUTDOWN = "outcomes:shutdown";
+const METRICS_TIMEOUT_MS = 6_000;
+
+type Message =
+  | { type: typeof METRICS_REQUEST; id: number }
+  | { type: typeof METRICS_REPLY; id: number; body?: string; error?: string }
+  | { type: typeof SHUTDOWN };
+
+function isMessage(value: unknown): value is Message {
+  return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
+}
+
+export function runPrimary(processes: number, logger: Logger): void {
+  const aggregator = new AggregatorRegistry();
+  const alive = new Map<number, Worker>();
+  const listening = new Set<number>();
+  let stopping: { code: number } | undefined;
+
+  const fork = () => {
+    const worker = cluster.fork();
+    alive.set(worker.id, worker);
+    worker.on("listening", () => {
+      listening.add(worker.id);
+      if (listening.size === processes) logger.info({ processes }, "api processes listening");
+    });
+    worker.on("message", (message: unknown) => {
+      if (isMessage(message) && message.type === METRICS_REQUEST) void answerMetrics(worker, message.id);
+    });
+  };
+
+  const answerMetrics = async (worker: Worker, id: number) => {
+    const reply = await aggregator.clusterMetrics().then(
+      (body) => ({ type: METRICS_REPLY, id, body }),
+      (error: Error) => ({ type: METRICS_REPLY, id, error: error.message }),
+    );
+    if (worker.isConnected()) worker.send(reply);
+  };
+
+  const stopAll = (code: number) => {
+    if (stopping) return;
+    stopping = { code };
+    for (const worker of alive.values()) {
+      // One still starting may not listen for messages yet; a signal stops it either way. One that
+      // serves is told over IPC, so a Ctrl-C that also reached it directly counts once.
+      if (listening.has(worker.id) && worker.isConnected()) worker.send({ type: SHUTDOWN });
+      else worker.process.kill("SIGTERM");
+    }
+    if (alive.size === 0) process.exit(code);
+  };
+
+  cluster.on("exit", (worker, code, signal) => {
+    alive.delete(worker.id);
+    const wasListening = listening.delete(worker.id);
+    if (stopping) {
+      if (alive.size === 0) process.exit(stopping.code);
+      return;
+    }
+    if (!wasListening) {
+      // It never served: a replacement would fail the same way (taken port, bad configuration).
+      logger.fatal({ pid: worker.process.pid, code, signal }, "an api process could not start; stopping");
+      stopAll(1);
+      return;
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, "an api process died; starting another");
+    fork();
+  });
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal, stopping the api processes now");
+      for (const worker of alive.values()) worker.process.kill("SIGKILL");
+      process.exit(1);
+    }
+    logger.info({ signal, processes: listening.size }, "shutting down the api processes");
+    stopAll(0);
+  };
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
+
+  for (let index = 0; index < processes; index++) fork();
+}
+
+const pendingMetrics = new Map<number, { resolve: (body: string) => void; reject: (error: Error) => void }>();
+let nextMetricsRequest = 0;
+
+/**
+ * An API process started by the primary: it answers the primary's metrics gathering and shuts down
+ * gracefully when told (a signal sent to the whole process group, as Ctrl-C does, is handled once).
+ */
+export function joinPrimary(shutdown: ShutdownManager): void {
+  AggregatorRegistry.setRegistries([metricsRegistry]);
+  new AggregatorRegistry(); // installs prom-client's answer to the primary's gathering
+  process.on("message", (message: unknown) => {
+    if (!isMessage(message)) return;
+    if (message.type === SHUTDOWN) void shutdown.shutdown().then(() => process.exit(0));
+    if (message.type === METRICS_REPLY) {
+      const waiting = pendingMetrics.get(message.id);
+      pendingMetrics.delete(message.id);
+      if (message.body !== undefined) waiting?.resolve(message.body);
+      else waiting?.reject(new Error(message.error ?? "no metrics"));
+    }
+  });
+}
+
+/** The metrics of every API process on this port, gathered by the primary. */
+export function clusterMetrics(): Promise<string> {
+  const id = nextMetricsRequest++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      pendingMetrics.delete(id);
+      reject(new Error("the api primary did not answer the metrics request"));
+    }, METRICS_TIMEOUT_MS);
+    const settle =
+      <T>(done: (value: T) => void) =>
+      (value: T) => {
+        clearTimeout(timer);
+        done(value);
+      };
+    pendingMetrics.set(id, { resolve: settle(resolve), reject: settle(reject) });
+    process.send?.({ type: METRICS_REQUEST, id });
+  });
+}

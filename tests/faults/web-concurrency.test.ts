@@ -1,0 +1,145 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorld, type World, waitForReserve } from "./harness/http.js";
+import { eventually, ServiceProcess } from "./harness/processes.js";
+import { Stack } from "./harness/stack.js";
+
+const API_MAIN = fileURLToPath(new URL("../../apps/api/src/main.ts", import.meta.url));
+let stack: Stack;
+let world: World;
+let primary: ServiceProcess;
+
+/** Process ids whose parent is `pid` (the API processes the primary forked). */
+function childrenOf(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  return children ? children.split(" ").map(Number) : [];
+}
+
+/** Sum of `outcomes_spins_total` over every label set in one scrape. */
+async function scrapedSpins(): Promise<number> {
+  const text = await (await fetch(`${stack.api.baseUrl}/metrics`)).text();
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("outcomes_spins_total{"))
+    .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+}
+
+async function spins(count: number, clients: number): Promise<number[]> {
+  const statuses: number[] = [];
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let n = client; n < count; n += clients) {
+        const answer = await stack.api
+          .call("POST", "/api/partner/v1/spins", {
+            apiKey: world.apiKey,
+            json: { gameId: world.gameId, playerId: `web-${n % 10}`, wagerUsd: 1 },
+            retryIdleReset: false,
+          })
+          .catch(() => ({ status: 0 })); // a network failure: the socket's process was killed
+        statuses.push(answer.status);
+      }
+    }),
+  );
+  return statuses;
+}
+
+beforeAll(async () => {
+  stack = await Stack.create({ env: { WEB_CONCURRENCY: "2" } });
+  await stack.startWorker("worker-blocks", ["blocks"]);
+  primary = ServiceProcess.api("api-primary", stack.env);
+  stack.processes.push(primary);
+  await primary.start("api processes listening");
+  world = await createWorld(stack.api);
+  await waitForReserve(stack.api, world.gameId, 2);
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe("WEB_CONCURRENCY=2: two API processes on one port", () => {
+  it("serves spins from both processes, and one /metrics scrape counts every spin of both", async () => {
+    const apiProcesses = childrenOf(primary.pid!);
+    expect(apiProcesses).toHaveLength(2);
+
+    const statuses = await spins(200, 8);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(200);
+    // Connections go round-robin: a process that saw only its own spins would report about half.
+    const scrapes = [await scrapedSpins(), await scrapedSpins(), await scrapedSpins(), await scrapedSpins()];
+    console.log(`FAULT web-concurrency: api processes ${apiProcesses.join(",")}; 200 spins; scrapes ${scrapes}`);
+    expect(scrapes).toEqual([200, 200, 200, 200]);
+  });
+
+  it("replaces an API process killed with SIGKILL while the other keeps serving", async () => {
+    const [victim, survivor] = childrenOf(primary.pid!);
+    process.kill(victim!, "SIGKILL");
+    const during = await spins(40, 4);
+    const replaced = await eventually(
+      () => {
+        const now = childrenOf(primary.pid!);
+        return now.length === 2 && !now.includes(victim!) && now;
+      },
+      20_000,
+      "a replacement API process",
+    );
+    await eventually(() => primary.linesWith('"api listening"').length >= 3, 20_000, "the replacement to listen");
+    const after = await spins(40, 4);
+    console.log(
+      `FAULT web-concurrency/kill: killed ${victim}, survivor ${survivor}, now ${replaced}; during ${JSON.stringify(
+        count(during),
+      )}, after ${JSON.stringify(count(after))}`,
+    );
+    expect(replaced).toContain(survivor);
+    // Requests on the killed process's sockets may fail at the network; none is answered wrongly.
+    expect(during.filter((status) => status !== 200 && status !== 0)).toEqual([]);
+    expect(after).toEqual(Array(40).fill(200));
+    expect(primary.linesWith("an api process died")).toHaveLength(1);
+  });
+
+  it("stops every API process gracefully on SIGTERM to the primary, exit status 0", async () => {
+    const apiProcesses = childrenOf(primary.pid!);
+    const started = Date.now();
+    await primary.kill("SIGTERM");
+    const gone = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    expect(apiProcesses.every(gone)).toBe(true);
+    expect(primary.exitCode).toBe(0);
+    expect(primary.linesWith('"component":"http server"').length).toBeGreaterThanOrEqual(2);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("stops with exit status 1 when its API processes cannot take the port", async () => {
+    const holder = ServiceProcess.api("api-holder", { ...stack.env, WEB_CONCURRENCY: "1" });
+    stack.processes.push(holder);
+    await holder.start("api listening");
+    const second = spawn(process.execPath, ["--import", "tsx", API_MAIN], {
+      env: { PATH: process.env.PATH ?? "", ...stack.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    second.stdout.on("data", (chunk: Buffer) => (output += chunk));
+    second.stderr.on("data", (chunk: Buffer) => (output += chunk));
+    const [code] = (await once(second, "exit")) as [number | null];
+    const lines = output.split("\n");
+    console.log(`FAULT web-concurrency/port: exit ${code}; ${lines.filter((line) => line.includes("PORT"))[0]}`);
+    expect(code).toBe(1);
+    expect(lines.filter((line) => line.includes("could not start"))).toHaveLength(1);
+    // The API process that met the taken port says why in one line naming PORT; no stack trace.
+    expect(lines.filter((line) => line.includes("PORT")).length).toBeGreaterThanOrEqual(1);
+    expect(output).not.toMatch(/"stack"|^\s+at /m);
+  });
+});
+
+function count(statuses: number[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
