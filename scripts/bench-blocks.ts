@@ -4,6 +4,7 @@ import { fillReserve, loadedThroughKey, type ReserveDeps } from "@outcomes/block
 import {
   assertValidParSheet,
   draftBlock,
+  drawIndependentBlock,
   newId,
   OutcomeDrawer,
   queuedItemsText,
@@ -17,8 +18,8 @@ import postgres from "postgres";
 /**
  * `npx tsx scripts/bench-blocks.ts [--block-size 10000] [--blocks 4] [--runs 7]`
  *
- * Measures outcome generation on this machine: drawing alone (binary entries, SHA-256 commitment
- * and queue items of the sample sheet, in memory), then the whole reserve fill against the local
+ * Measures outcome generation on this machine: drawing alone (binary entries from a fresh seed,
+ * SHA-256 commitment, Merkle tree and queue items of the sample sheet, in memory), then the whole reserve fill against the local
  * Postgres and Redis (seal in Postgres, load into the Redis list) for fresh games: one block and a
  * fill to `--blocks` ready blocks (median of `--runs`), a finite_pool fill, and a rebuild of a lost
  * list from Postgres. Uses a database and a Redis prefix of its own and removes both.
@@ -46,7 +47,7 @@ function drawingOnly(): string {
     ...[1, 2, 3].map(() => {
       const started = performance.now();
       for (let outcomes = 0; outcomes < 1_000_000; outcomes += blockSize) {
-        queuedItemsText(draftBlock(drawer, drawer.drawTiers(blockSize)), 1);
+        queuedItemsText(draftBlock(drawer, drawIndependentBlock(drawer, blockSize), 1));
       }
       return 1_000_000 / (performance.now() - started);
     }),
