@@ -7,11 +7,11 @@ import { spins } from "../schema/spins.js";
 import type { GameOwner } from "./games.js";
 import type { Paged, PageWindow } from "./paging.js";
 
-/**
- * Provable fairness as partners read it (CONTRACT §10, docs/fairness.md): a game's blocks with
- * their commitments, a revealed block's entries, and a spin's inclusion proof.
- */
-type BlockRow = {
+// Provable fairness as partners read it (CONTRACT §10, docs/fairness.md): a game's blocks with
+// their commitments, a revealed block's entries, and a spin's inclusion proof.
+
+/** A block row with its cycle's commitment, as `presentBlock` (packages/records) shows it. */
+export type BlockRow = {
   id: string;
   game_id: number;
   sequence: number;
@@ -32,49 +32,6 @@ type BlockRow = {
   cycle_blocks: number | null;
 };
 
-const iso = (date: Date | null) => (date ? new Date(date).toISOString() : null);
-
-/**
- * The block's public status: `exhausted` once every entry is served or retired (closed by the
- * reveal sweep), so a block whose last index is taken shows `serving` until then. Blocks sealed
- * before provable fairness are never closed: they show their status as recorded.
- */
-export function presentBlock(row: BlockRow) {
-  const legacy = row.seed_hash === null;
-  const closed = row.closed_at !== null || (legacy && row.status === "exhausted");
-  const status: "ready" | "serving" | "exhausted" = closed
-    ? "exhausted"
-    : row.status === "exhausted"
-      ? "serving"
-      : row.status;
-  return {
-    blockId: Number(row.id),
-    gameId: row.game_id,
-    sequence: row.sequence,
-    size: row.size,
-    status,
-    drawMode: row.cycle > 0 ? ("finite_pool" as const) : ("independent" as const),
-    merkleRoot: row.merkle_root,
-    seedHash: row.seed_hash,
-    sealedAt: iso(row.created_at) as string,
-    firstServedAt: iso(row.started_at),
-    exhaustedAt: iso(row.closed_at ?? (closed ? row.exhausted_at : null)),
-    revealedAt: iso(row.revealed_at),
-    seed: row.seed ? row.seed.toString("hex") : null,
-    ...(row.cycle > 0 && {
-      cycle: {
-        cycleId: row.cycle,
-        seedHash: row.cycle_seed_hash,
-        blocks: row.cycle_blocks ?? 0,
-        revealed: row.cycle_revealed_at !== null,
-        offset: row.cycle_offset,
-      },
-    }),
-  };
-}
-
-export type BlockView = ReturnType<typeof presentBlock>;
-
 /** A block and its cycle; the seed only once revealed (it never leaves the database before). */
 const blockSelect = sql`
   select b.id, b.game_id, b.sequence, b.size, b.status, b.cycle, b.cycle_offset, b.seed_hash, b.merkle_root,
@@ -86,22 +43,22 @@ const blockSelect = sql`
   from ${blocks} b left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle`;
 
 /** A game's blocks, newest first (the game's ownership is checked by the caller). */
-export async function listGameBlocks(db: Executor, gameId: number, page: PageWindow): Promise<Paged<BlockView>> {
+export async function listGameBlocks(db: Executor, gameId: number, page: PageWindow): Promise<Paged<BlockRow>> {
   const [rows, [total]] = await Promise.all([
     db.execute<BlockRow>(sql`${blockSelect} where b.game_id = ${gameId}
       order by b.sequence desc limit ${page.limit} offset ${page.offset}`),
     db.execute<{ total: number }>(sql`select count(*)::int as total from ${blocks} where game_id = ${gameId}`),
   ]);
-  return { rows: rows.map(presentBlock), total: total?.total ?? 0 };
+  return { rows, total: total?.total ?? 0 };
 }
 
 const unknownBlock = () => new ServiceError("KS-4215", { message: "Block not found" });
 
 /** One block of the game, or 404 KS-4215. */
-export async function requireGameBlock(db: Executor, gameId: number, blockId: number): Promise<BlockView> {
+export async function requireGameBlock(db: Executor, gameId: number, blockId: number): Promise<BlockRow> {
   const [row] = await db.execute<BlockRow>(sql`${blockSelect} where b.game_id = ${gameId} and b.id = ${blockId}`);
   if (!row) throw unknownBlock();
-  return presentBlock(row);
+  return row;
 }
 
 export interface RevealedBlockEntries {
