@@ -1,10 +1,11 @@
-import { type BlockDraft, type DrawnBlock, draftBlock, drawIndependentBlock, type OutcomeDrawer } from "@outcomes/core";
+import { type BlockDraft, type DrawnBlock, drawIndependentBlock, type OutcomeDrawer } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import type { Redis } from "ioredis";
 import { appendOutcomes } from "./outcome-list.js";
 import { blockRpush, type ItemScratch } from "./rpush.js";
 import { reserveBlockIds, type SealedBlock, sealDrawnBlock, sealNextBlock } from "./seal.js";
+import { draftOffThread } from "./tree-hasher.js";
 
 export interface BlockRun {
   db: Database;
@@ -39,11 +40,19 @@ export const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resol
 export async function sealAndLoad(run: BlockRun): Promise<void> {
   const independent = run.drawer.sheet.drawMode !== "finite_pool";
   const ids = independent ? await reserveBlockIds(run.db, run.count) : [];
-  const draw = (index: number, drawn?: DrawnBlock): BlockDraft =>
-    draftBlock(run.drawer, drawn ?? drawIndependentBlock(run.drawer, run.blockSize), ids[index] as number);
-  const seal = (drawn: BlockDraft | null): Promise<SealedBlock> => {
-    const sealing = drawn
-      ? sealDrawnBlock(run.db, run.gameId, drawn)
+  // Drawn here, its tree built on the tree worker thread while this one goes on.
+  const draw = (index: number, drawn?: DrawnBlock): Promise<BlockDraft> => {
+    const drafting = draftOffThread(
+      run.drawer,
+      drawn ?? drawIndependentBlock(run.drawer, run.blockSize),
+      ids[index] as number,
+    );
+    drafting.catch(() => {});
+    return drafting;
+  };
+  const seal = (drafting: Promise<BlockDraft> | null): Promise<SealedBlock> => {
+    const sealing = drafting
+      ? drafting.then((draft) => sealDrawnBlock(run.db, run.gameId, draft))
       : sealNextBlock(run.db, run.gameId, run.drawer, run.blockSize);
     // Awaited below; observed now so a failure while something else is awaited is not "unhandled".
     sealing.catch(() => {});

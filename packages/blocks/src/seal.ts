@@ -1,14 +1,8 @@
-import {
-  type BlockDraft,
-  draftBlock,
-  drawBlock,
-  drawIndependentBlock,
-  newSeed,
-  type OutcomeDrawer,
-} from "@outcomes/core";
+import { type BlockDraft, drawBlock, drawIndependentBlock, newSeed, type OutcomeDrawer } from "@outcomes/core";
 import { blocks, type Database, type Executor, games, parSheets, poolCycles, type Transaction } from "@outcomes/db";
 import { seedHashOf, shuffleCycle } from "@outcomes/sdk";
 import { sql } from "drizzle-orm";
+import { draftOffThread } from "./tree-hasher.js";
 
 export interface LockedGame {
   id: number;
@@ -84,12 +78,12 @@ export async function sealNextBlock(
     const [blockId] = await reserveBlockIds(tx, 1);
     if (blockId === undefined) throw new Error("no block id reserved");
     if (drawer.sheet.drawMode !== "finite_pool") {
-      const draft = draftBlock(drawer, drawIndependentBlock(drawer, blockSize), blockId);
+      const draft = await draftOffThread(drawer, drawIndependentBlock(drawer, blockSize), blockId);
       await insertBlock(tx, gameId, sequence, draft, { cycle: 0, offset: 0 });
       return { blockId, sequence, draft };
     }
     const slice = await nextPoolSlice(tx, gameId, drawer, previous, blockSize);
-    const draft = draftBlock(drawer, drawBlock(drawer, slice.seed, slice.tiers, slice.offset), blockId);
+    const draft = await draftOffThread(drawer, drawBlock(drawer, slice.seed, slice.tiers, slice.offset), blockId);
     await insertBlock(tx, gameId, sequence, { ...draft, seed: null }, slice);
     return { blockId, sequence, draft };
   });

@@ -1,9 +1,17 @@
 import { createHash, randomBytes } from "node:crypto";
-import { drawTiers, entryLeafHashes, merkleLevels, SEED_BYTES, saltsAt, seedHashOf, writeEntries } from "@outcomes/sdk";
+import {
+  type BlockTree,
+  type BlockTreeInput,
+  blockTree,
+  drawTiers,
+  SEED_BYTES,
+  seedHashOf,
+  writeEntries,
+} from "@outcomes/sdk";
 import { encodeQueuedOutcome, type Outcome } from "../outcome.js";
 import type { OutcomeDrawer } from "./draw.js";
 import { EntryCodec, type QueueItemWriter } from "./entries.js";
-import { leafLayoutOf, storedMerkleLevels } from "./fairness.js";
+import { leafLayoutOf, STORED_FROM_LEVEL } from "./fairness.js";
 
 const NEWLINE = 0x0a;
 
@@ -54,27 +62,34 @@ export function drawIndependentBlock(drawer: OutcomeDrawer, size: number): Drawn
   return drawBlock(drawer, seed, drawTiers(drawer.sheet, seed, size), 0);
 }
 
-/** The commitments of a drawn block once its id (part of every leaf) is known. */
-export function draftBlock(drawer: OutcomeDrawer, drawn: DrawnBlock, blockId: number): BlockDraft {
-  const bodyStart = drawn.entries.length - drawn.size * drawer.codec.entryBytes;
-  const leaves = entryLeafHashes(
-    leafLayoutOf(drawer.codec),
+/** What the Merkle tree of a drawn block is built from, once its id (part of every leaf) is known. */
+export function treeInputOf(drawer: OutcomeDrawer, drawn: DrawnBlock, blockId: number): BlockTreeInput {
+  return {
+    layout: leafLayoutOf(drawer.codec),
     blockId,
-    0,
-    drawn.entries,
-    bodyStart,
-    drawn.size,
-    saltsAt(drawn.seed, drawn.position, drawn.size),
-  );
-  const levels = merkleLevels(leaves);
+    entries: drawn.entries,
+    at: drawn.entries.length - drawn.size * drawer.codec.entryBytes,
+    size: drawn.size,
+    seed: drawn.seed,
+    position: drawn.position,
+  };
+}
+
+/** A drawn block with its commitments, given its tree (built by `blockTree` from `treeInputOf`). */
+export function draftWithTree(drawn: DrawnBlock, blockId: number, tree: BlockTree): BlockDraft {
   return {
     ...drawn,
     blockId,
     commitment: commitmentOf(drawn.entries),
     seedHash: seedHashOf(drawn.seed),
-    merkleRoot: (levels.at(-1) as Buffer).toString("hex"),
-    merkleLevels: storedMerkleLevels(levels),
+    merkleRoot: tree.merkleRoot,
+    merkleLevels: Buffer.from(tree.levels.buffer, tree.levels.byteOffset, tree.levels.byteLength),
   };
+}
+
+/** The commitments of a drawn block, its tree built on this thread. */
+export function draftBlock(drawer: OutcomeDrawer, drawn: DrawnBlock, blockId: number): BlockDraft {
+  return draftWithTree(drawn, blockId, blockTree(treeInputOf(drawer, drawn, blockId), STORED_FROM_LEVEL));
 }
 
 export function commitmentOf(entries: string | Uint8Array): string {

@@ -19,11 +19,7 @@ import { EntryCodec } from "./entries.js";
  * entries). A spin's proof then hashes only the 16 leaves of its group and reads the rest of its
  * path, so no request builds a tree. Blocks of at most 16 entries keep just their root.
  */
-const STORED_FROM_LEVEL = 4;
-
-export function storedMerkleLevels(levels: readonly Buffer[]): Buffer {
-  return Buffer.concat(levels.slice(Math.min(STORED_FROM_LEVEL, levels.length - 1)));
-}
+export const STORED_FROM_LEVEL = 4;
 
 /** The stored levels of a block of `size` entries, and the level the first of them is. */
 function readStoredLevels(stored: Buffer, size: number): { from: number; levels: Buffer[] } {

@@ -14,4 +14,12 @@ export { SALT_BYTES, SEED_BYTES, saltsAt } from "./keystream.js";
 export { entryLeafHashes, type LeafLayout, type LeafOutcome, leafHash, outcomeText } from "./leaves.js";
 export { auditPath, EMPTY_TREE_HASH, HASH_BYTES, merkleLevels, merkleRoot, verifyInclusion } from "./merkle.js";
 export { CompiledSheet, multiplierText } from "./sheet.js";
+export {
+  type BlockTree,
+  type BlockTreeInput,
+  blockTree,
+  blockTreeLevels,
+  type TreeAnswer,
+  type TreeJob,
+} from "./tree.js";
 export { type Verification, verifyRevealedBlock, verifySpinProof } from "./verify.js";
