@@ -54,7 +54,7 @@ class Pieces {
       this.start[index + 1] = (this.start[index] as number) + piece.length;
     });
     this.bytes = new Uint8Array(this.start[pieces.length] as number);
-    pieces.forEach((piece, index) => this.bytes.set(piece, this.start[index]));
+    for (const [index, piece] of pieces.entries()) this.bytes.set(piece, this.start[index]);
     this.longest = Math.max(0, ...pieces.map((piece) => piece.length));
   }
 
