@@ -1,6 +1,6 @@
+import { referenceLeaf, referencePath, referenceRoot } from "@outcomes/testkit/merkle-reference";
 import { describe, expect, it } from "vitest";
 import { auditPath, EMPTY_TREE_HASH, merkleLevels, merkleRoot, verifyInclusion } from "./merkle.js";
-import { referenceLeaf, referencePath, referenceRoot } from "./testing.js";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 const leavesOf = (data: readonly Uint8Array[]) => Buffer.concat(data.map(referenceLeaf));

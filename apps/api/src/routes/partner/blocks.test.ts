@@ -17,10 +17,10 @@ import {
 } from "@outcomes/sdk";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { fillTestGameQueue, registerTestGame, revealTestBlocks } from "@outcomes/testkit/games";
+import { referenceLeaf, referencePath, referenceRoot } from "@outcomes/testkit/merkle-reference";
 import { addBlock, createGame, issueKey } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { referenceLeaf, referencePath, referenceRoot } from "../../../../../packages/sdk/src/fairness/testing.js";
 import { OutcomeQueue } from "../../spins/outcome-queue.js";
 
 const BLOCK_SIZE = 37;

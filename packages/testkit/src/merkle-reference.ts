@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 
 /**
- * Test support, not shipped: RFC 9162 §2.1.1 and §2.1.3.1 written again from the RFC's recursive
+ * Test support: RFC 9162 §2.1.1 and §2.1.3.1 written again from the RFC's recursive
  * definitions, independently of merkle.ts (which builds bottom-up), so tests check the service's
  * trees and proofs against code that does not share its mistakes. MTH and PATH over leaf *data*.
  */
