@@ -4,3 +4,4 @@ export * from "./recovery.js";
 export * from "./report.js";
 export * from "./reveal.js";
 export * from "./seal.js";
+export * from "./tree-hasher.js";
