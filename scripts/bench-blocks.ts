@@ -111,13 +111,16 @@ async function fill(drawMode: "independent" | "finite_pool", blocks = blockCount
     logger: createLogger("silent", "bench"),
     targets: { blockSize, minReadyBlocks: 1, targetReadyBlocks: blocks },
   };
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const result = await fillReserve(deps, game.id);
   const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
   return {
     game,
     deps,
     rate: (result.outcomesSealed / ms) * 1000,
+    cpu: (used.user + used.system) / result.outcomesSealed,
     line: `${drawMode}: ${result.outcomesSealed} outcomes sealed and loaded in ${Math.round(ms)} ms, ${rate(result.outcomesSealed, ms)}`,
   };
 }
@@ -128,10 +131,17 @@ try {
   for (let warmup = 0; warmup < 3; warmup++) await fill("independent", blockCount);
   const median = async (blocks: number) => {
     const rates: number[] = [];
-    for (let run = 0; run < runs; run++) rates.push((await fill("independent", blocks)).rate);
+    const cpus: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      const filled = await fill("independent", blocks);
+      rates.push(filled.rate);
+      cpus.push(filled.cpu);
+    }
     rates.sort((a, b) => a - b);
+    cpus.sort((a, b) => a - b);
     const shown = rates.map((value) => Math.round(value / 1000)).join(" / ");
-    return `median ${Math.round(rates[Math.floor(runs / 2)] ?? 0).toLocaleString("en")} outcomes/s (runs, thousands/s: ${shown})`;
+    const cpu = (cpus[Math.floor(runs / 2)] ?? 0).toFixed(2);
+    return `median ${Math.round(rates[Math.floor(runs / 2)] ?? 0).toLocaleString("en")} outcomes/s (runs, thousands/s: ${shown}); this process's CPU ${cpu} µs/outcome (all threads; Postgres and Redis not counted)`;
   };
   console.log(`one block of ${blockSize}, fresh game: ${await median(1)}`);
   console.log(`fill to ${blockCount} blocks, fresh game: ${await median(blockCount)}`);
