@@ -106,11 +106,12 @@ export type SpinProofView = { spinId: string; blockId: number; index: number } &
 
 /**
  * The inclusion proof of the owner's spin. 404 KS-4215 for a spin that is not theirs (or not in this
- * environment) and for one whose block was sealed before provable fairness (it has no tree).
+ * environment), for a forced sandbox spin (no block), and for one whose block was sealed before
+ * provable fairness (it has no tree).
  */
 export async function spinProof(db: Executor, owner: GameOwner, spinId: string): Promise<SpinProofView> {
   const [row] = await db.execute<{
-    block_id: string;
+    block_id: string | null;
     outcome_index: number;
     entries: Buffer;
     seed: Buffer | null;
@@ -118,10 +119,15 @@ export async function spinProof(db: Executor, owner: GameOwner, spinId: string):
     merkle_levels: Buffer | null;
   }>(sql`
     select s.block_id, s.outcome_index, b.entries, coalesce(b.seed, c.seed) as seed, b.cycle_offset, b.merkle_levels
-    from ${spins} s join ${blocks} b on b.id = s.block_id
+    from ${spins} s left join ${blocks} b on b.id = s.block_id
       left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle
     where s.id = ${spinId} and s.partner_id = ${owner.partnerId} and s.environment = ${owner.environment}`);
   if (!row) throw new ServiceError("KS-4215", { message: "Spin not found" });
+  if (row.block_id === null) {
+    throw new ServiceError("KS-4215", {
+      message: "A forced sandbox spin's outcome was drawn for it, not taken from a block: it has no proof",
+    });
+  }
   if (!row.seed || !row.merkle_levels) {
     throw new ServiceError("KS-4215", {
       message: "This spin's block was sealed before provable fairness: it has no Merkle tree, so no proof",
