@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { draftOffThread, fillReserve, loadedThroughKey, type ReserveDeps } from "@outcomes/blocks";
 import {
@@ -39,6 +40,28 @@ const { values } = parseArgs({
 const blockSize = Number(values["block-size"]);
 const blockCount = Number(values.blocks);
 const runs = Number(values.runs);
+/** CPU seconds so far of each thread of this process (Linux /proc; empty elsewhere), by thread id. */
+function threadCpuSeconds(): Map<string, number> {
+  if (!existsSync("/proc/self/task")) return new Map();
+  return new Map(
+    readdirSync("/proc/self/task").map((tid) => {
+      const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      return [tid, (Number(fields[11]) + Number(fields[12])) / 100] as const;
+    }),
+  );
+}
+
+/** µs of CPU per outcome since `before`: the main thread, and the busiest other threads (the tree threads). */
+function threadShares(before: Map<string, number>, outcomes: number): string {
+  const shares = [...threadCpuSeconds()]
+    .map(([tid, seconds]) => [tid, ((seconds - (before.get(tid) ?? 0)) * 1e6) / outcomes] as const)
+    .filter(([tid, perOutcome]) => tid === String(process.pid) || perOutcome >= 0.05)
+    .sort(([a], [b]) => (a === String(process.pid) ? -1 : b === String(process.pid) ? 1 : 0));
+  return shares
+    .map(([tid, perOutcome]) => `${tid === String(process.pid) ? "main" : "thread"} ${perOutcome.toFixed(2)}`)
+    .join(", ");
+}
+
 const rate = (outcomes: number, ms: number) => `${Math.round((outcomes / ms) * 1000).toLocaleString("en")} outcomes/s`;
 
 /**
@@ -132,6 +155,7 @@ try {
   const median = async (blocks: number) => {
     const rates: number[] = [];
     const cpus: number[] = [];
+    const threads = threadCpuSeconds();
     for (let run = 0; run < runs; run++) {
       const filled = await fill("independent", blocks);
       rates.push(filled.rate);
@@ -141,7 +165,7 @@ try {
     cpus.sort((a, b) => a - b);
     const shown = rates.map((value) => Math.round(value / 1000)).join(" / ");
     const cpu = (cpus[Math.floor(runs / 2)] ?? 0).toFixed(2);
-    return `median ${Math.round(rates[Math.floor(runs / 2)] ?? 0).toLocaleString("en")} outcomes/s (runs, thousands/s: ${shown}); this process's CPU ${cpu} µs/outcome (all threads; Postgres and Redis not counted)`;
+    return `median ${Math.round(rates[Math.floor(runs / 2)] ?? 0).toLocaleString("en")} outcomes/s (runs, thousands/s: ${shown}); this process's CPU ${cpu} µs/outcome (all threads; Postgres and Redis not counted; by thread: ${threadShares(threads, runs * blocks * blockSize)})`;
   };
   console.log(`one block of ${blockSize}, fresh game: ${await median(1)}`);
   console.log(`fill to ${blockCount} blocks, fresh game: ${await median(blockCount)}`);
