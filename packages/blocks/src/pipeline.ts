@@ -40,7 +40,7 @@ export const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resol
 export async function sealAndLoad(run: BlockRun): Promise<void> {
   const independent = run.drawer.sheet.drawMode !== "finite_pool";
   const ids = independent ? await reserveBlockIds(run.db, run.count) : [];
-  // Drawn here, its tree built on the tree worker thread while this one goes on.
+  // Drawn here, its tree built on a tree worker thread while this one goes on.
   const draw = (index: number, drawn?: DrawnBlock): Promise<BlockDraft> => {
     const drafting = draftOffThread(
       run.drawer,
