@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { fillReserve, loadedThroughKey, type ReserveDeps } from "@outcomes/blocks";
+import { draftOffThread, fillReserve, loadedThroughKey, type ReserveDeps } from "@outcomes/blocks";
 import {
   assertValidParSheet,
   draftBlock,
+  drawIndependentBlock,
   newId,
   OutcomeDrawer,
   queuedItemsText,
@@ -17,8 +19,8 @@ import postgres from "postgres";
 /**
  * `npx tsx scripts/bench-blocks.ts [--block-size 10000] [--blocks 4] [--runs 7]`
  *
- * Measures outcome generation on this machine: drawing alone (binary entries, SHA-256 commitment
- * and queue items of the sample sheet, in memory), then the whole reserve fill against the local
+ * Measures outcome generation on this machine: drawing alone (binary entries from a fresh seed,
+ * SHA-256 commitment, Merkle tree and queue items of the sample sheet, in memory), then the whole reserve fill against the local
  * Postgres and Redis (seal in Postgres, load into the Redis list) for fresh games: one block and a
  * fill to `--blocks` ready blocks (median of `--runs`), a finite_pool fill, and a rebuild of a lost
  * list from Postgres. Uses a database and a Redis prefix of its own and removes both.
@@ -38,20 +40,69 @@ const { values } = parseArgs({
 const blockSize = Number(values["block-size"]);
 const blockCount = Number(values.blocks);
 const runs = Number(values.runs);
-const rate = (outcomes: number, ms: number) => `${Math.round((outcomes / ms) * 1000).toLocaleString("en")} outcomes/s`;
-
-function drawingOnly(): string {
-  const drawer = new OutcomeDrawer(assertValidParSheet(SAMPLE_PAR_SHEET));
-  const best = Math.max(
-    ...[1, 2, 3].map(() => {
-      const started = performance.now();
-      for (let outcomes = 0; outcomes < 1_000_000; outcomes += blockSize) {
-        queuedItemsText(draftBlock(drawer, drawer.drawTiers(blockSize)), 1);
-      }
-      return 1_000_000 / (performance.now() - started);
+/** CPU seconds so far of each thread of this process (Linux /proc; empty elsewhere), by thread id. */
+function threadCpuSeconds(): Map<string, number> {
+  if (!existsSync("/proc/self/task")) return new Map();
+  return new Map(
+    readdirSync("/proc/self/task").map((tid) => {
+      const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      return [tid, (Number(fields[11]) + Number(fields[12])) / 100] as const;
     }),
   );
-  return `${Math.round(best * 1000).toLocaleString("en")} outcomes/s`;
+}
+
+/** µs of CPU per outcome since `before`: the main thread, and the busiest other threads (the tree threads). */
+function threadShares(before: Map<string, number>, outcomes: number): string {
+  const shares = [...threadCpuSeconds()]
+    .map(([tid, seconds]) => [tid, ((seconds - (before.get(tid) ?? 0)) * 1e6) / outcomes] as const)
+    .filter(([tid, perOutcome]) => tid === String(process.pid) || perOutcome >= 0.05)
+    .sort(([a], [b]) => (a === String(process.pid) ? -1 : b === String(process.pid) ? 1 : 0));
+  return shares
+    .map(([tid, perOutcome]) => `${tid === String(process.pid) ? "main" : "thread"} ${perOutcome.toFixed(2)}`)
+    .join(", ");
+}
+
+const rate = (outcomes: number, ms: number) => `${Math.round((outcomes / ms) * 1000).toLocaleString("en")} outcomes/s`;
+
+/**
+ * Generation without I/O, best of 3 × 1,000,000 outcomes: each block drawn and turned into queue
+ * items on this thread while the previous block's Merkle tree is built on the tree worker thread,
+ * as the blocks worker does. Also the CPU per outcome of this process (all threads, so comparable on
+ * a busy machine) and of the tree alone, built on this thread.
+ */
+async function drawingOnly(): Promise<string> {
+  const drawer = new OutcomeDrawer(assertValidParSheet(SAMPLE_PAR_SHEET));
+  const generate = async () => {
+    let previous: Promise<unknown> = Promise.resolve();
+    for (let outcomes = 0; outcomes < 1_000_000; outcomes += blockSize) {
+      const drawn = drawIndependentBlock(drawer, blockSize);
+      const tree = draftOffThread(drawer, drawn, 1);
+      queuedItemsText({ entries: drawn.entries, blockId: 1 });
+      await previous;
+      previous = tree;
+    }
+    await previous;
+  };
+  await generate();
+  let best = 0;
+  let bestCpu = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < 3; run++) {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await generate();
+    best = Math.max(best, 1_000_000 / (performance.now() - started));
+    const used = process.cpuUsage(cpu);
+    bestCpu = Math.min(bestCpu, (used.user + used.system) / 1_000_000);
+  }
+  const treeCpu = process.cpuUsage();
+  for (let outcomes = 0; outcomes < 1_000_000; outcomes += blockSize) {
+    draftBlock(drawer, drawIndependentBlock(drawer, blockSize), 1);
+  }
+  const treeUsed = process.cpuUsage(treeCpu);
+  return (
+    `${Math.round(best * 1000).toLocaleString("en")} outcomes/s, CPU ${bestCpu.toFixed(2)} µs/outcome (all threads); ` +
+    `drawn and hashed on one thread: CPU ${((treeUsed.user + treeUsed.system) / 1_000_000).toFixed(2)} µs/outcome`
+  );
 }
 
 const admin = new URL(values["database-url"]);
@@ -83,27 +134,38 @@ async function fill(drawMode: "independent" | "finite_pool", blocks = blockCount
     logger: createLogger("silent", "bench"),
     targets: { blockSize, minReadyBlocks: 1, targetReadyBlocks: blocks },
   };
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const result = await fillReserve(deps, game.id);
   const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
   return {
     game,
     deps,
     rate: (result.outcomesSealed / ms) * 1000,
+    cpu: (used.user + used.system) / result.outcomesSealed,
     line: `${drawMode}: ${result.outcomesSealed} outcomes sealed and loaded in ${Math.round(ms)} ms, ${rate(result.outcomesSealed, ms)}`,
   };
 }
 
 try {
-  console.log(`drawing only (sample sheet, best of 3 × 1,000,000): ${drawingOnly()}`);
+  console.log(`drawing and hashing, no I/O (sample sheet, best of 3 × 1,000,000): ${await drawingOnly()}`);
   // A worker process is warm after its first jobs: three unmeasured fills compile the hot paths.
   for (let warmup = 0; warmup < 3; warmup++) await fill("independent", blockCount);
   const median = async (blocks: number) => {
     const rates: number[] = [];
-    for (let run = 0; run < runs; run++) rates.push((await fill("independent", blocks)).rate);
+    const cpus: number[] = [];
+    const threads = threadCpuSeconds();
+    for (let run = 0; run < runs; run++) {
+      const filled = await fill("independent", blocks);
+      rates.push(filled.rate);
+      cpus.push(filled.cpu);
+    }
     rates.sort((a, b) => a - b);
+    cpus.sort((a, b) => a - b);
     const shown = rates.map((value) => Math.round(value / 1000)).join(" / ");
-    return `median ${Math.round(rates[Math.floor(runs / 2)] ?? 0).toLocaleString("en")} outcomes/s (runs, thousands/s: ${shown})`;
+    const cpu = (cpus[Math.floor(runs / 2)] ?? 0).toFixed(2);
+    return `median ${Math.round(rates[Math.floor(runs / 2)] ?? 0).toLocaleString("en")} outcomes/s (runs, thousands/s: ${shown}); this process's CPU ${cpu} µs/outcome (all threads; Postgres and Redis not counted; by thread: ${threadShares(threads, runs * blocks * blockSize)})`;
   };
   console.log(`one block of ${blockSize}, fresh game: ${await median(1)}`);
   console.log(`fill to ${blockCount} blocks, fresh game: ${await median(blockCount)}`);

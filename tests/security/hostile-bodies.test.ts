@@ -121,6 +121,8 @@ describe("bodies no route accepts", () => {
 /** What a path id that names nothing (U+0000 in it, or far too long) answers, per parameter. */
 const NOT_FOUND: Record<string, [number, string]> = {
   gameId: [403, "KS-4006"],
+  blockId: [404, "KS-4215"],
+  spinId: [404, "KS-4215"],
   parSheetId: [404, "KS-4205"],
   playerId: [404, "KS-4204"],
   webhookId: [404, "KS-4206"],

@@ -33,7 +33,7 @@ export function declaredRoutes(): DeclaredRoute[] {
  * a resource in the path or body, a list that must not show it, or a creation the owner must not see.
  */
 export type Foreign =
-  | { kind: "game" | "parSheet" | "player" | "report" | "webhook" }
+  | { kind: "game" | "parSheet" | "player" | "report" | "spin" | "webhook" }
   | { kind: "list"; field: string; ids: (world: World) => Array<string | number>; idOf: (item: any) => string | number }
   | { kind: "create"; listPath: string; field: string };
 
@@ -45,10 +45,13 @@ export interface PartnerRoute extends DeclaredRoute {
   /** A valid body naming the world's resources. */
   body?: (world: World) => unknown;
   foreign: Foreign;
+  /** What a GET of the world's own resource answers when not 200 (it still finds it). */
+  ownStatus?: number;
 }
 
 const PAGE = { page: "1", limit: "20" };
 const gameParams = (w: World) => ({ gameId: String(w.gameId) });
+const blockParams = (w: World) => ({ gameId: String(w.gameId), blockId: String(w.blockId) });
 const playerParams = (w: World) => ({ playerId: w.playerId });
 const webhookParams = (w: World) => ({ webhookId: w.webhookId });
 const reportParams = (w: World) => ({ reportDate: w.reportDate });
@@ -77,6 +80,23 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     body: () => ({ isActive: true, maxWagerUsd: 50, largeWinThresholdUsd: 500 }),
     foreign: { kind: "game" },
   },
+  {
+    method: "get",
+    path: p("/games/{gameId}/blocks"),
+    params: gameParams,
+    query: PAGE,
+    foreign: { kind: "game" },
+  },
+  { method: "get", path: p("/games/{gameId}/blocks/{blockId}"), params: blockParams, foreign: { kind: "game" } },
+  {
+    method: "get",
+    path: p("/games/{gameId}/blocks/{blockId}/entries"),
+    params: blockParams,
+    foreign: { kind: "game" },
+    // The world's block is still being served: 409 KS-4216 until it is revealed.
+    ownStatus: 409,
+  },
+  { method: "get", path: p("/spins/{spinId}/proof"), params: (w) => ({ spinId: w.spinId }), foreign: { kind: "spin" } },
   {
     method: "post",
     path: p("/par-sheets"),

@@ -14,6 +14,9 @@ export interface World {
   apiKey: string;
   parSheetId: string;
   gameId: number;
+  /** The game's first block, and the world's one spin (drawn from it). */
+  blockId: number;
+  spinId: string;
   playerId: string;
   webhookId: string;
   deliveryId: string;
@@ -41,8 +44,8 @@ async function call(api: TestApi, path: string, init: Parameters<TestApi["reques
 
 /**
  * Builds a world for `partner` in the environment its key selects: a PAR sheet and a game (its
- * reserve filled), a player with one spin, a webhook with one delivery of an event, and the settlement report of
- * `reportDate` (default today). Player ids are unique per partner and environment.
+ * reserve filled, so it has blocks), a player with one spin, a webhook with one delivery of an event, and the
+ * settlement report of `reportDate` (default today). Player ids are unique per partner and environment.
  */
 export async function buildWorld(
   api: TestApi,
@@ -54,7 +57,7 @@ export async function buildWorld(
   const { apiKey, partnerId } = partner;
   const game = await registerTestGame(api, { partner, game: { name: `World ${newId("g")}`, maxWagerUsd: 50 } });
   const playerId = `player-${partnerId}-${environment}`;
-  await call(
+  const spin = await call(
     api,
     "/api/partner/v1/spins",
     { method: "POST", apiKey, json: { gameId: game.gameId, playerId, wagerUsd: 1 } },
@@ -94,6 +97,8 @@ export async function buildWorld(
     apiKey,
     parSheetId: game.parSheetId,
     gameId: game.gameId,
+    blockId: spin.fairness.blockId,
+    spinId: spin.spinId,
     playerId,
     webhookId: webhook.id,
     deliveryId,

@@ -54,6 +54,12 @@ const PARTNER_TAGS: Tag[] = [
   { name: "PAR sheets", description: "Upload and read PAR sheets (probability and accounting reports)" },
   { name: "Spins", description: "Run a spin: outcome, presentation and the player's balance" },
   { name: "Players", description: "Players are created on their first spin" },
+  {
+    name: "Provable fairness",
+    description:
+      "Blocks' commitments (Merkle root and seed hash, published before any entry is served), each spin's " +
+      "inclusion proof, and each block's seed and entries once it is exhausted (docs/fairness.md)",
+  },
   { name: "Webhooks", description: "Signed event notifications and their deliveries" },
   { name: "Settlements", description: "Daily settlement reports: acknowledge or dispute" },
   { name: "API description", description: "This document" },

@@ -18,7 +18,7 @@ let worker: RunningRole;
 beforeAll(() => {
   worker = startQueueWorker(
     "blocks",
-    { "blocks.generate": generate },
+    { "blocks.generate": generate, "blocks.reveal": async () => ({}) },
     {
       newConnection: () => createWorkerRedis(redisUrl),
       bullPrefix: prefix,

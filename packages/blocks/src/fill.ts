@@ -1,4 +1,4 @@
-import { assertValidParSheet, draftBlock, OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
+import { assertValidParSheet, drawIndependentBlock, OutcomeDrawer } from "@outcomes/core";
 import { type Database, readyBlockCount } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import { countBlockGenerated, type Logger } from "@outcomes/runtime";
@@ -86,7 +86,7 @@ export async function fillReserve(
     appendedOutcomes: 0,
   };
   // The sheet is checked and compiled once per job, at its first block.
-  let drawing: { sheet: ParSheetAnalysis; drawer: OutcomeDrawer } | undefined;
+  let drawer: OutcomeDrawer | undefined;
   for (;;) {
     const done = await deps.db.transaction(async (lock) => {
       const game = await lockGame(lock, gameId);
@@ -99,15 +99,12 @@ export async function fillReserve(
       // wire before the CPU work below.
       await yieldToIo();
       await yieldToIo();
-      if (!drawing) {
-        const sheet = assertValidParSheet(game.document);
-        drawing = { sheet, drawer: new OutcomeDrawer(sheet) };
-      }
+      drawer ??= new OutcomeDrawer(assertValidParSheet(game.document));
       // A disarmed game (new, or its reserve dropped) is about to be filled: its first block is
       // drawn while the counts are in flight (wasted only if another generator filled it meanwhile).
       const first =
-        !game.lowReserveArmed && drawing.sheet.drawMode !== "finite_pool"
-          ? draftBlock(drawing.drawer, drawing.drawer.drawTiers(deps.targets.blockSize))
+        !game.lowReserveArmed && drawer.sheet.drawMode !== "finite_pool"
+          ? drawIndependentBlock(drawer, deps.targets.blockSize)
           : undefined;
       const [reconciled, ready] = await Promise.all([reconciling, counting]);
       if (reconciled.rebuiltOutcomes !== null) {
@@ -140,8 +137,7 @@ export async function fillReserve(
         redis: deps.redis,
         keys: deps.keys,
         gameId,
-        sheet: drawing.sheet,
-        drawer: drawing.drawer,
+        drawer,
         blockSize: deps.targets.blockSize,
         count,
         first,

@@ -64,6 +64,14 @@ export function loadedThroughKey(keys: RedisKeys, gameId: number): string {
   return `${keys.outcomeQueue(gameId)}:loaded-through`;
 }
 
+/**
+ * Set while a block's unused entries are being retired (reveal.ts): a spin that fails drops an
+ * entry of that block instead of giving it back. Same hash tag as the list.
+ */
+export function retiredBlockKey(keys: RedisKeys, gameId: number, blockId: number): string {
+  return `${keys.outcomeQueue(gameId)}:retired:${blockId}`;
+}
+
 export async function loadedThrough(redis: Redis, keys: RedisKeys, gameId: number): Promise<number | null> {
   const value = await redis.get(loadedThroughKey(keys, gameId));
   return value === null ? null : Number(value);

@@ -1,22 +1,22 @@
-import { type BlockDraft, draftBlock, type OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
+import { type BlockDraft, type DrawnBlock, drawIndependentBlock, type OutcomeDrawer } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
 import type { RedisKeys } from "@outcomes/queue";
 import type { Redis } from "ioredis";
 import { appendOutcomes } from "./outcome-list.js";
 import { blockRpush, type ItemScratch } from "./rpush.js";
-import { type SealedBlock, sealDrawnBlock, sealNextBlock } from "./seal.js";
+import { reserveBlockIds, type SealedBlock, sealDrawnBlock, sealNextBlock } from "./seal.js";
+import { draftOffThread } from "./tree-hasher.js";
 
 export interface BlockRun {
   db: Database;
   redis: Redis;
   keys: RedisKeys;
   gameId: number;
-  sheet: ParSheetAnalysis;
   drawer: OutcomeDrawer;
   blockSize: number;
   count: number;
   /** The turn's first block when it was drawn ahead (independent mode), else it is drawn here. */
-  first?: BlockDraft;
+  first?: DrawnBlock;
   /** Called after each block is in the Redis list, in sequence order. */
   onLoaded: (block: SealedBlock) => Promise<void>;
 }
@@ -33,16 +33,27 @@ export const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resol
  *   the loaded-through marker never passes a block that is missing from the list;
  * - this returns (and the caller's lock is released) only once every started load has settled,
  *   so no load of this run can race another generator's reconciliation.
- * independent blocks are drawn ahead of their seal (their tiers do not depend on the record);
- * finite_pool blocks are cut from the stored cycle inside their sealing transaction.
+ * independent blocks are drawn and hashed ahead of their seal (their tiers do not depend on the
+ * record; their ids are reserved first, as every leaf names its block); finite_pool blocks are cut
+ * from the stored cycle inside their sealing transaction.
  */
 export async function sealAndLoad(run: BlockRun): Promise<void> {
-  const independent = run.sheet.drawMode !== "finite_pool";
-  const draw = (): BlockDraft => draftBlock(run.drawer, run.drawer.drawTiers(run.blockSize));
-  const seal = (drawn: BlockDraft | null): Promise<SealedBlock> => {
-    const sealing = drawn
-      ? sealDrawnBlock(run.db, run.gameId, drawn)
-      : sealNextBlock(run.db, run.gameId, run.sheet, run.drawer, run.blockSize);
+  const independent = run.drawer.sheet.drawMode !== "finite_pool";
+  const ids = independent ? await reserveBlockIds(run.db, run.count) : [];
+  // Drawn here, its tree built on a tree worker thread while this one goes on.
+  const draw = (index: number, drawn?: DrawnBlock): Promise<BlockDraft> => {
+    const drafting = draftOffThread(
+      run.drawer,
+      drawn ?? drawIndependentBlock(run.drawer, run.blockSize),
+      ids[index] as number,
+    );
+    drafting.catch(() => {});
+    return drafting;
+  };
+  const seal = (drafting: Promise<BlockDraft> | null): Promise<SealedBlock> => {
+    const sealing = drafting
+      ? drafting.then((draft) => sealDrawnBlock(run.db, run.gameId, draft))
+      : sealNextBlock(run.db, run.gameId, run.drawer, run.blockSize);
     // Awaited below; observed now so a failure while something else is awaited is not "unhandled".
     sealing.catch(() => {});
     return sealing;
@@ -52,13 +63,13 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
   const scratch: ItemScratch = { bytes: Buffer.alloc(0) };
   let loading: Promise<void> = Promise.resolve();
   let loadFailure = false;
-  let sealing = seal(independent ? (run.first ?? draw()) : null);
+  let sealing = seal(independent ? draw(0, run.first) : null);
   try {
     for (let index = 0; index < run.count && !loadFailure; index++) {
       const last = index + 1 === run.count;
       // The statement goes out before the CPU work below, so Postgres seals while we draw.
       await yieldToIo();
-      const following = independent && !last ? draw() : null;
+      const following = independent && !last ? draw(index + 1) : null;
       const sealed = await sealing;
       if (!last) {
         sealing = seal(following);

@@ -43,7 +43,7 @@ export async function reconcileOutcomeList(
 /**
  * Every outcome of the game's blocks after `afterSequence` that no spin has used, in block then
  * index order, as RPUSH commands of the game's list (one per block). Exhausted blocks are skipped except the most
- * recent few.
+ * recent few, and closed ones always: their unused outcomes are retired (reveal.ts).
  */
 export async function unservedItems(
   db: Database,
@@ -54,7 +54,7 @@ export async function unservedItems(
   // bigint ids come back from postgres.js as strings.
   const candidates = await db.execute<{ id: string; entries: Buffer }>(sql`
     select id, entries from ${blocks}
-    where game_id = ${gameId} and sequence > ${afterSequence}
+    where game_id = ${gameId} and sequence > ${afterSequence} and closed_at is null
       and (status <> 'exhausted' or id in (
         select id from ${blocks} where game_id = ${gameId} and status = 'exhausted'
         order by sequence desc limit ${RECENT_EXHAUSTED_BLOCKS}))

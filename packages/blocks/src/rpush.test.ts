@@ -1,4 +1,11 @@
-import { assertValidParSheet, blockQueueItems, draftBlock, OutcomeDrawer, SAMPLE_PAR_SHEET } from "@outcomes/core";
+import {
+  assertValidParSheet,
+  blockQueueItems,
+  drawBlock,
+  drawIndependentBlock,
+  OutcomeDrawer,
+  SAMPLE_PAR_SHEET,
+} from "@outcomes/core";
 import { describe, expect, it } from "vitest";
 import { blockRpush, type ItemScratch, rpushOf } from "./rpush.js";
 
@@ -8,7 +15,7 @@ const itemsOf = (entries: Uint8Array | string, blockId: number) =>
 
 describe("blockRpush", () => {
   it("writes a block's queue items as one RESP RPUSH of the list, skipped ones left out, like rpushOf", () => {
-    const draft = draftBlock(drawer, drawer.drawTiers(300));
+    const draft = drawIndependentBlock(drawer, 300);
     const skip = (index: number) => index % 7 === 0;
     const expected = itemsOf(draft.entries, 42).filter((_, index) => !skip(index));
     const command = blockRpush(draft.entries, 42, "ks:outcomes:{7}", { skip });
@@ -17,7 +24,7 @@ describe("blockRpush", () => {
     for (const item of expected) wire.push(`$${item.length}`, item);
     expect(command.wire.toString("latin1")).toBe(`${wire.join("\r\n")}\r\n`);
     expect(rpushOf("ks:outcomes:{7}", expected)).toEqual(command);
-    expect(blockRpush(draftBlock(drawer, new Uint8Array(0)).entries, 1, "l").count).toBe(0);
+    expect(blockRpush(drawBlock(drawer, Buffer.alloc(32), new Uint8Array(0), 0).entries, 1, "l").count).toBe(0);
   });
 
   it("frames items whose lengths have different digit counts (a legacy JSON block)", () => {
@@ -35,7 +42,7 @@ describe("blockRpush", () => {
   it("writes into a lent buffer, grown when a block needs more", () => {
     const scratch: ItemScratch = { bytes: Buffer.alloc(0) };
     for (const size of [10, 200, 10]) {
-      const { entries } = draftBlock(drawer, drawer.drawTiers(size));
+      const { entries } = drawIndependentBlock(drawer, size);
       expect(blockRpush(entries, size, "list", { scratch })).toEqual(blockRpush(entries, size, "list"));
     }
     expect(scratch.bytes.length).toBeGreaterThan(0);

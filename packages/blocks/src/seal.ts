@@ -1,6 +1,8 @@
-import { type BlockDraft, draftBlock, type OutcomeDrawer, type ParSheetAnalysis, shuffledCycle } from "@outcomes/core";
-import { blocks, type Database, games, parSheets, poolCycles, type Transaction } from "@outcomes/db";
+import { type BlockDraft, drawBlock, drawIndependentBlock, newSeed, type OutcomeDrawer } from "@outcomes/core";
+import { blocks, type Database, type Executor, games, parSheets, poolCycles, type Transaction } from "@outcomes/db";
+import { seedHashOf, shuffleCycle } from "@outcomes/sdk";
 import { sql } from "drizzle-orm";
+import { draftOffThread } from "./tree-hasher.js";
 
 export interface LockedGame {
   id: number;
@@ -39,6 +41,17 @@ export interface SealedBlock {
   draft: BlockDraft;
 }
 
+/**
+ * Ids for `count` blocks about to be drawn, from the blocks' identity sequence: the id is part of
+ * every leaf, so it is known before the Merkle root is, and the root before the block is sealed.
+ * bigint ids come back from postgres.js as strings.
+ */
+export async function reserveBlockIds(db: Executor, count: number): Promise<number[]> {
+  const rows = await db.execute<{ id: string }>(sql`
+    select nextval(pg_get_serial_sequence('blocks', 'id')) as id from generate_series(1, ${count}::int)`);
+  return rows.map((row) => Number(row.id));
+}
+
 type PreviousBlock = {
   sequence: number;
   cycle: number;
@@ -47,14 +60,13 @@ type PreviousBlock = {
 };
 
 /**
- * Draws and seals the game's next block (entries + SHA-256 commitment, status ready) in its own
+ * Draws and seals the game's next block (entries and their commitments, status ready) in its own
  * committed transaction, so it is in the record before any of it can be served. Call it under the
  * game's lock; the unique (game_id, sequence) index backs that up.
  */
 export async function sealNextBlock(
   db: Database,
   gameId: number,
-  sheet: ParSheetAnalysis,
   drawer: OutcomeDrawer,
   blockSize: number,
 ): Promise<SealedBlock> {
@@ -63,26 +75,42 @@ export async function sealNextBlock(
       select sequence, cycle, cycle_offset, size from ${blocks}
       where game_id = ${gameId} order by sequence desc limit 1`);
     const sequence = (previous?.sequence ?? 0) + 1;
-    const slice =
-      sheet.drawMode === "finite_pool"
-        ? await nextPoolSlice(tx, gameId, sheet, previous, blockSize)
-        : { tiers: drawer.drawTiers(blockSize), cycle: 0, offset: 0 };
-    const draft = draftBlock(drawer, slice.tiers);
-    const [row] = await tx
-      .insert(blocks)
-      .values({
-        gameId,
-        sequence,
-        cycle: slice.cycle,
-        cycleOffset: slice.offset,
-        size: draft.size,
-        entries: draft.entries,
-        commitment: draft.commitment,
-        status: "ready",
-      })
-      .returning({ id: blocks.id });
-    if (!row) throw new Error("block insert returned no row");
-    return { blockId: row.id, sequence, draft };
+    const [blockId] = await reserveBlockIds(tx, 1);
+    if (blockId === undefined) throw new Error("no block id reserved");
+    if (drawer.sheet.drawMode !== "finite_pool") {
+      const draft = await draftOffThread(drawer, drawIndependentBlock(drawer, blockSize), blockId);
+      await insertBlock(tx, gameId, sequence, draft, { cycle: 0, offset: 0 });
+      return { blockId, sequence, draft };
+    }
+    const slice = await nextPoolSlice(tx, gameId, drawer, previous, blockSize);
+    const draft = await draftOffThread(drawer, drawBlock(drawer, slice.seed, slice.tiers, slice.offset), blockId);
+    await insertBlock(tx, gameId, sequence, { ...draft, seed: null }, slice);
+    return { blockId, sequence, draft };
+  });
+}
+
+/** A finite_pool block keeps no seed of its own: its cycle's is in pool_cycles. */
+async function insertBlock(
+  tx: Transaction,
+  gameId: number,
+  sequence: number,
+  draft: Omit<BlockDraft, "seed"> & { seed: Buffer | null },
+  slice: { cycle: number; offset: number },
+): Promise<void> {
+  await tx.insert(blocks).values({
+    id: draft.blockId,
+    gameId,
+    sequence,
+    cycle: slice.cycle,
+    cycleOffset: slice.offset,
+    size: draft.size,
+    entries: draft.entries,
+    commitment: draft.commitment,
+    seed: draft.seed,
+    seedHash: draft.seedHash,
+    merkleRoot: draft.merkleRoot,
+    merkleLevels: draft.merkleLevels,
+    status: "ready",
   });
 }
 
@@ -93,41 +121,51 @@ export async function sealNextBlock(
  * insert, COMMIT). Call it under the game's lock; the unique (game_id, sequence) index backs that up.
  */
 export async function sealDrawnBlock(db: Database, gameId: number, draft: BlockDraft): Promise<SealedBlock> {
-  // bigint ids come back from postgres.js as strings.
-  const [row] = await db.execute<{ id: string; sequence: number }>(sql`
-    insert into ${blocks} (game_id, sequence, size, entries, commitment, status)
-    select ${gameId}, coalesce(max(sequence), 0) + 1, ${draft.size}, ${draft.entries}, ${draft.commitment}, 'ready'
+  const [row] = await db.execute<{ sequence: number }>(sql`
+    insert into ${blocks} (id, game_id, sequence, size, entries, commitment, seed, seed_hash, merkle_root,
+      merkle_levels, status)
+    select ${draft.blockId}, ${gameId}, coalesce(max(sequence), 0) + 1, ${draft.size}, ${draft.entries},
+      ${draft.commitment}, ${draft.seed}, ${draft.seedHash}, ${draft.merkleRoot}, ${draft.merkleLevels}, 'ready'
     from ${blocks} where game_id = ${gameId}
-    returning id, sequence`);
+    returning sequence`);
   if (!row) throw new Error("block insert returned no row");
-  return { blockId: Number(row.id), sequence: row.sequence, draft };
+  return { blockId: draft.blockId, sequence: row.sequence, draft };
 }
 
 /**
- * finite_pool: the next cut of the current cycle, or the first cut of a new one. A new cycle is
- * shuffled once and stored whole with its first block, so later blocks continue exactly where the
- * last one ended, whichever worker cuts them. The last block of a cycle is shorter when the cycle
- * is not a multiple of BLOCK_SIZE (blocks never span two cycles).
+ * finite_pool: the next cut of the current cycle, or the first cut of a new one. A new cycle gets
+ * its seed, is shuffled from it once and stored whole (with the seed's hash, committed in the same
+ * transaction as its first block), so later blocks continue exactly where the last one ended,
+ * whichever worker cuts them. The last block of a cycle is shorter when the cycle is not a multiple
+ * of BLOCK_SIZE (blocks never span two cycles). A cycle stored before provable fairness has no
+ * seed and is not continued: its blocks could never be revealed.
  */
 async function nextPoolSlice(
   tx: Transaction,
   gameId: number,
-  sheet: ParSheetAnalysis,
+  drawer: OutcomeDrawer,
   previous: PreviousBlock | undefined,
   blockSize: number,
-): Promise<{ tiers: Uint8Array; cycle: number; offset: number }> {
+): Promise<{ tiers: Uint8Array; seed: Buffer; cycle: number; offset: number }> {
   if (previous && previous.cycle > 0) {
     const offset = previous.cycle_offset + previous.size;
-    const [stored] = await tx.execute<{ length: number; slice: Buffer }>(sql`
-      select octet_length(tiers) as length, substring(tiers from ${offset + 1}::int for ${blockSize}::int) as slice
+    const [stored] = await tx.execute<{ length: number; slice: Buffer; seed: Buffer | null }>(sql`
+      select octet_length(tiers) as length, substring(tiers from ${offset + 1}::int for ${blockSize}::int) as slice, seed
       from ${poolCycles} where game_id = ${gameId} and cycle = ${previous.cycle}`);
     if (!stored) throw new Error(`pool cycle ${previous.cycle} of game ${gameId} is missing`);
-    if (offset < stored.length) return { tiers: new Uint8Array(stored.slice), cycle: previous.cycle, offset };
+    if (offset < stored.length && stored.seed) {
+      return { tiers: new Uint8Array(stored.slice), seed: stored.seed, cycle: previous.cycle, offset };
+    }
   }
   const cycle = (previous?.cycle ?? 0) + 1;
-  const order = shuffledCycle(sheet.tiers);
-  await tx
-    .insert(poolCycles)
-    .values({ gameId, cycle, tiers: Buffer.from(order.buffer, order.byteOffset, order.length) });
-  return { tiers: order.subarray(0, blockSize), cycle, offset: 0 };
+  const seed = newSeed();
+  const order = shuffleCycle(drawer.sheet, seed);
+  await tx.insert(poolCycles).values({
+    gameId,
+    cycle,
+    tiers: Buffer.from(order.buffer, order.byteOffset, order.length),
+    seed,
+    seedHash: seedHashOf(seed),
+  });
+  return { tiers: order.subarray(0, blockSize), seed, cycle, offset: 0 };
 }

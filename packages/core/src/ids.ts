@@ -59,3 +59,10 @@ export function parseGameId(text: string, unknown: ErrorCode): number {
   if (!(id <= MAX_GAME_ID)) throw new ServiceError(unknown);
   return id;
 }
+
+/** A block id given as text (a path segment): a positive integer within exact range, else 404 KS-4215. */
+export function parseBlockId(text: string): number {
+  const id = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(id <= Number.MAX_SAFE_INTEGER)) throw new ServiceError("KS-4215", { message: "Block not found" });
+  return id;
+}

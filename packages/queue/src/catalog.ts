@@ -17,6 +17,13 @@ export const JOBS = {
     payload: z.object({ gameId: z.number().int().positive() }),
     options: { attempts: 5, backoff: { type: "exponential", delay: 1000 }, ...removeOld },
   },
+  // The reveal sweep (packages/blocks/src/reveal.ts), every few seconds: a failed run is simply
+  // redone by the next one.
+  "blocks.reveal": {
+    queue: "blocks",
+    payload: z.object({}),
+    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { age: 24 * 3600 } },
+  },
   "events.dispatch": {
     queue: "webhooks",
     payload: z.object({ eventId: z.string().optional() }),

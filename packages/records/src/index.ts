@@ -1,4 +1,5 @@
 export * from "./api-key.js";
+export * from "./block.js";
 export * from "./delivery.js";
 export * from "./event.js";
 export { EnvironmentSchema, TimestampSchema } from "./fields.js";

@@ -11,14 +11,17 @@ import type {
 import type * as sdk from "@outcomes/sdk";
 import { describe, expectTypeOf, it } from "vitest";
 import type {
+  BlockSchema,
   DeliverySchema,
   GameSchema,
   ParSheetSchema,
   ParSheetWithDocumentSchema,
   PlayerSchema,
   RegisteredWebhookSchema,
+  RevealedEntriesSchema,
   SettlementGameFiguresSchema,
   SettlementReportSchema,
+  SpinProofSchema,
   SpinResultSchema,
   WebhookSchema,
 } from "./index.js";
@@ -66,6 +69,12 @@ describe("the SDK's types are the records' shapes", () => {
   it("spins", () => {
     expectTypeOf<Plain<SdkSpinResult>>().toEqualTypeOf<Inferred<typeof SpinResultSchema>>();
     expectTypeOf<z.infer<typeof SpinResultSchema>>().toExtend<sdk.SpinResult>();
+  });
+
+  it("blocks, revealed entries and spin proofs", () => {
+    expectTypeOf<Plain<sdk.Block>>().toEqualTypeOf<Inferred<typeof BlockSchema>>();
+    expectTypeOf<Plain<sdk.RevealedEntries>>().toEqualTypeOf<Inferred<typeof RevealedEntriesSchema>>();
+    expectTypeOf<Plain<sdk.SpinProof>>().toEqualTypeOf<Inferred<typeof SpinProofSchema>>();
   });
 
   it("webhooks, deliveries and events", () => {

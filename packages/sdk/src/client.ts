@@ -1,5 +1,6 @@
 import { type FetchLike, type RetryPolicy, Transport } from "./transport.js";
 import type {
+  Block,
   CreatedWebhook,
   Delivery,
   EventLogPage,
@@ -13,10 +14,12 @@ import type {
   Player,
   RecoverWebhookInput,
   RegisterGameInput,
+  RevealedEntries,
   RotatedWebhookSecret,
   RotateWebhookSecretInput,
   SettlementReport,
   SpinInput,
+  SpinProof,
   SpinResult,
   UpdateGameInput,
   Webhook,
@@ -94,6 +97,16 @@ export class PartnerClient {
     get: (gameId: number) => this.get<Game>(`/games/${segment(gameId)}`),
     register: (input: RegisterGameInput) => this.write<Game>("POST", "/games", input),
     update: (gameId: number, input: UpdateGameInput) => this.write<Game>("PATCH", `/games/${segment(gameId)}`, input),
+  };
+
+  /** A game's outcome blocks and their commitments (docs/fairness.md); check them with `verifyRevealedBlock`. */
+  readonly blocks = {
+    list: (gameId: number, page?: PageRequest) =>
+      this.get<{ blocks: Block[] } & PageInfo>(`/games/${segment(gameId)}/blocks`, pageQuery(page)),
+    get: (gameId: number, blockId: number) => this.get<Block>(`/games/${segment(gameId)}/blocks/${segment(blockId)}`),
+    /** 409 KS-4216 until the block (finite_pool: its cycle) is exhausted and its seed revealed. */
+    entries: (gameId: number, blockId: number) =>
+      this.get<RevealedEntries>(`/games/${segment(gameId)}/blocks/${segment(blockId)}/entries`),
   };
 
   readonly parSheets = {
@@ -176,6 +189,11 @@ export class PartnerClient {
       if (page.events.length < EVENT_LOG_MAX_LIMIT) return;
       after = page.nextAfter;
     }
+  }
+
+  /** The RFC 9162 inclusion proof of a spin's outcome in its block; check it with `verifySpinProof`. */
+  spinProof(spinId: string): Promise<SpinProof> {
+    return this.get<SpinProof>(`/spins/${segment(spinId)}/proof`);
   }
 
   /** Every item of a list endpoint, page after page: `for await (const game of client.all((p) => client.games.list(p), "games"))`. */

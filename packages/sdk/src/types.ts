@@ -107,10 +107,84 @@ export interface SpinResult {
   };
   balance: { balanceUsd: number; currency: "USD" };
   createdAt: string;
-  /** The outcome block and entry the outcome came from; null for a forced spin. */
-  fairness: { blockId: number; index: number } | null;
+  /** Where the outcome was committed: entry `index` of block `blockId` (`null` for a forced sandbox spin). */
+  fairness: SpinFairness | null;
   /** True for a sandbox spin with `forceTier`. */
   forced: boolean;
+}
+
+export interface SpinFairness {
+  blockId: number;
+  index: number;
+}
+
+/** `exhausted`: every entry served or retired; `retired`: taken out of service unserved. */
+export type BlockStatus = "ready" | "serving" | "exhausted" | "retired";
+
+/** A finite_pool block's cycle: one seed for every block cut from it, revealed when all are exhausted. */
+export interface BlockCycle {
+  cycleId: number;
+  seedHash: string | null;
+  /** Blocks cut from the cycle so far. */
+  blocks: number;
+  revealed: boolean;
+  /** Position of this block's first entry in the cycle (what `deriveBlockEntries` needs). */
+  offset: number;
+}
+
+/**
+ * A sealed block of outcomes. `merkleRoot` and `seedHash` are recorded when it is sealed, before any
+ * entry is served, and never change; `seed` is null until the block (finite_pool: its cycle) is
+ * revealed. Blocks sealed before provable fairness have null `merkleRoot`, `seedHash` and `seed`.
+ */
+export interface Block {
+  blockId: number;
+  gameId: number;
+  sequence: number;
+  size: number;
+  status: BlockStatus;
+  drawMode: "independent" | "finite_pool";
+  merkleRoot: string | null;
+  seedHash: string | null;
+  sealedAt: string;
+  firstServedAt: string | null;
+  exhaustedAt: string | null;
+  revealedAt: string | null;
+  seed: string | null;
+  /** finite_pool blocks only. */
+  cycle?: BlockCycle;
+}
+
+export interface RevealedEntry {
+  index: number;
+  prizeTier: string;
+  multiplier: number;
+  reelSymbols: string[][];
+  /** 16 bytes, lowercase hex. */
+  salt: string;
+  /** The spin served this entry; null for an entry retired unserved. */
+  spinId: string | null;
+}
+
+/** A revealed block's entries (`GET /games/{gameId}/blocks/{blockId}/entries`). */
+export interface RevealedEntries {
+  blockId: number;
+  seed: string;
+  entries: RevealedEntry[];
+}
+
+/** RFC 9162 inclusion proof of a spin's entry in its block's Merkle tree. */
+export interface SpinProof {
+  spinId: string;
+  blockId: number;
+  index: number;
+  outcomeText: string;
+  salt: string;
+  leaf: string;
+  /** Sibling hashes, leaf to root. */
+  auditPath: string[];
+  merkleRoot: string;
+  treeSize: number;
 }
 
 export interface Player {

@@ -1,4 +1,10 @@
-import { type FillProgress, fillReserve, reserveTargets } from "@outcomes/blocks";
+import {
+  type FillProgress,
+  fillReserve,
+  type RevealSweep,
+  reserveTargets,
+  revealExhaustedBlocks,
+} from "@outcomes/blocks";
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
 import type { TestApi } from "./api.js";
 
@@ -63,4 +69,10 @@ export async function registerTestGame(api: TestApi, options: TestGameOptions = 
 export async function fillTestGameQueue(api: TestApi, gameId: number): Promise<FillProgress> {
   const { db, redis, keys, logger, env } = api.deps;
   return fillReserve({ db, redis, keys, logger, targets: reserveTargets(env) }, gameId);
+}
+
+/** Runs the `blocks.reveal` sweep in-process, as the blocks role does every few seconds (`now`: its clock). */
+export async function revealTestBlocks(api: TestApi, now?: number): Promise<RevealSweep> {
+  const { db, redis, keys, logger } = api.deps;
+  return revealExhaustedBlocks({ db, redis, keys, logger }, now);
 }

@@ -64,6 +64,10 @@ describe("POST /spins with forceTier (sandbox)", () => {
 
     const [row] = await api.database.db.select().from(spins).where(eq(spins.id, forced[0].spinId));
     expect(row).toMatchObject({ forced: true, blockId: null, outcomeIndex: null, prizeTier: "T4" });
+    // No block committed to a forced outcome: it has no proof.
+    const proof = await api.request(`/api/partner/v1/spins/${forced[0].spinId}/proof`, { apiKey });
+    expect([proof.status, proof.body.errorCode]).toEqual([404, "KS-4215"]);
+    expect(proof.body.message).toMatch(/forced sandbox spin/);
   });
 
   it("draws T0 as a losing payline and works on an empty queue (no KS-4203)", async () => {

@@ -1,3 +1,4 @@
+import { retiredBlockKey } from "@outcomes/blocks";
 import { decodeQueuedOutcome, type QueuedOutcome, ServiceError } from "@outcomes/core";
 import type { RedisKeys } from "@outcomes/queue";
 import type { Redis } from "ioredis";
@@ -29,12 +30,25 @@ type SpinTakeReply = [
   length: number,
 ];
 type WithSpinTake = Redis & { spinTake(bucket: string, queue: string, limit: number): Promise<SpinTakeReply> };
+type WithGiveBack = Redis & { giveBack(queue: string, retired: string, item: string): Promise<number> };
+
+/** LPUSH the item back unless its block's unused entries are being retired (reveal.ts in @outcomes/blocks). */
+const GIVE_BACK_SCRIPT = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+return redis.call('LPUSH', KEYS[1], ARGV[1])`;
 
 /** SPIN_TAKE_SCRIPT as an ioredis command: sent by SHA (EVALSHA). */
 export function withSpinTake(redis: Redis): WithSpinTake {
   const client = redis as WithSpinTake;
   if (typeof client.spinTake !== "function")
     redis.defineCommand("spinTake", { numberOfKeys: 2, lua: SPIN_TAKE_SCRIPT });
+  return client;
+}
+
+function withGiveBack(redis: Redis): WithGiveBack {
+  const client = redis as WithGiveBack;
+  if (typeof client.giveBack !== "function")
+    redis.defineCommand("giveBack", { numberOfKeys: 2, lua: GIVE_BACK_SCRIPT });
   return client;
 }
 
@@ -83,8 +97,15 @@ export class OutcomeQueue {
     }
   }
 
-  /** Puts an unused outcome back at the front, so it is the next one served. */
+  /**
+   * Puts an unused outcome back at the front, so it is the next one served; dropped instead when
+   * its block is being retired (its seed is about to be shown).
+   */
   async giveBack(gameId: number, taken: TakenOutcome): Promise<void> {
-    await this.redis.lpush(this.keys.outcomeQueue(gameId), taken.raw);
+    await withGiveBack(this.redis).giveBack(
+      this.keys.outcomeQueue(gameId),
+      retiredBlockKey(this.keys, gameId, taken.outcome.blockId),
+      taken.raw,
+    );
   }
 }

@@ -70,8 +70,8 @@ describe("a lost Redis list", () => {
   it("gets blocks that were sealed but never loaded (a worker died in between)", async () => {
     const game = await registerTestGame(api);
     await serveOutcomes(api, game, 5);
-    const sheet = assertValidParSheet(SAMPLE_PAR_SHEET);
-    const orphan = await sealNextBlock(api.database.db, game.gameId, sheet, new OutcomeDrawer(sheet), 5);
+    const drawer = new OutcomeDrawer(assertValidParSheet(SAMPLE_PAR_SHEET));
+    const orphan = await sealNextBlock(api.database.db, game.gameId, drawer, 5);
     const before = await queueItems(api, game.gameId);
     const result = await generate(game.gameId);
     expect(result).toMatchObject({ appendedOutcomes: 5, blocksSealed: 0, readyBlocks: 3 });
@@ -131,10 +131,10 @@ describe("block.low_reserve", () => {
 
   it("is not written while a new game fills its first reserve", async () => {
     const game = await registerTestGame(api, { fill: false });
-    const sheet = assertValidParSheet(SAMPLE_PAR_SHEET);
-    const sealed = await sealNextBlock(api.database.db, game.gameId, sheet, new OutcomeDrawer(sheet), 5);
+    const drawer = new OutcomeDrawer(assertValidParSheet(SAMPLE_PAR_SHEET));
+    const sealed = await sealNextBlock(api.database.db, game.gameId, drawer, 5);
     // The first block of the first fill is loaded; the fill has not reached its target yet.
-    await appendOutcomes(api.deps.redis, api.deps.keys, game.gameId, queuedItems(sealed.draft, sealed.blockId), 1);
+    await appendOutcomes(api.deps.redis, api.deps.keys, game.gameId, queuedItems(sealed.draft), 1);
     const [progress] = await serveOutcomes(api, game, 1);
     expect(progress).toMatchObject({ started: true, enqueueGeneration: true });
     expect(await lowReserveEvents(game.gameId)).toEqual([]);

@@ -1,18 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { decodeQueuedOutcome, encodeQueuedOutcome } from "../outcome.js";
 import { assertValidParSheet } from "./analyze.js";
-import { blockQueueItems, decodeBlockEntries, draftBlock, queuedItems, queuedItemsText } from "./block.js";
+import {
+  blockQueueItems,
+  decodeBlockEntries,
+  draftBlock,
+  drawBlock,
+  drawIndependentBlock,
+  queuedItems,
+  queuedItemsText,
+} from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
 import { EntryCodec } from "./entries.js";
 import { SAMPLE_PAR_SHEET } from "./sample-sheet.js";
 
 describe("queuedItemsText", () => {
   const drawer = new OutcomeDrawer(assertValidParSheet(SAMPLE_PAR_SHEET));
+  const sealed = (size: number, blockId: number) => draftBlock(drawer, drawIndependentBlock(drawer, size), blockId);
 
   it("is the queue items joined by newlines, byte for byte", () => {
-    const draft = draftBlock(drawer, drawer.drawTiers(1_000));
-    const text = queuedItemsText(draft, 1_234_567_890).toString("latin1");
-    expect(text.split("\n")).toEqual(queuedItems(draft, 1_234_567_890));
+    const draft = sealed(1_000, 1_234_567_890);
+    const text = queuedItemsText(draft).toString("latin1");
+    expect(text.split("\n")).toEqual(queuedItems(draft));
     const outcomes = decodeBlockEntries(draft.entries);
     text.split("\n").forEach((item, index) => {
       expect(item).toBe(encodeQueuedOutcome({ ...outcomes[index]!, blockId: 1_234_567_890, index }));
@@ -21,14 +30,15 @@ describe("queuedItemsText", () => {
   });
 
   it("holds one item for a block of one and nothing for an empty block", () => {
-    const one = draftBlock(drawer, drawer.drawTiers(1));
-    expect(queuedItemsText(one, 5).toString("latin1")).toBe(queuedItems(one, 5)[0]);
-    expect(queuedItemsText(draftBlock(drawer, new Uint8Array(0)), 5).length).toBe(0);
+    const one = sealed(1, 5);
+    expect(queuedItemsText(one).toString("latin1")).toBe(queuedItems(one)[0]);
+    const empty = drawBlock(drawer, Buffer.alloc(32), new Uint8Array(0), 0);
+    expect(queuedItemsText({ ...empty, blockId: 5 }).length).toBe(0);
   });
 
   it("leaves out the indexes a rebuild skips", () => {
-    const draft = draftBlock(drawer, drawer.drawTiers(10));
-    const all = queuedItems(draft, 9);
+    const draft = sealed(10, 9);
+    const all = queuedItems(draft);
     const kept = blockQueueItems(draft.entries, 9, (index) => index % 3 === 0).toString("latin1");
     expect(kept.split("\n")).toEqual(all.filter((_, index) => index % 3 !== 0));
   });
@@ -53,7 +63,7 @@ describe("queuedItemsText", () => {
   });
 
   it("writes the same items of a legacy block stored as JSON text", () => {
-    const outcomes = decodeBlockEntries(draftBlock(drawer, drawer.drawTiers(5)).entries);
+    const outcomes = decodeBlockEntries(drawIndependentBlock(drawer, 5).entries);
     const legacy = JSON.stringify(outcomes.map((o) => ({ t: o.tier, m: o.multiplierMillionths, r: o.reelSymbols })));
     const items = outcomes.map((outcome, index) => encodeQueuedOutcome({ ...outcome, blockId: 3, index }));
     const kept = blockQueueItems(Buffer.from(legacy, "latin1"), 3, (index) => index === 1).toString("latin1");

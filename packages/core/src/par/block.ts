@@ -1,32 +1,95 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  type BlockTree,
+  type BlockTreeInput,
+  blockTree,
+  drawTiers,
+  SEED_BYTES,
+  seedHashOf,
+  writeEntries,
+} from "@outcomes/sdk";
 import { encodeQueuedOutcome, type Outcome } from "../outcome.js";
 import type { OutcomeDrawer } from "./draw.js";
 import { EntryCodec, type QueueItemWriter } from "./entries.js";
+import { leafLayoutOf, STORED_FROM_LEVEL } from "./fairness.js";
 
 const NEWLINE = 0x0a;
 
 /**
- * A block before it is stored: its entries in the stored binary form (entries.ts) and the SHA-256
- * commitment of exactly those bytes. The commitment is recorded when the block is sealed, before
- * any outcome of it is served, so the block can be audited against it later.
+ * A block's entries in the stored binary form (entries.ts), drawn from `seed` (docs/fairness.md):
+ * an independent block's own seed, or its finite_pool cycle's with `position` the block's offset
+ * in the cycle.
  */
-export interface BlockDraft {
+export interface DrawnBlock {
   size: number;
   entries: Buffer;
-  commitment: string;
+  seed: Buffer;
+  position: number;
 }
 
-/** Draws the outcomes of the given tiers (drawn independently, or cut from a finite_pool cycle). */
-export function draftBlock(drawer: OutcomeDrawer, tiers: Uint8Array): BlockDraft {
+/**
+ * A block ready to seal: its entries and the commitments recorded with them before any entry is
+ * served: the SHA-256 of the stored bytes (`commitment`), SHA-256 of the seed (`seedHash`) and the
+ * RFC 9162 Merkle root of its salted leaves (`merkleRoot`), with the tree's upper levels
+ * (`merkleLevels`, fairness.ts) so a spin's proof needs no tree built.
+ */
+export interface BlockDraft extends DrawnBlock {
+  blockId: number;
+  commitment: string;
+  seedHash: string;
+  merkleRoot: string;
+  merkleLevels: Buffer;
+}
+
+/** The entries of the given tiers (drawn from the seed, or cut from its finite_pool cycle). */
+export function drawBlock(drawer: OutcomeDrawer, seed: Buffer, tiers: Uint8Array, position: number): DrawnBlock {
   const size = tiers.length;
   const header = drawer.codec.headerFor(size);
-  const entryBytes = drawer.codec.entryBytes;
-  const entries = Buffer.allocUnsafe(header.length + size * entryBytes);
+  const entries = Buffer.allocUnsafe(header.length + size * drawer.codec.entryBytes);
   header.copy(entries, 0);
-  for (let index = 0, at = header.length; index < size; index++, at += entryBytes) {
-    drawer.writeEntry(tiers[index] as number, entries, at);
-  }
-  return { size, entries, commitment: commitmentOf(entries) };
+  writeEntries(drawer.sheet, seed, position, tiers, entries, header.length);
+  return { size, entries, seed, position };
+}
+
+/** A block's (independent) or a cycle's (finite_pool) seed: 32 bytes from the OS CSPRNG, nothing else. */
+export function newSeed(): Buffer {
+  return randomBytes(SEED_BYTES);
+}
+
+/** An independent block: a fresh seed, and every tier drawn from it. */
+export function drawIndependentBlock(drawer: OutcomeDrawer, size: number): DrawnBlock {
+  const seed = newSeed();
+  return drawBlock(drawer, seed, drawTiers(drawer.sheet, seed, size), 0);
+}
+
+/** What the Merkle tree of a drawn block is built from, once its id (part of every leaf) is known. */
+export function treeInputOf(drawer: OutcomeDrawer, drawn: DrawnBlock, blockId: number): BlockTreeInput {
+  return {
+    layout: leafLayoutOf(drawer.codec),
+    blockId,
+    entries: drawn.entries,
+    at: drawn.entries.length - drawn.size * drawer.codec.entryBytes,
+    size: drawn.size,
+    seed: drawn.seed,
+    position: drawn.position,
+  };
+}
+
+/** A drawn block with its commitments, given its tree (built by `blockTree` from `treeInputOf`). */
+export function draftWithTree(drawn: DrawnBlock, blockId: number, tree: BlockTree): BlockDraft {
+  return {
+    ...drawn,
+    blockId,
+    commitment: commitmentOf(drawn.entries),
+    seedHash: seedHashOf(drawn.seed),
+    merkleRoot: tree.merkleRoot,
+    merkleLevels: Buffer.from(tree.levels.buffer, tree.levels.byteOffset, tree.levels.byteLength),
+  };
+}
+
+/** The commitments of a drawn block, its tree built on this thread. */
+export function draftBlock(drawer: OutcomeDrawer, drawn: DrawnBlock, blockId: number): BlockDraft {
+  return draftWithTree(drawn, blockId, blockTree(treeInputOf(drawer, drawn, blockId), STORED_FROM_LEVEL));
 }
 
 export function commitmentOf(entries: string | Uint8Array): string {
@@ -93,14 +156,14 @@ export function blockQueueItems(
 }
 
 /** The queue items of a draft (`blockQueueItems` of its entries). */
-export function queuedItemsText(draft: BlockDraft, blockId: number): Buffer {
-  return blockQueueItems(draft.entries, blockId);
+export function queuedItemsText(draft: Pick<BlockDraft, "entries" | "blockId">): Buffer {
+  return blockQueueItems(draft.entries, draft.blockId);
 }
 
 /** The same items one string each. */
-export function queuedItems(draft: BlockDraft, blockId: number): string[] {
+export function queuedItems(draft: Pick<BlockDraft, "entries" | "blockId" | "size">): string[] {
   if (draft.size === 0) return [];
-  return queuedItemsText(draft, blockId).toString("latin1").split("\n");
+  return queuedItemsText(draft).toString("latin1").split("\n");
 }
 
 /** Decodes stored entries into outcomes (audits, tests). */

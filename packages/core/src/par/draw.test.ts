@@ -1,10 +1,21 @@
+import { randomBytes } from "node:crypto";
+import { deriveBlockEntries, drawTiers, seedHashOf } from "@outcomes/sdk";
 import { describe, expect, it } from "vitest";
+import { microsToUsd } from "../money.js";
 import { encodeQueuedOutcome } from "../outcome.js";
 import { assertValidParSheet } from "./analyze.js";
-import { type BlockDraft, commitmentOf, decodeBlockEntries, draftBlock, queuedItems, verifyBlock } from "./block.js";
+import {
+  commitmentOf,
+  type DrawnBlock,
+  decodeBlockEntries,
+  draftBlock,
+  drawBlock,
+  drawIndependentBlock,
+  queuedItems,
+  verifyBlock,
+} from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
 import { EntryCodec } from "./entries.js";
-import { DigitSource, uniformBelow, WeightedPicker } from "./random.js";
 import { SAMPLE_PAR_SHEET, sampleParSheet } from "./sample-sheet.js";
 
 const sample = assertValidParSheet(SAMPLE_PAR_SHEET);
@@ -17,7 +28,9 @@ for (const combination of SAMPLE_PAR_SHEET.combinations) {
 /** χ² critical values at significance 10⁻⁶ (a correct generator fails about once in a million runs). */
 const CHI_SQUARE_CRITICAL_1E6: Record<number, number> = { 1: 23.93, 4: 33.38, 6: 38.26 };
 
-const outcomesOf = (draft: BlockDraft) => decodeBlockEntries(draft.entries);
+const outcomesOf = (drawn: DrawnBlock) => decodeBlockEntries(drawn.entries);
+/** A block of exactly these tiers, its windows drawn from a fresh seed. */
+const withTiers = (drawer: OutcomeDrawer, tiers: Uint8Array) => drawBlock(drawer, randomBytes(32), tiers, 0);
 
 function chiSquare(observed: number[], expected: number[]): number {
   return observed.reduce(
@@ -59,7 +72,7 @@ describe("independent draws", () => {
     const drawer = new OutcomeDrawer(sample);
     const draws = 1_000_000;
     const counts = new Array<number>(sample.tiers.length).fill(0);
-    const tiers = drawer.drawTiers(draws);
+    const tiers = drawTiers(drawer.sheet, randomBytes(32), draws);
     for (const tier of tiers) counts[tier] = (counts[tier] ?? 0) + 1;
     const expected = sample.tiers.map((tier) => (draws * tier.weight) / Number(sample.cycle));
     expect(Math.min(...expected)).toBeGreaterThanOrEqual(5);
@@ -68,7 +81,7 @@ describe("independent draws", () => {
 
   it("builds complete outcomes: window, payline of the tier's combination, T0 payline never winning", () => {
     const drawer = new OutcomeDrawer(sample);
-    const outcomes = outcomesOf(draftBlock(drawer, drawer.drawTiers(100_000)));
+    const outcomes = outcomesOf(drawIndependentBlock(drawer, 100_000));
     expect(outcomes).toHaveLength(100_000);
     const problems: string[] = [];
     let losing = 0;
@@ -94,7 +107,7 @@ describe("independent draws", () => {
     sheet.combinations[3].weight = 3; // T4: BAR2 3 : BAR1 1
     const drawer = new OutcomeDrawer(assertValidParSheet(sheet));
     const tiers = new Uint8Array(40_000).fill(4);
-    const outcomes = outcomesOf(draftBlock(drawer, tiers));
+    const outcomes = outcomesOf(withTiers(drawer, tiers));
     const bar2 = outcomes.filter((outcome) => outcome.reelSymbols[0]?.[1] === "BAR2").length;
     const observed = [bar2, outcomes.length - bar2];
     expect(chiSquare(observed, [30_000, 10_000])).toBeLessThan(CHI_SQUARE_CRITICAL_1E6[1] as number);
@@ -102,7 +115,7 @@ describe("independent draws", () => {
 
   it("fills the rows off the payline uniformly over the symbols", () => {
     const drawer = new OutcomeDrawer(sample);
-    const outcomes = outcomesOf(draftBlock(drawer, drawer.drawTiers(50_000)));
+    const outcomes = outcomesOf(drawIndependentBlock(drawer, 50_000));
     const counts = new Map<string, number>();
     for (const outcome of outcomes) {
       for (const reel of outcome.reelSymbols) {
@@ -122,7 +135,7 @@ describe("independent draws", () => {
       symbols: Array.from({ length: 6 }, () => combination.symbols[0]),
     }));
     const drawer = new OutcomeDrawer(assertValidParSheet(sheet));
-    const outcomes = outcomesOf(draftBlock(drawer, new Uint8Array(20_000)));
+    const outcomes = outcomesOf(withTiers(drawer, new Uint8Array(20_000)));
     const shapes = new Set(outcomes.map((outcome) => outcome.reelSymbols.map((reel) => reel.length).join("x")));
     expect([...shapes]).toEqual(["5x5x5x5x5x5"]);
     // Every winning combination is one symbol six times: a losing payline is never one of them
@@ -138,7 +151,7 @@ describe("independent draws", () => {
 describe("blocks", () => {
   it("seals canonical binary entries with a SHA-256 commitment that verifies, and refuses tampering", () => {
     const drawer = new OutcomeDrawer(sample);
-    const draft = draftBlock(drawer, drawer.drawTiers(1000));
+    const draft = draftBlock(drawer, drawIndependentBlock(drawer, 1000), 1);
     expect(draft.commitment).toMatch(/^[0-9a-f]{64}$/);
     expect(verifyBlock(draft.entries, draft.commitment)).toBe(true);
     const { codec, size, bodyStart } = EntryCodec.read(draft.entries);
@@ -160,8 +173,30 @@ describe("blocks", () => {
     expect(verifyBlock(truncated, commitmentOf(truncated))).toBe(false);
   });
 
+  it("draws exactly what the SDK re-derives from the seed, and commits to the seed and the Merkle root", () => {
+    const drawer = new OutcomeDrawer(sample);
+    const draft = draftBlock(drawer, drawIndependentBlock(drawer, 300), 42);
+    const again = draftBlock(drawer, drawBlock(drawer, draft.seed, drawTiers(drawer.sheet, draft.seed, 300), 0), 42);
+    expect(again.entries.equals(draft.entries)).toBe(true);
+    expect(again.merkleRoot).toBe(draft.merkleRoot);
+    expect(draft.seedHash).toBe(seedHashOf(draft.seed));
+    expect(draft.merkleRoot).toMatch(/^[0-9a-f]{64}$/);
+    // Levels from nodes of 16 leaves up: 19 + 10 + 5 + 3 + 2 + 1 nodes for 300 entries.
+    expect(draft.merkleLevels.length).toBe((19 + 10 + 5 + 3 + 2 + 1) * 32);
+    const derived = deriveBlockEntries(draft.seed, SAMPLE_PAR_SHEET, { size: 300 });
+    expect(
+      decodeBlockEntries(draft.entries).map((outcome) => ({
+        prizeTier: outcome.tier,
+        multiplier: microsToUsd(outcome.multiplierMillionths),
+        reelSymbols: outcome.reelSymbols,
+      })),
+    ).toEqual(derived.map(({ prizeTier, multiplier, reelSymbols }) => ({ prizeTier, multiplier, reelSymbols })));
+    // The block id is part of every leaf: another id, another root.
+    expect(draftBlock(drawer, draft, 43).merkleRoot).not.toBe(draft.merkleRoot);
+  });
+
   it("still decodes and verifies a legacy block stored as canonical JSON text", () => {
-    const outcomes = outcomesOf(draftBlock(new OutcomeDrawer(sample), new Uint8Array([0, 1, 2])));
+    const outcomes = outcomesOf(withTiers(new OutcomeDrawer(sample), new Uint8Array([0, 1, 2])));
     const text = JSON.stringify(outcomes.map((o) => ({ t: o.tier, m: o.multiplierMillionths, r: o.reelSymbols })));
     const bytes = Buffer.from(text, "latin1");
     expect(verifyBlock(bytes, commitmentOf(text))).toBe(true);
@@ -172,47 +207,10 @@ describe("blocks", () => {
 
   it("builds queue items identical to encodeQueuedOutcome", () => {
     const drawer = new OutcomeDrawer(sample);
-    const draft = draftBlock(drawer, drawer.drawTiers(500));
-    const items = queuedItems(draft, 77);
+    const draft = draftBlock(drawer, drawIndependentBlock(drawer, 500), 77);
+    const items = queuedItems(draft);
     outcomesOf(draft).forEach((outcome, index) => {
       expect(items[index]).toBe(encodeQueuedOutcome({ ...outcome, blockId: 77, index }));
     });
-  });
-});
-
-describe("uniform draws beyond randomInt's 2^48 range", () => {
-  it("stays below the bound and covers both halves of a 2^60 range", () => {
-    const bound = 2n ** 60n + 12345n;
-    let high = 0;
-    for (let i = 0; i < 2000; i++) {
-      const value = uniformBelow(bound);
-      expect(value >= 0n && value < bound).toBe(true);
-      if (value >= bound / 2n) high++;
-    }
-    expect(high).toBeGreaterThan(850);
-    expect(high).toBeLessThan(1150);
-  });
-
-  it("picks by weight when the weights sum past 2^48", () => {
-    const huge = Number.MAX_SAFE_INTEGER; // three of these sum to ~2^54.6
-    const picker = new WeightedPicker([huge, huge, huge, 1]);
-    const counts = [0, 0, 0, 0];
-    for (let i = 0; i < 30_000; i++) {
-      const picked = picker.pick();
-      counts[picked] = (counts[picked] ?? 0) + 1;
-    }
-    expect(counts[3]).toBe(0);
-    expect(chiSquare(counts.slice(0, 3), [10_000, 10_000, 10_000])).toBeLessThan(27.63); // df 2 at 10⁻⁶
-  });
-
-  it("reads several uniform digits from one draw", () => {
-    const digits = new DigitSource(8);
-    const counts = new Array<number>(8).fill(0);
-    for (let i = 0; i < 80_000; i++) {
-      const digit = digits.next();
-      counts[digit] = (counts[digit] ?? 0) + 1;
-    }
-    expect(chiSquare(counts, new Array(8).fill(10_000))).toBeLessThan(42.0);
-    expect(new DigitSource(1).next()).toBe(0);
   });
 });

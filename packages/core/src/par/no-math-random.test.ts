@@ -21,17 +21,26 @@ function reachableSources(entry: string): Map<string, string> {
   return seen;
 }
 
+const sdkFairness = resolve(here, "../../../sdk/src/fairness");
+
 describe("randomness of outcome code", () => {
-  it("never reaches Math.random or a seeded generator: only node:crypto", () => {
+  it("never reaches Math.random: seeds come from node:crypto, draws from the SDK's AES-CTR DRBG", () => {
     const sources = reachableSources(join(here, "index.ts"));
     const files = [...sources.keys()].map((file) => file.slice(here.length - "par".length));
-    expect(files).toEqual(expect.arrayContaining(["par/draw.ts", "par/pool.ts", "par/random.ts", "money.ts"]));
-    for (const [file, text] of sources) {
+    expect(files).toEqual(expect.arrayContaining(["par/draw.ts", "par/block.ts", "money.ts"]));
+    const derivation = reachableSources(join(sdkFairness, "index.ts"));
+    expect([...derivation.keys()].map((file) => file.slice(sdkFairness.length + 1))).toEqual(
+      expect.arrayContaining(["keystream.ts", "derive.ts", "sheet.ts"]),
+    );
+    const allowed = ["node:crypto", "node:os", "zod", "@outcomes/sdk"];
+    for (const [file, text] of [...sources, ...derivation]) {
       expect(text, file).not.toMatch(/Math\s*\.\s*random/);
       for (const match of text.matchAll(/from\s+"([^".][^"]*)"/g)) {
-        expect(["node:crypto", "zod"], `${file} imports ${match[1]}`).toContain(match[1]);
+        expect(allowed, `${file} imports ${match[1]}`).toContain(match[1]);
       }
     }
+    // The only source of seeds: 32 bytes of the OS CSPRNG.
+    expect(sources.get(join(here, "block.ts"))).toMatch(/randomBytes\(SEED_BYTES\)/);
   });
 
   it("scans every source file of the folder", () => {

@@ -6,6 +6,7 @@ export * from "./blocks.js";
 export * from "./delivery-operator.js";
 export * from "./delivery-replay.js";
 export * from "./events.js";
+export * from "./fairness.js";
 export * from "./games.js";
 export * from "./idempotency-keys.js";
 export * from "./paging.js";

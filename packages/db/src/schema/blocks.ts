@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, customType, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, createdAt } from "./columns.js";
 import { games } from "./games.js";
@@ -5,14 +6,16 @@ import { games } from "./games.js";
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
 
 /**
- * A block of pre-computed outcomes, sealed (entries + SHA-256 commitment) before any is served.
- * An outcome is addressed by (block id, index); the spins table's unique key on that pair
- * guarantees each is used at most once, ever.
+ * A block of pre-computed outcomes, sealed (entries + SHA-256 commitment, seed hash and Merkle root)
+ * before any is served. An outcome is addressed by (block id, index); the spins table's unique key
+ * on that pair guarantees each is used at most once, ever. The id is the public `blockId` and part
+ * of every leaf, so the blocks worker takes it from the identity sequence before sealing (hence "by
+ * default": the insert names it).
  */
 export const blocks = pgTable(
   "blocks",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
     gameId: integer("game_id")
       .notNull()
       .references(() => games.id),
@@ -35,11 +38,30 @@ export const blocks = pgTable(
       .notNull()
       .default("ready"),
     startedAt: at("started_at"),
+    /** When the last index was taken (status exhausted); entries given back may still be queued. */
     exhaustedAt: at("exhausted_at"),
     createdAt: createdAt(),
+    /**
+     * Provable fairness (docs/fairness.md); null on blocks sealed before it. `seed`: an independent
+     * block's 32-byte DRBG seed (finite_pool blocks use their cycle's, in pool_cycles), secret until
+     * revealed; `seedHash` (the block's or its cycle's) and `merkleRoot` are recorded at sealing;
+     * `merkleLevels` keeps the tree from nodes of 16 leaves up (packages/core/src/par/fairness.ts).
+     */
+    seed: bytea("seed"),
+    seedHash: text("seed_hash"),
+    merkleRoot: text("merkle_root"),
+    merkleLevels: bytea("merkle_levels"),
+    /** Every entry served or retired (the public `exhausted`), set by the reveal sweep. */
+    closedAt: at("closed_at"),
+    /** The seed is shown: when closed (independent), when every block of the cycle is (finite_pool). */
+    revealedAt: at("revealed_at"),
   },
   (table) => [
     uniqueIndex("blocks_game_sequence_uq").on(table.gameId, table.sequence),
     index("blocks_game_status_idx").on(table.gameId, table.status),
+    // What the reveal sweep looks at: blocks whose last index is taken and that are not closed yet.
+    index("blocks_closing_idx")
+      .on(table.gameId)
+      .where(sql`status = 'exhausted' and closed_at is null and seed_hash is not null`),
   ],
 );

@@ -1,5 +1,5 @@
-import { customType, integer, pgTable, primaryKey } from "drizzle-orm/pg-core";
-import { createdAt } from "./columns.js";
+import { customType, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { at, createdAt } from "./columns.js";
 import { games } from "./games.js";
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
@@ -19,6 +19,14 @@ export const poolCycles = pgTable(
     cycle: integer("cycle").notNull(),
     tiers: bytea("tiers").notNull(),
     createdAt: createdAt(),
+    /**
+     * The cycle's 32-byte DRBG seed: the shuffle and every block's windows and salts derive from it
+     * (docs/fairness.md). Secret until every block of the cycle is closed; null on cycles shuffled
+     * before provable fairness (never continued: the next block starts a new cycle).
+     */
+    seed: bytea("seed"),
+    seedHash: text("seed_hash"),
+    revealedAt: at("revealed_at"),
   },
   (table) => [primaryKey({ columns: [table.gameId, table.cycle] })],
 );

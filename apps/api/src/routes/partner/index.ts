@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.js";
 import { PARTNER_BASE } from "../../router.js";
+import { blocksRouter } from "./blocks.js";
 import { eventsRouter } from "./events.js";
 import { gamesRouter } from "./games.js";
 import { parSheetsRouter } from "./par-sheets.js";
@@ -15,6 +16,7 @@ export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
     gamesRouter,
     parSheetsRouter,
     spinsRouter,
+    blocksRouter,
     playersRouter,
     webhooksRouter,
     eventsRouter,

@@ -1,0 +1,118 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { couldBeId, parseBlockId, parseGameId, ServiceError } from "@outcomes/core";
+import { listGameBlocks, requireGameBlock, requireOwnGame, revealedBlockEntries, spinProof } from "@outcomes/db";
+import {
+  BlockSchema,
+  presentBlock,
+  presentRevealedEntries,
+  presentSpinProof,
+  RevealedEntriesSchema,
+  SpinProofSchema,
+} from "@outcomes/records";
+import type { Context } from "hono";
+import type { AppEnv } from "../../context.js";
+import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+import { pagedListRoute } from "../paged-list.js";
+import { GameParams } from "./game-schemas.js";
+
+const tags = ["Provable fairness"];
+
+const BlockParams = GameParams.extend({
+  blockId: z.string().openapi({ param: { name: "blockId", in: "path" }, example: "1042" }),
+});
+
+const SpinParams = z.object({
+  spinId: z.string().openapi({ param: { name: "spinId", in: "path" }, example: "spn_0T9xYz12AbCdEfGhIjKlMn" }),
+});
+
+/** The partner's own game in this environment, or 403 KS-4006 (blocks of other games are 404 KS-4215). */
+async function ownGameId(c: Context<AppEnv>, gameIdText: string): Promise<number> {
+  const game = await requireOwnGame(c.var.deps.db, c.var.partner, parseGameId(gameIdText, "KS-4006"));
+  return game.id;
+}
+
+export const blocksRouter = createRouter();
+
+pagedListRoute(blocksRouter, {
+  path: "/games/{gameId}/blocks",
+  tags,
+  summary: "List a game's outcome blocks, newest first",
+  params: GameParams,
+  schema: { name: "BlockList", key: "blocks", item: BlockSchema },
+  description:
+    "A page of blocks. Each block's `merkleRoot` and `seedHash` were recorded when it was sealed, before any " +
+    "of its entries was served, and never change; `seed` appears once the block (finite_pool: its cycle) is exhausted.",
+  common: PARTNER_COMMON_ERRORS,
+  errors: ["KS-4006"],
+  list: async (c, params, window) => listGameBlocks(c.var.deps.db, await ownGameId(c, params.gameId), window),
+  present: presentBlock,
+});
+
+blocksRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/games/{gameId}/blocks/{blockId}",
+    tags,
+    summary: "Get one of a game's blocks",
+    request: { params: BlockParams },
+    responses: {
+      200: jsonResponse(BlockSchema, "The block"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006", "KS-4215"),
+    },
+  }),
+  async (c) => {
+    const params = c.req.valid("param");
+    const gameId = await ownGameId(c, params.gameId);
+    return c.json(presentBlock(await requireGameBlock(c.var.deps.db, gameId, parseBlockId(params.blockId))), 200);
+  },
+);
+
+blocksRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/games/{gameId}/blocks/{blockId}/entries",
+    tags,
+    summary: "A revealed block's entries, salts and seed",
+    description:
+      "Every entry with its salt and the spin that used it (`spinId` null for an entry never served: it was " +
+      "retired). Re-derive them from `seed` and the game's PAR sheet with the SDK's `verifyRevealedBlock` " +
+      "(docs/fairness.md). Before the reveal (the block, or for finite_pool its cycle, not exhausted yet): 409 KS-4216.",
+    request: { params: BlockParams },
+    responses: {
+      200: jsonResponse(RevealedEntriesSchema, "The revealed block"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006", "KS-4215", "KS-4216"),
+    },
+  }),
+  async (c) => {
+    const params = c.req.valid("param");
+    const gameId = await ownGameId(c, params.gameId);
+    const revealed = await revealedBlockEntries(c.var.deps.db, gameId, parseBlockId(params.blockId));
+    return c.json(presentRevealedEntries(revealed), 200);
+  },
+);
+
+blocksRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/spins/{spinId}/proof",
+    tags,
+    summary: "A spin's RFC 9162 inclusion proof",
+    description:
+      "Proves that the spin's outcome is entry `index` of block `blockId`, committed by the block's `merkleRoot` " +
+      "before the spin: `leaf` = SHA-256(0x00 ‖ salt ‖ UTF-8(outcomeText)), and `auditPath` leads from it to the " +
+      "root. Check it with the SDK's `verifySpinProof`. Unknown, another partner's or environment's spin, a forced " +
+      "sandbox spin (no block), or one whose block was sealed before provable fairness: 404 KS-4215. Cheap: the " +
+      "block's upper tree levels are stored at sealing, so only the spin's group of 16 leaves is hashed.",
+    request: { params: SpinParams },
+    responses: {
+      200: jsonResponse(SpinProofSchema, "The proof"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4215"),
+    },
+  }),
+  async (c) => {
+    const { spinId } = c.req.valid("param");
+    if (!couldBeId(spinId)) throw new ServiceError("KS-4215", { message: "Spin not found" });
+    return c.json(presentSpinProof(await spinProof(c.var.deps.db, c.var.partner, spinId)), 200);
+  },
+);

@@ -1,0 +1,172 @@
+import { blockQueueItemWriter } from "@outcomes/core";
+import { blocks, type Database, type Executor, poolCycles, spins } from "@outcomes/db";
+import type { RedisKeys } from "@outcomes/queue";
+import type { Logger } from "@outcomes/runtime";
+import { sql } from "drizzle-orm";
+import type { Redis } from "ioredis";
+import { retiredBlockKey } from "./outcome-list.js";
+import { lockGame } from "./seal.js";
+
+/**
+ * How long after its last index was taken a block waits before its unused entries are retired.
+ * An entry given back after a failed spin goes to the front of the queue, so on a game being
+ * played it is served long before this; what is left is stranded (an API process died between
+ * taking it and committing its spin) or waits on a game nobody plays.
+ */
+export const RETIRE_AFTER_MS = 60_000;
+/**
+ * Between taking a block's unused entries out of the queue and revealing it: longer than a spin
+ * can hold an outcome it took (a 5 s connection wait, then statements of at most 15 s), so none
+ * still in flight commits, or is given back, after its seed is shown.
+ */
+export const RETIRE_SETTLE_MS = 60_000;
+/** The retirement marker outlives any give-back by far; then Redis forgets it. */
+const RETIRED_MARKER_TTL_MS = 24 * 3600 * 1000;
+
+export interface RevealDeps {
+  db: Database;
+  redis: Redis;
+  keys: RedisKeys;
+  logger: Logger;
+}
+
+export interface RevealSweep {
+  /** Blocks found with every entry served or retired (the public `exhausted`). */
+  closedBlocks: number;
+  /** Entries of those blocks that no spin used. */
+  retiredOutcomes: number;
+  /** Seeds shown: independent blocks, and finite_pool cycles whose every block is closed. */
+  revealedBlocks: number;
+  revealedCycles: number;
+  /** Blocks waiting for stragglers or for their unused entries to be retired. */
+  waitingBlocks: number;
+}
+
+type Candidate = { id: string; game_id: number; size: number; cycle: number; exhausted_ms: number; spent: number };
+
+/**
+ * The reveal sweep (the `blocks.reveal` job, every few seconds): a block whose last index was
+ * taken is closed once every entry is used by a spin, or, RETIRE_AFTER_MS later, once its unused
+ * entries are retired (retireUnused). Closing an independent block reveals its seed; a finite_pool
+ * cycle's seed is revealed when every block of the cycle is cut and closed. Blocks sealed before
+ * provable fairness (no seed) are never closed here.
+ */
+export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()): Promise<RevealSweep> {
+  const sweep: RevealSweep = {
+    closedBlocks: 0,
+    retiredOutcomes: 0,
+    revealedBlocks: 0,
+    revealedCycles: 0,
+    waitingBlocks: 0,
+  };
+  // bigint ids come back from postgres.js as strings.
+  const candidates = await deps.db.execute<Candidate>(sql`
+    select b.id, b.game_id, b.size, b.cycle, (extract(epoch from b.exhausted_at) * 1000)::float8 as exhausted_ms,
+      (select count(*) from ${spins} s where s.block_id = b.id)::int as spent
+    from ${blocks} b
+    where b.status = 'exhausted' and b.closed_at is null and b.seed_hash is not null`);
+  const spent: Candidate[] = [];
+  const retiredBlocks: Candidate[] = [];
+  for (const block of candidates) {
+    if (block.spent >= block.size) spent.push(block);
+    else if (now - block.exhausted_ms < RETIRE_AFTER_MS) sweep.waitingBlocks++;
+    else {
+      const retired = await retireUnused(deps, block, now);
+      if (retired === null) sweep.waitingBlocks++;
+      else {
+        sweep.retiredOutcomes += retired;
+        retiredBlocks.push(block);
+      }
+    }
+  }
+  if (spent.length > 0)
+    await closeBlocks(
+      deps.db,
+      spent.map((block) => block.id),
+    );
+  const closed = [...spent, ...retiredBlocks];
+  sweep.closedBlocks = closed.length;
+  sweep.revealedBlocks = closed.filter((block) => block.cycle === 0).length;
+  const cycles = closed.filter((block) => block.cycle > 0);
+  if (cycles.length > 0) {
+    const revealed = await revealCompleteCycles(deps.db, cycles);
+    sweep.revealedCycles = revealed.cycles;
+    sweep.revealedBlocks += revealed.blocks;
+  }
+  if (sweep.retiredOutcomes > 0) deps.logger.warn(sweep, "retired unused outcomes of exhausted blocks");
+  return sweep;
+}
+
+/** Every entry served or retired: closed, and an independent block's seed shown with it. */
+async function closeBlocks(db: Executor, ids: string[]): Promise<void> {
+  await db.execute(sql`
+    update ${blocks} set closed_at = now(), revealed_at = case when seed is not null then now() end
+    where id in (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )}) and closed_at is null`);
+}
+
+/** The cycles of these blocks whose every entry is in a closed block: seeds shown, on every block of theirs. */
+async function revealCompleteCycles(db: Database, touched: Candidate[]): Promise<{ cycles: number; blocks: number }> {
+  const keys = sql.join(
+    touched.map((block) => sql`(${block.game_id}::int, ${block.cycle}::int)`),
+    sql`, `,
+  );
+  const [row] = await db.execute<{ cycles: number; blocks: number }>(sql`
+    with complete as (
+      update ${poolCycles} c set revealed_at = now()
+      where (c.game_id, c.cycle) in (${keys}) and c.revealed_at is null and c.seed is not null
+        and octet_length(c.tiers) = (
+          select coalesce(sum(b.size), 0) from ${blocks} b
+          where b.game_id = c.game_id and b.cycle = c.cycle and b.closed_at is not null)
+      returning c.game_id, c.cycle
+    ), shown as (
+      update ${blocks} b set revealed_at = now() from complete
+      where b.game_id = complete.game_id and b.cycle = complete.cycle
+      returning b.id
+    )
+    select (select count(*) from complete)::int as cycles, (select count(*) from shown)::int as blocks`);
+  return { cycles: row?.cycles ?? 0, blocks: row?.blocks ?? 0 };
+}
+
+/**
+ * Retires the entries of an exhausted block that no spin used, in two sweeps under the game's lock
+ * (so no queue rebuild runs in between): the first sets the block's retirement marker, which makes
+ * the spin path drop rather than give back any of its entries, and removes them from the queue;
+ * a sweep RETIRE_SETTLE_MS later removes them again (a spin in flight may have given one back
+ * before the marker), closes the block and answers how many were retired. Null while that wait lasts.
+ */
+async function retireUnused(deps: RevealDeps, block: Candidate, now: number): Promise<number | null> {
+  const blockId = Number(block.id);
+  return deps.db.transaction(async (lock) => {
+    await lockGame(lock, block.game_id);
+    const marker = retiredBlockKey(deps.keys, block.game_id, blockId);
+    const markedAt = await deps.redis.get(marker);
+    const [stored] = await lock.execute<{ entries: Buffer }>(sql`select entries from ${blocks} where id = ${block.id}`);
+    const used = await lock.execute<{ index: number }>(sql`
+      select outcome_index as index from ${spins} where block_id = ${block.id}`);
+    if (!stored) throw new Error(`block ${blockId} is missing`);
+    const spent = new Set(used.map((row) => row.index));
+    const items = blockQueueItemWriter(stored.entries, blockId);
+    const scratch = Buffer.allocUnsafe(items.maxItemBytes);
+    const tx = deps.redis.multi();
+    if (markedAt === null) tx.set(marker, String(now), "PX", RETIRED_MARKER_TTL_MS);
+    let unused = 0;
+    for (let index = 0; index < items.size; index++) {
+      if (spent.has(index)) continue;
+      unused++;
+      tx.lrem(
+        deps.keys.outcomeQueue(block.game_id),
+        0,
+        Buffer.from(scratch.subarray(0, items.write(index, scratch, 0))),
+      );
+    }
+    const results = await tx.exec();
+    for (const [error] of results ?? []) if (error) throw error;
+    if (markedAt === null || now - Number(markedAt) < RETIRE_SETTLE_MS) return null;
+    // Closed under the lock: a rebuild, which skips closed blocks, cannot queue them again meanwhile.
+    await closeBlocks(lock, [block.id]);
+    return unused;
+  });
+}

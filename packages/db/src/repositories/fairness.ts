@@ -1,0 +1,142 @@
+import { type EntryProof, entryProof, type RevealedEntry, revealedEntries, ServiceError } from "@outcomes/core";
+import { sql } from "drizzle-orm";
+import type { Executor } from "../client.js";
+import { blocks } from "../schema/blocks.js";
+import { poolCycles } from "../schema/pool-cycles.js";
+import { spins } from "../schema/spins.js";
+import type { GameOwner } from "./games.js";
+import type { Paged, PageWindow } from "./paging.js";
+
+// Provable fairness as partners read it (CONTRACT §10, docs/fairness.md): a game's blocks with
+// their commitments, a revealed block's entries, and a spin's inclusion proof.
+
+/** A block row with its cycle's commitment, as `presentBlock` (packages/records) shows it. */
+export type BlockRow = {
+  id: string;
+  game_id: number;
+  sequence: number;
+  size: number;
+  status: "ready" | "serving" | "exhausted";
+  cycle: number;
+  cycle_offset: number;
+  seed_hash: string | null;
+  merkle_root: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  exhausted_at: Date | null;
+  closed_at: Date | null;
+  revealed_at: Date | null;
+  seed: Buffer | null;
+  cycle_seed_hash: string | null;
+  cycle_revealed_at: Date | null;
+  cycle_blocks: number | null;
+};
+
+/** A block and its cycle; the seed only once revealed (it never leaves the database before). */
+const blockSelect = sql`
+  select b.id, b.game_id, b.sequence, b.size, b.status, b.cycle, b.cycle_offset, b.seed_hash, b.merkle_root,
+    b.created_at, b.started_at, b.exhausted_at, b.closed_at, b.revealed_at,
+    case when b.revealed_at is not null then coalesce(b.seed, c.seed) end as seed,
+    c.seed_hash as cycle_seed_hash, c.revealed_at as cycle_revealed_at,
+    case when b.cycle > 0 then
+      (select count(*) from ${blocks} k where k.game_id = b.game_id and k.cycle = b.cycle)::int end as cycle_blocks
+  from ${blocks} b left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle`;
+
+/** A game's blocks, newest first (the game's ownership is checked by the caller). */
+export async function listGameBlocks(db: Executor, gameId: number, page: PageWindow): Promise<Paged<BlockRow>> {
+  const [rows, [total]] = await Promise.all([
+    db.execute<BlockRow>(sql`${blockSelect} where b.game_id = ${gameId}
+      order by b.sequence desc limit ${page.limit} offset ${page.offset}`),
+    db.execute<{ total: number }>(sql`select count(*)::int as total from ${blocks} where game_id = ${gameId}`),
+  ]);
+  return { rows, total: total?.total ?? 0 };
+}
+
+const unknownBlock = () => new ServiceError("KS-4215", { message: "Block not found" });
+
+/** One block of the game, or 404 KS-4215. */
+export async function requireGameBlock(db: Executor, gameId: number, blockId: number): Promise<BlockRow> {
+  const [row] = await db.execute<BlockRow>(sql`${blockSelect} where b.game_id = ${gameId} and b.id = ${blockId}`);
+  if (!row) throw unknownBlock();
+  return row;
+}
+
+export interface RevealedBlockEntries {
+  blockId: number;
+  seed: string;
+  entries: Array<RevealedEntry & { spinId: string | null }>;
+}
+
+/** A revealed block's every entry with its salt and the spin that used it; 409 KS-4216 before the reveal. */
+export async function revealedBlockEntries(
+  db: Executor,
+  gameId: number,
+  blockId: number,
+): Promise<RevealedBlockEntries> {
+  const [block] = await db.execute<{
+    entries: Buffer;
+    seed: Buffer | null;
+    cycle_offset: number;
+    sealed_before_fairness: boolean;
+  }>(sql`
+    select b.entries, case when b.revealed_at is not null then coalesce(b.seed, c.seed) end as seed, b.cycle_offset,
+      b.seed_hash is null as sealed_before_fairness
+    from ${blocks} b left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle
+    where b.game_id = ${gameId} and b.id = ${blockId}`);
+  if (!block) throw unknownBlock();
+  if (block.sealed_before_fairness) {
+    throw new ServiceError("KS-4216", {
+      message: "This block was sealed before provable fairness: it has no seed to reveal",
+    });
+  }
+  if (!block.seed) throw new ServiceError("KS-4216");
+  const used = await db.execute<{ outcome_index: number; id: string }>(sql`
+    select outcome_index, id from ${spins} where block_id = ${blockId}`);
+  const spinOf = new Map(used.map((row) => [row.outcome_index, row.id]));
+  return {
+    blockId,
+    seed: block.seed.toString("hex"),
+    entries: revealedEntries({ entries: block.entries, seed: block.seed, position: block.cycle_offset }).map(
+      (entry) => ({ ...entry, spinId: spinOf.get(entry.index) ?? null }),
+    ),
+  };
+}
+
+export type SpinProofView = { spinId: string; blockId: number; index: number } & EntryProof;
+
+/**
+ * The inclusion proof of the owner's spin. 404 KS-4215 for a spin that is not theirs (or not in this
+ * environment), for a forced sandbox spin (no block), and for one whose block was sealed before
+ * provable fairness (it has no tree).
+ */
+export async function spinProof(db: Executor, owner: GameOwner, spinId: string): Promise<SpinProofView> {
+  const [row] = await db.execute<{
+    block_id: string | null;
+    outcome_index: number;
+    entries: Buffer;
+    seed: Buffer | null;
+    cycle_offset: number;
+    merkle_levels: Buffer | null;
+  }>(sql`
+    select s.block_id, s.outcome_index, b.entries, coalesce(b.seed, c.seed) as seed, b.cycle_offset, b.merkle_levels
+    from ${spins} s left join ${blocks} b on b.id = s.block_id
+      left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle
+    where s.id = ${spinId} and s.partner_id = ${owner.partnerId} and s.environment = ${owner.environment}`);
+  if (!row) throw new ServiceError("KS-4215", { message: "Spin not found" });
+  if (row.block_id === null) {
+    throw new ServiceError("KS-4215", {
+      message: "A forced sandbox spin's outcome was drawn for it, not taken from a block: it has no proof",
+    });
+  }
+  if (!row.seed || !row.merkle_levels) {
+    throw new ServiceError("KS-4215", {
+      message: "This spin's block was sealed before provable fairness: it has no Merkle tree, so no proof",
+    });
+  }
+  const blockId = Number(row.block_id);
+  const proof = entryProof(
+    { blockId, entries: row.entries, seed: row.seed, position: row.cycle_offset, merkleLevels: row.merkle_levels },
+    row.outcome_index,
+  );
+  return { spinId, blockId, index: row.outcome_index, ...proof };
+}

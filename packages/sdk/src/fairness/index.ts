@@ -1,0 +1,25 @@
+// Verification (what partners call) and the derivation the service's blocks worker itself runs.
+export {
+  type BlockPosition,
+  type DerivedEntry,
+  deriveBlockEntries,
+  drawTiers,
+  entryBytes,
+  seedBytes,
+  seedHashOf,
+  shuffleCycle,
+  writeEntries,
+} from "./derive.js";
+export { SALT_BYTES, SEED_BYTES, saltsAt } from "./keystream.js";
+export { entryLeafHashes, type LeafLayout, type LeafOutcome, leafHash, outcomeText } from "./leaves.js";
+export { auditPath, EMPTY_TREE_HASH, HASH_BYTES, merkleLevels, merkleRoot, verifyInclusion } from "./merkle.js";
+export { CompiledSheet, multiplierText } from "./sheet.js";
+export {
+  type BlockTree,
+  type BlockTreeInput,
+  blockTree,
+  blockTreeLevels,
+  type TreeAnswer,
+  type TreeJob,
+} from "./tree.js";
+export { type Verification, verifyRevealedBlock, verifySpinProof } from "./verify.js";
