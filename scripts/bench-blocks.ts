@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import { fillReserve, loadedThroughKey, type ReserveDeps } from "@outcomes/blocks";
+import { fillReserve, type ReserveDeps } from "@outcomes/blocks";
 import {
   assertValidParSheet,
   draftBlock,
@@ -10,8 +10,8 @@ import {
   SAMPLE_PAR_SHEET,
 } from "@outcomes/core";
 import { createDatabase, createGame, insertParSheet, migrateDatabase, partners } from "@outcomes/db";
-import { createWorkerRedis, redisKeys } from "@outcomes/queue";
-import { createLogger } from "@outcomes/runtime";
+import { createWorkerRedis, keyServers, redisKeys } from "@outcomes/queue";
+import { createLogger, parseEnv } from "@outcomes/runtime";
 import postgres from "postgres";
 
 /**
@@ -60,8 +60,11 @@ const url = new URL(admin);
 url.pathname = `/${name}`;
 await migrateDatabase(url.toString());
 const database = createDatabase(url.toString(), { max: 4 });
-const redis = createWorkerRedis(values["redis-url"]);
-const keys = redisKeys(`bench-blocks:${randomBytes(4).toString("hex")}`);
+const redis = createWorkerRedis(
+  parseEnv({ REDIS_URL: values["redis-url"], REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES }),
+);
+const prefix = `bench-blocks:${randomBytes(4).toString("hex")}`;
+const keys = redisKeys(prefix);
 const owner = { partnerId: newId("ptr"), environment: "sandbox" as const };
 await database.db.insert(partners).values({ id: owner.partnerId, slug: owner.partnerId.toLowerCase(), name: "Bench" });
 
@@ -111,7 +114,9 @@ try {
   console.log(independent.line);
   console.log((await fill("finite_pool")).line);
 
-  await redis.del(keys.outcomeQueue(independent.game.id), loadedThroughKey(keys, independent.game.id));
+  // One DEL per key: on a cluster a DEL of several keys must stay in one slot.
+  await redis.del(keys.outcomeQueue(independent.game));
+  await redis.del(keys.outcomesLoadedThrough(independent.game));
   const started = performance.now();
   const rebuilt = await fillReserve(independent.deps, independent.game.id);
   const ms = performance.now() - started;
@@ -119,8 +124,10 @@ try {
     `rebuild of a lost list: ${rebuilt.rebuiltOutcomes} outcomes in ${Math.round(ms)} ms, ${rate(rebuilt.rebuiltOutcomes ?? 0, ms)}`,
   );
 } finally {
-  const queued = await redis.keys(`${keys.outcomeQueue(0).split(":outcomes:")[0]}:*`);
-  if (queued.length > 0) await redis.del(...queued);
+  for (const server of keyServers(redis)) {
+    const queued = await server.keys(`${prefix}:*`);
+    for (const key of queued) await server.del(key);
+  }
   await redis.quit();
   await database.close();
   const cleanup = postgres(admin.toString(), { max: 1, onnotice: () => {} });

@@ -1,16 +1,16 @@
 import { type BlockDraft, draftBlock, type OutcomeDrawer, type ParSheetAnalysis } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
-import type { RedisKeys } from "@outcomes/queue";
-import type { Redis } from "ioredis";
+import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { appendOutcomes } from "./outcome-list.js";
 import { blockRpush, type ItemScratch } from "./rpush.js";
 import { type SealedBlock, sealDrawnBlock, sealNextBlock } from "./seal.js";
 
 export interface BlockRun {
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
-  gameId: number;
+  /** The game (its keys are named by its owner too). */
+  game: GameOwner;
   sheet: ParSheetAnalysis;
   drawer: OutcomeDrawer;
   blockSize: number;
@@ -41,8 +41,8 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
   const draw = (): BlockDraft => draftBlock(run.drawer, run.drawer.drawTiers(run.blockSize));
   const seal = (drawn: BlockDraft | null): Promise<SealedBlock> => {
     const sealing = drawn
-      ? sealDrawnBlock(run.db, run.gameId, drawn)
-      : sealNextBlock(run.db, run.gameId, run.sheet, run.drawer, run.blockSize);
+      ? sealDrawnBlock(run.db, run.game.id, drawn)
+      : sealNextBlock(run.db, run.game.id, run.sheet, run.drawer, run.blockSize);
     // Awaited below; observed now so a failure while something else is awaited is not "unhandled".
     sealing.catch(() => {});
     return sealing;
@@ -68,8 +68,8 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
         await appendOutcomes(
           run.redis,
           run.keys,
-          run.gameId,
-          [blockRpush(sealed.draft.entries, sealed.blockId, run.keys.outcomeQueue(run.gameId), { scratch })],
+          run.game,
+          [blockRpush(sealed.draft.entries, sealed.blockId, run.keys.outcomeQueue(run.game), { scratch })],
           sealed.sequence,
         );
         await run.onLoaded(sealed);

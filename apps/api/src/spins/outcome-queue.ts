@@ -1,6 +1,5 @@
 import { decodeQueuedOutcome, type QueuedOutcome, ServiceError } from "@outcomes/core";
-import type { RedisKeys } from "@outcomes/queue";
-import type { Redis } from "ioredis";
+import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { SPIN_TAKE_SCRIPT, type SpinGate } from "../middleware/gcra.js";
 
 /** How long a partner should wait after KS-4203: generating a block takes about a second. */
@@ -16,6 +15,8 @@ export interface TakenOutcome {
   outcome: QueuedOutcome;
   /** The list item exactly as popped, so a failed spin can put back the very same bytes. */
   raw: string;
+  /** The list it was popped from, where it goes back. */
+  queue: string;
   /** Items left in the list after this one was taken (known when taken with the gate). */
   remaining: number | null;
 }
@@ -28,10 +29,10 @@ type SpinTakeReply = [
   item: string | null,
   length: number,
 ];
-type WithSpinTake = Redis & { spinTake(bucket: string, queue: string, limit: number): Promise<SpinTakeReply> };
+type WithSpinTake = RedisClient & { spinTake(bucket: string, queue: string, limit: number): Promise<SpinTakeReply> };
 
 /** SPIN_TAKE_SCRIPT as an ioredis command: sent by SHA (EVALSHA). */
-export function withSpinTake(redis: Redis): WithSpinTake {
+export function withSpinTake(redis: RedisClient): WithSpinTake {
   const client = redis as WithSpinTake;
   if (typeof client.spinTake !== "function")
     redis.defineCommand("spinTake", { numberOfKeys: 2, lua: SPIN_TAKE_SCRIPT });
@@ -45,7 +46,7 @@ export function withSpinTake(redis: Redis): WithSpinTake {
  */
 export class OutcomeQueue {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 
@@ -55,8 +56,8 @@ export class OutcomeQueue {
    * it refuses (the gate throws KS-4291). A request draws once: later takes of the same request
    * (after an unusable outcome) come without the gate.
    */
-  async take(gameId: number, gate?: SpinGate): Promise<TakenOutcome> {
-    const queue = this.keys.outcomeQueue(gameId);
+  async take(game: GameOwner, gate?: SpinGate): Promise<TakenOutcome> {
+    const queue = this.keys.outcomeQueue(game);
     let raw: string | null;
     let remaining: number | null;
     try {
@@ -77,14 +78,14 @@ export class OutcomeQueue {
       throw new ServiceError("KS-4203", { retryAfterSeconds: EXHAUSTED_RETRY_AFTER_SECONDS });
     }
     try {
-      return { outcome: decodeQueuedOutcome(raw), raw, remaining };
+      return { outcome: decodeQueuedOutcome(raw), raw, queue, remaining };
     } catch (error) {
       throw new UnusableOutcomeError(`unreadable queue item: ${raw.slice(0, 200)}`, { cause: error });
     }
   }
 
   /** Puts an unused outcome back at the front, so it is the next one served. */
-  async giveBack(gameId: number, taken: TakenOutcome): Promise<void> {
-    await this.redis.lpush(this.keys.outcomeQueue(gameId), taken.raw);
+  async giveBack(taken: TakenOutcome): Promise<void> {
+    await this.redis.lpush(taken.queue, taken.raw);
   }
 }
