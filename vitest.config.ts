@@ -4,7 +4,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  * The Redis-touching subset that runs a second time against a local Redis Cluster (docs/redis-cluster.md):
  * spins (the rate-limit + pop script, idempotency, give-back), rate limits, blocks fill and
  * recovery, pub/sub invalidations and the maintenance flag, BullMQ (webhook delivery, the
- * dashboard, workers).
+ * dashboard, workers), the CLI.
  */
 const CLUSTER_INTEGRATION = [
   "apps/api/src/spins/{concurrency,failure,forced,game-changes,idempotency,spin-gate}.test.ts",
@@ -15,6 +15,7 @@ const CLUSTER_INTEGRATION = [
   "apps/worker/src/blocks/*.test.ts",
   "apps/worker/src/webhooks/delivery.test.ts",
   "apps/worker/src/queue-worker.test.ts",
+  "apps/cli/src/cli-operations.test.ts",
 ];
 const CLUSTER_SETUP = ["packages/testkit/src/global-setup.ts", "packages/testkit/src/cluster-setup.ts"];
 
