@@ -16,6 +16,7 @@ const CLUSTER_INTEGRATION = [
   "apps/worker/src/webhooks/delivery.test.ts",
   "apps/worker/src/queue-worker.test.ts",
   "apps/cli/src/cli-operations.test.ts",
+  "packages/queue/src/redis.test.ts",
 ];
 const CLUSTER_SETUP = ["packages/testkit/src/global-setup.ts", "packages/testkit/src/cluster-setup.ts"];
 
