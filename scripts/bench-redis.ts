@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { createRequestRedis, keyServers, type RedisClient, redisKeys } from "@outcomes/queue";
+import { createRequestRedis, keyServers, type RedisClient, redisKeys, untilReady } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import { withSpinTake } from "../apps/api/src/spins/outcome-queue.js";
 
@@ -52,7 +52,7 @@ const redis = createRequestRedis(env, { enableAutoPipelining: true });
 const scripted = withSpinTake(redis);
 try {
   // The request client queues nothing while it connects.
-  if (redis.status !== "ready") await new Promise((resolve) => redis.once("ready", resolve));
+  await untilReady(redis);
   const owners = Array.from({ length: partners }, (_, index) => ({
     id: index + 1,
     partnerId: `ptr_bench_${index}`,

@@ -7,6 +7,7 @@ import {
   type RedisClient,
   type RedisKeys,
   redisKeys,
+  untilReady,
 } from "@outcomes/queue";
 import { type Env, parseEnv } from "@outcomes/runtime";
 
@@ -58,9 +59,13 @@ export class CliContext {
       this.redisClient.on("error", (error: Error) => {
         lastError = error;
       });
-      await this.redisClient.connect().catch((error: Error) => {
-        throw new Error(`cannot reach Redis: ${(lastError ?? error).message}`);
-      });
+      const client = this.redisClient;
+      await client
+        .connect()
+        .then(() => untilReady(client))
+        .catch((error: Error) => {
+          throw new Error(`cannot reach Redis: ${(lastError ?? error).message}`);
+        });
     }
     return this.redisClient;
   }

@@ -53,6 +53,34 @@ function connect(target: RedisTarget, options: RedisOptions, clusterOnly: Cluste
   );
 }
 
+/**
+ * Resolves once a request client can take commands: connected, and on a cluster every master's
+ * connection open too. ioredis opens a node's connection at its first command, and a client without
+ * an offline queue refuses commands for a node still connecting: a PING to each master opens them
+ * (a node's own connection queues it). Rejects when Redis cannot be reached. For one-shot clients
+ * (the CLI), whose first commands come all at once.
+ */
+export async function untilReady(redis: RedisClient): Promise<void> {
+  await readyOrClosed(redis);
+  if (redis instanceof Cluster) await Promise.all(redis.nodes("master").map((node) => node.ping()));
+}
+
+function readyOrClosed(client: RedisClient): Promise<void> {
+  if (client.status === "ready") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const ready = () => {
+      client.off("end", ended);
+      resolve();
+    };
+    const ended = () => {
+      client.off("ready", ready);
+      reject(new Error("Redis connection closed before it was ready"));
+    };
+    client.once("ready", ready);
+    client.once("end", ended);
+  });
+}
+
 /** The servers that hold keys: the one server, or each master of a cluster (for SCAN and the like). */
 export function keyServers(redis: RedisClient): Redis[] {
   return redis instanceof Cluster ? redis.nodes("master") : [redis];
