@@ -1,5 +1,25 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
+/**
+ * The Redis-touching subset that runs a second time against a local Redis Cluster (docs/redis-cluster.md):
+ * spins (the rate-limit + pop script, idempotency, give-back), rate limits, blocks fill and
+ * recovery, pub/sub invalidations and the maintenance flag, BullMQ (webhook delivery, the
+ * dashboard, workers), the CLI.
+ */
+const CLUSTER_INTEGRATION = [
+  "apps/api/src/spins/{concurrency,failure,forced,game-changes,idempotency,spin-gate}.test.ts",
+  "apps/api/src/routes/partner/spins{,-rate-limit}.test.ts",
+  "apps/api/src/{dashboard,metrics,redis-scripts}.test.ts",
+  "apps/api/src/auth/propagation.test.ts",
+  "apps/api/src/routes/admin/maintenance.test.ts",
+  "apps/worker/src/blocks/*.test.ts",
+  "apps/worker/src/webhooks/delivery.test.ts",
+  "apps/worker/src/queue-worker.test.ts",
+  "apps/cli/src/cli-operations.test.ts",
+  "packages/queue/src/redis.test.ts",
+];
+const CLUSTER_SETUP = ["packages/testkit/src/global-setup.ts", "packages/testkit/src/cluster-setup.ts"];
+
 export default defineConfig({
   test: {
     projects: [
@@ -23,6 +43,17 @@ export default defineConfig({
         },
       },
       {
+        // The same files on a local Redis Cluster (scripts/redis-cluster.sh), started for the run.
+        test: {
+          name: "integration-cluster",
+          include: CLUSTER_INTEGRATION,
+          globalSetup: CLUSTER_SETUP,
+          setupFiles: ["packages/testkit/src/cluster-env.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         // Whole-system tests under tests/ (the security suite, the production-sources check): `npm run test:system`.
         test: {
           name: "system",
@@ -38,6 +69,20 @@ export default defineConfig({
         test: {
           name: "faults",
           include: ["tests/faults/**/*.test.ts"],
+          // Cluster-only: in faults-cluster.
+          exclude: [...configDefaults.exclude, "tests/faults/redis-failover.test.ts"],
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        // Fault injection on a Redis Cluster: masters killed and failed over under spin load (the
+        // file starts a cluster of its own, as it kills its nodes).
+        test: {
+          name: "faults-cluster",
+          include: ["tests/faults/redis-failover.test.ts"],
           globalSetup: ["packages/testkit/src/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { draftOffThread, fillReserve, loadedThroughKey, type ReserveDeps } from "@outcomes/blocks";
+import { draftOffThread, fillReserve, type ReserveDeps } from "@outcomes/blocks";
 import {
   assertValidParSheet,
   draftBlock,
@@ -12,8 +12,8 @@ import {
   SAMPLE_PAR_SHEET,
 } from "@outcomes/core";
 import { createDatabase, createGame, insertParSheet, migrateDatabase, partners } from "@outcomes/db";
-import { createWorkerRedis, redisKeys } from "@outcomes/queue";
-import { createLogger } from "@outcomes/runtime";
+import { createWorkerRedis, keyServers, redisKeys } from "@outcomes/queue";
+import { createLogger, parseEnv } from "@outcomes/runtime";
 import postgres from "postgres";
 
 /**
@@ -111,8 +111,11 @@ const url = new URL(admin);
 url.pathname = `/${name}`;
 await migrateDatabase(url.toString());
 const database = createDatabase(url.toString(), { max: 4 });
-const redis = createWorkerRedis(values["redis-url"]);
-const keys = redisKeys(`bench-blocks:${randomBytes(4).toString("hex")}`);
+const redis = createWorkerRedis(
+  parseEnv({ REDIS_URL: values["redis-url"], REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES }),
+);
+const prefix = `bench-blocks:${randomBytes(4).toString("hex")}`;
+const keys = redisKeys(prefix);
 const owner = { partnerId: newId("ptr"), environment: "sandbox" as const };
 await database.db.insert(partners).values({ id: owner.partnerId, slug: owner.partnerId.toLowerCase(), name: "Bench" });
 
@@ -173,7 +176,9 @@ try {
   console.log(independent.line);
   console.log((await fill("finite_pool")).line);
 
-  await redis.del(keys.outcomeQueue(independent.game.id), loadedThroughKey(keys, independent.game.id));
+  // One DEL per key: on a cluster a DEL of several keys must stay in one slot.
+  await redis.del(keys.outcomeQueue(independent.game));
+  await redis.del(keys.outcomesLoadedThrough(independent.game));
   const started = performance.now();
   const rebuilt = await fillReserve(independent.deps, independent.game.id);
   const ms = performance.now() - started;
@@ -181,8 +186,10 @@ try {
     `rebuild of a lost list: ${rebuilt.rebuiltOutcomes} outcomes in ${Math.round(ms)} ms, ${rate(rebuilt.rebuiltOutcomes ?? 0, ms)}`,
   );
 } finally {
-  const queued = await redis.keys(`${keys.outcomeQueue(0).split(":outcomes:")[0]}:*`);
-  if (queued.length > 0) await redis.del(...queued);
+  for (const server of keyServers(redis)) {
+    const queued = await server.keys(`${prefix}:*`);
+    for (const key of queued) await server.del(key);
+  }
   await redis.quit();
   await database.close();
   const cleanup = postgres(admin.toString(), { max: 1, onnotice: () => {} });

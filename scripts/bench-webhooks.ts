@@ -16,6 +16,7 @@ import {
   webhooks,
 } from "@outcomes/db";
 import { createWorkerRedis } from "@outcomes/queue";
+import { parseEnv } from "@outcomes/runtime";
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
 import { count } from "drizzle-orm";
 import postgres from "postgres";
@@ -128,6 +129,7 @@ async function startWorker(): Promise<{ child: ChildProcess; startedAt: number }
         ...process.env,
         DATABASE_URL: benchUrl,
         REDIS_URL: redisUrl,
+        REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? "",
         REDIS_PREFIX: prefix,
         LOG_LEVEL: "info",
         WORKER_METRICS_PORT: "0",
@@ -149,7 +151,9 @@ async function startWorker(): Promise<{ child: ChildProcess; startedAt: number }
 await dropBenchDatabase();
 await migrateDatabase(benchUrl);
 const database = createDatabase(benchUrl, { max: 2 });
-const redis = createWorkerRedis(redisUrl);
+const redis = createWorkerRedis(
+  parseEnv({ REDIS_URL: redisUrl, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES }),
+);
 const receiver = await startReceiver();
 let worker: ChildProcess | undefined;
 try {

@@ -4,6 +4,7 @@ import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { createDatabase, migrateDatabase, spins } from "@outcomes/db";
 import { createWorkerRedis, redisKeys } from "@outcomes/queue";
+import { parseEnv } from "@outcomes/runtime";
 import { count, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { measureGeneration } from "./bench/blocks.js";
@@ -105,14 +106,16 @@ step("migrating the bench database");
 await dropBenchDatabase();
 await migrateDatabase(benchUrl);
 const database = createDatabase(benchUrl, { max: 2 });
-const redis = createWorkerRedis(redisUrl);
+// REDIS_CLUSTER_NODES set: the bench runs on that cluster (the API too).
+const redisEnv = parseEnv({ REDIS_URL: redisUrl, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES });
+const redis = createWorkerRedis(redisEnv);
 const children: ChildProcess[] = [];
 try {
   const keys = redisKeys(prefix);
   const loadAtStart = loadAverage();
   step(`seeding ${outcomes} outcomes`);
   const seeded = await seedBench(database.db, redis, keys, { outcomes, blockSize: BLOCK_SIZE });
-  const queuedBefore = await redis.llen(keys.outcomeQueue(seeded.gameId));
+  const queuedBefore = await redis.llen(keys.outcomeQueue(seeded.game));
 
   step("building the API bundle (npm run build)");
   execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
@@ -122,6 +125,7 @@ try {
     {
       DATABASE_URL: benchUrl,
       REDIS_URL: redisUrl,
+      REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? "",
       REDIS_PREFIX: prefix,
       LOG_LEVEL: "warn",
       RATE_LIMIT_SPINS_PER_SECOND: "1000000",
@@ -187,7 +191,7 @@ try {
     closed.reduce((sum, r) => sum + (r.spin.statuses["200"] ?? 0), 0) +
     fixed.reduce((sum, r) => sum + (r.result.statuses["200"] ?? 0), 0);
   const [rows] = await database.db.select({ n: count() }).from(spins);
-  const queuedAfter = await redis.llen(keys.outcomeQueue(seeded.gameId));
+  const queuedAfter = await redis.llen(keys.outcomeQueue(seeded.game));
   const consistent = rows?.n === served && queuedBefore - queuedAfter === served;
   const errors =
     closed.reduce((sum, r) => sum + failures(r.spin), 0) + fixed.reduce((sum, r) => sum + failures(r.result), 0);

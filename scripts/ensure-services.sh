@@ -119,4 +119,8 @@ ensure() {
 }
 
 ensure postgres DATABASE_URL 5432 "install and start Postgres 17 (e.g. apt-get install postgresql)"
-ensure redis REDIS_URL 6379 "install and start Redis 7 (e.g. apt-get install redis-server)"
+# With REDIS_CLUSTER_NODES the processes use that Redis Cluster (the operator's to run), not REDIS_URL;
+# the tests still use REDIS_URL beside the cluster they start.
+if [ -z "${REDIS_CLUSTER_NODES:-}" ] || $tests; then
+  ensure redis REDIS_URL 6379 "install and start Redis 7 (e.g. apt-get install redis-server)"
+fi

@@ -70,6 +70,15 @@ describe("scripts/ensure-services.sh", () => {
     );
   });
 
+  it("leaves Redis alone when the processes use a Redis Cluster (REDIS_CLUSTER_NODES)", () => {
+    const result = run(["pg_isready", "redis-cli", "pg_lsclusters", "pg_ctlcluster", "redis-server"], {
+      REDIS_CLUSTER_NODES: "10.0.0.11:6379,10.0.0.12:6379",
+    });
+    expect(result.status).toBe(0);
+    expect(result.calls.some((call) => call.startsWith("redis"))).toBe(false);
+    expect(result.calls).toContain("pg_ctlcluster --skip-systemctl-redirect 17 main start");
+  });
+
   it("leaves services on another host alone, even when they do not answer", () => {
     const result = run(["pg_isready", "redis-cli", "pg_lsclusters", "pg_ctlcluster", "redis-server", "docker"], {
       DATABASE_URL: "postgres://app:secret@db.internal:5432/outcomes",

@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { microsToUsd } from "@outcomes/core";
 import { migrateDatabase } from "@outcomes/db";
+import { bullPrefix } from "@outcomes/queue";
 import { Redis } from "ioredis";
 import postgres from "postgres";
 import { ApiClient, createWorld, FAULT_ADMIN_TOKEN } from "../tests/faults/harness/http.js";
@@ -174,12 +175,14 @@ try {
   await worker.kill("SIGTERM");
   await receiver.close();
   await sql.end();
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${redisPrefix}:*`, "COUNT", 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== "0");
+  for (const pattern of [`${redisPrefix}:*`, `${bullPrefix(redisPrefix)}*`]) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== "0");
+  }
   redis.disconnect();
   await admin.unsafe(`drop database if exists "outcomes_soak_${suffix}" with (force)`);
   await admin.end();

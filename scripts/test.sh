@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The one test command: install if needed, then typecheck, lint, unit, integration, whole-system and fault tests.
+# The one test command: install if needed, then typecheck, lint, unit, integration, whole-system and
+# fault tests; the Redis-touching integration and fault tests also on a local Redis Cluster
+# (scripts/redis-cluster.sh, from the machine's redis-server, as the Redis fault tests need anyway).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci --no-audit --no-fund
@@ -14,5 +16,5 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
 fi
 echo "== typecheck" && npx tsc -b
 echo "== lint" && npx biome check --error-on-warnings .
-echo "== tests" && npx vitest run --project unit --project integration --project system
-echo "== fault injection (real processes)" && npx vitest run --project faults
+echo "== tests" && npx vitest run --project unit --project integration --project system --project integration-cluster
+echo "== fault injection (real processes)" && npx vitest run --project faults --project faults-cluster

@@ -1,7 +1,6 @@
 import { fillReserve } from "@outcomes/blocks";
 import { createGame, type Database } from "@outcomes/db";
-import type { RedisKeys } from "@outcomes/queue";
-import type { Redis } from "ioredis";
+import type { RedisClient, RedisKeys } from "@outcomes/queue";
 import { reserveDeps } from "./seed.js";
 
 export interface GenerationRun {
@@ -21,7 +20,7 @@ export type MedianRun = GenerationRun & { runsPerSecond: number[] };
  */
 export async function measureGeneration(
   db: Database,
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   owner: { partnerId: string; parSheetId: string },
   options: { blockSize: number; targetBlocks: number; repeats: number },

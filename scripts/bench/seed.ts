@@ -1,15 +1,16 @@
 import { fillReserve, type ReserveDeps } from "@outcomes/blocks";
 import { assertValidParSheet, generateApiKey, newId, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { apiKeys, type Database, games, parSheets, partners } from "@outcomes/db";
-import type { RedisKeys } from "@outcomes/queue";
+import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { createLogger } from "@outcomes/runtime";
-import type { Redis } from "ioredis";
 
 export interface BenchSeed {
   apiKey: string;
   gameId: number;
   partnerId: string;
   parSheetId: string;
+  /** The game as its Redis keys are named (redisKeys). */
+  game: GameOwner;
   /** The seeding fill: outcomes sealed and loaded, and how long it took. */
   fill: { outcomes: number; ms: number };
 }
@@ -21,7 +22,7 @@ export interface BenchSeed {
  */
 export async function seedBench(
   db: Database,
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   options: { outcomes: number; blockSize: number },
 ): Promise<BenchSeed> {
@@ -72,12 +73,19 @@ export async function seedBench(
     game.id,
   );
   const fill = { outcomes: filled.outcomesSealed, ms: performance.now() - started };
-  return { apiKey: key.key, gameId: game.id, partnerId, parSheetId, fill };
+  return {
+    apiKey: key.key,
+    gameId: game.id,
+    partnerId,
+    parSheetId,
+    fill,
+    game: { id: game.id, partnerId, environment: "sandbox" },
+  };
 }
 
 export function reserveDeps(
   db: Database,
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   blockSize: number,
   blocks: number,

@@ -28,7 +28,7 @@ afterAll(async () => {
 
 /** Fuzzed spins that happen to be valid consume outcomes; an empty queue would answer 503. */
 async function keepReserve() {
-  const length = await api.deps.redis.llen(api.deps.keys.outcomeQueue(world.gameId));
+  const length = await api.deps.redis.llen(api.deps.keys.outcomeQueue(await api.gameOwner(world.gameId)));
   if (length < 50) await fillTestGameQueue(api, world.gameId);
 }
 

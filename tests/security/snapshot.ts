@@ -42,8 +42,10 @@ export async function snapshotState(api: TestApi): Promise<StateSnapshot> {
     digest: string;
   }>;
   const tables = Object.fromEntries(rows.map((row) => [row.name, `${row.rows}:${row.digest}`]));
-  const gameIds = await api.database.db.select({ id: games.id }).from(games);
-  const lengths = await Promise.all(gameIds.map(({ id }) => api.deps.redis.llen(api.deps.keys.outcomeQueue(id))));
+  const gameIds = await api.database.db
+    .select({ id: games.id, partnerId: games.partnerId, environment: games.environment })
+    .from(games);
+  const lengths = await Promise.all(gameIds.map((game) => api.deps.redis.llen(api.deps.keys.outcomeQueue(game))));
   const outcomeQueues = Object.fromEntries(gameIds.map(({ id }, index) => [String(id), lengths[index] ?? 0]));
   return { tables, outcomeQueues };
 }

@@ -9,7 +9,7 @@ import { subscribeInvalidations } from "./invalidation.js";
 import { withGcra } from "./middleware/gcra.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
 import { GameCache } from "./spins/game-cache.js";
-import { withSpinTake } from "./spins/outcome-queue.js";
+import { withGiveBack, withSpinTake } from "./spins/outcome-queue.js";
 import { SpinService } from "./spins/spin-service.js";
 
 /** Postgres connections of one API process. */
@@ -44,14 +44,15 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
       shutdown.register("postgres", database.close);
     }
     // Auto-pipelining: concurrent requests' rate-limit scripts and LPOPs share socket writes.
-    const redis = createRequestRedis(env.REDIS_URL, { enableAutoPipelining: true });
+    const redis = createRequestRedis(env, { enableAutoPipelining: true });
     shutdown.register("redis", () => redis.quit());
     // The request path's scripts are defined before the first request: a command defined while an
     // auto-pipeline already gathers others is missing from it, which fails that call and crashes
     // ioredis (redis/ioredis#1931; apps/api/src/redis-scripts.test.ts).
     withGcra(redis);
     withSpinTake(redis);
-    const queueRedis = createWorkerRedis(env.REDIS_URL);
+    withGiveBack(redis);
+    const queueRedis = createWorkerRedis(env);
     shutdown.register("queue redis", () => queueRedis.quit());
     const producers = new Producers(queueRedis, env.REDIS_PREFIX);
     shutdown.register("producers", () => producers.close());
@@ -62,7 +63,7 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     );
     const maintenance = new MaintenanceSwitch(redis, keys);
     const games = new GameCache(database.db, usdToMicros(env.LARGE_WIN_THRESHOLD_USD) ?? 0);
-    const subscriber = await subscribeInvalidations(env.REDIS_URL, keys, { keyVerifier, maintenance, games }, logger);
+    const subscriber = await subscribeInvalidations(env, keys, { keyVerifier, maintenance, games }, logger);
     shutdown.register("invalidation subscriber", () => subscriber.quit());
 
     const services = { env, db: database.db, redis, keys, producers, logger, keyVerifier, maintenance, games };

@@ -1,8 +1,7 @@
 import type { HostResolver } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
-import type { Producers, RedisKeys } from "@outcomes/queue";
+import type { Producers, RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
-import type { Redis } from "ioredis";
 import type { KeyVerifier, PartnerAuth } from "./auth/key-verifier.js";
 import type { SpinGate } from "./middleware/gcra.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
@@ -13,7 +12,7 @@ import type { SpinService } from "./spins/spin-service.js";
 export interface AppDeps {
   env: ServiceEnv;
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   producers: Producers;
   logger: Logger;

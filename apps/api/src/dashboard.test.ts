@@ -55,13 +55,13 @@ describe("queue dashboard at /admin/queues", () => {
 
   it("retries a failed job from the board", async () => {
     const queue = api.deps.producers.queues["key-expiry"];
-    const connection = createWorkerRedis(api.deps.env.REDIS_URL);
+    const connection = createWorkerRedis(api.deps.env);
     const worker = new Worker(
       "key-expiry",
       async () => {
         throw new UnrecoverableError("failing on purpose");
       },
-      { connection, prefix: `${api.deps.env.REDIS_PREFIX}:bull` },
+      { connection, prefix: api.deps.keys.bull },
     );
     const failed = new Promise<void>((resolve) => worker.once("failed", () => resolve()));
     const job = await api.deps.producers.add("key-expiry.sweep", {});

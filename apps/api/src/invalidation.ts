@@ -1,6 +1,12 @@
-import { createWorkerRedis, type Invalidation, publishInvalidation, type RedisKeys } from "@outcomes/queue";
+import {
+  createWorkerRedis,
+  type Invalidation,
+  publishInvalidation,
+  type RedisClient,
+  type RedisKeys,
+  type RedisTarget,
+} from "@outcomes/queue";
 import type { Logger } from "@outcomes/runtime";
-import type { Redis } from "ioredis";
 import type { KeyVerifier } from "./auth/key-verifier.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
 import type { GameCache } from "./spins/game-cache.js";
@@ -24,7 +30,7 @@ function forget(caches: Caches, what: string): void {
  * and other processes' caches expire within 1 s anyway, so failing the request would only mislead.
  */
 export async function announceChange(
-  deps: Caches & { redis: Redis; keys: RedisKeys; logger: Logger },
+  deps: Caches & { redis: RedisClient; keys: RedisKeys; logger: Logger },
   what: Invalidation,
 ): Promise<void> {
   forget(deps, what);
@@ -40,12 +46,12 @@ export async function announceChange(
  * answers a request); caches are also bounded to 1 s, so a lost message only delays.
  */
 export async function subscribeInvalidations(
-  redisUrl: string,
+  target: RedisTarget,
   keys: RedisKeys,
   caches: Caches,
   logger: Logger,
-): Promise<Redis> {
-  const subscriber = createWorkerRedis(redisUrl);
+): Promise<RedisClient> {
+  const subscriber = createWorkerRedis(target);
   subscriber.on("error", (error) => logger.warn({ err: error }, "invalidation subscriber error"));
   subscriber.on("message", (_channel, message: string) => forget(caches, message));
   await subscriber.subscribe(keys.invalidations);

@@ -34,7 +34,8 @@ async function gameWithReserve(ready: number, queued: number): Promise<number> {
       status,
     })),
   );
-  if (queued > 0) await api.deps.redis.rpush(api.deps.keys.outcomeQueue(gameId), ...Array(queued).fill("o"));
+  if (queued > 0)
+    await api.deps.redis.rpush(api.deps.keys.outcomeQueue(await api.gameOwner(gameId)), ...Array(queued).fill("o"));
   return gameId;
 }
 
@@ -105,7 +106,7 @@ describe("Prometheus metrics at /metrics", () => {
     expect(sampleValue(samples, "outcomes_reserve_ready_blocks", labels)).toBe(2);
     expect(sampleValue(samples, "outcomes_reserve_remaining_outcomes", labels)).toBe(7);
 
-    await api.deps.redis.lpop(api.deps.keys.outcomeQueue(gameId), 3);
+    await api.deps.redis.lpop(api.deps.keys.outcomeQueue(await api.gameOwner(gameId)), 3);
     samples = await scrape();
     expect(sampleValue(samples, "outcomes_reserve_remaining_outcomes", labels)).toBe(4);
   });

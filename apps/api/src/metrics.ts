@@ -41,21 +41,22 @@ function readReserve(deps: AppDeps) {
   return async () => {
     const rows = await deps.db
       .select({
-        gameId: games.id,
+        id: games.id,
+        partnerId: games.partnerId,
+        environment: games.environment,
         readyBlocks: sql<number>`(count(${blocks.id}) filter (where ${blocks.status} = 'ready'))::int`,
       })
       .from(games)
       .leftJoin(blocks, eq(blocks.gameId, games.id))
       .groupBy(games.id);
-    if (rows.length === 0) return [];
-    const pipeline = deps.redis.pipeline();
-    for (const row of rows) pipeline.llen(deps.keys.outcomeQueue(row.gameId));
-    const lengths = (await pipeline.exec()) ?? [];
-    return rows.map((row, index) => {
-      const [error, length] = lengths[index] ?? [];
-      if (error) throw error;
-      return { gameId: row.gameId, readyBlocks: row.readyBlocks, remainingOutcomes: Number(length ?? 0) };
-    });
+    // One LLEN each, not a pipeline: on a cluster the lists are spread over the shards (the client's
+    // auto-pipelining still batches them per shard).
+    const lengths = await Promise.all(rows.map((row) => deps.redis.llen(deps.keys.outcomeQueue(row))));
+    return rows.map((row, index) => ({
+      gameId: row.id,
+      readyBlocks: row.readyBlocks,
+      remainingOutcomes: lengths[index] ?? 0,
+    }));
   };
 }
 

@@ -1,8 +1,9 @@
+import { bullPrefix, type RedisClient } from "@outcomes/queue";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { cliAgainst, errorCode } from "@outcomes/testkit/cli";
+import { testRedis } from "@outcomes/testkit/databases";
 import { deliveryRow, webhookWithDeliveries as fixture, type TestDeliveryStatus } from "@outcomes/testkit/deliveries";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
@@ -11,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * checked in Postgres and in the webhooks queue.
  */
 let api: TestApi;
-let connection: Redis;
+let connection: RedisClient;
 let webhooksQueue: Queue;
 beforeAll(async () => {
   api = await startTestApi();
-  connection = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-  webhooksQueue = new Queue("webhooks", { connection, prefix: `${api.redisPrefix}:bull` });
+  connection = testRedis();
+  webhooksQueue = new Queue("webhooks", { connection, prefix: bullPrefix(api.redisPrefix) });
 });
 afterAll(async () => {
   await webhooksQueue.close();

@@ -1,9 +1,10 @@
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { bullPrefix } from "@outcomes/queue";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { cliAgainst, errorCode } from "@outcomes/testkit/cli";
+import { testRedis } from "@outcomes/testkit/databases";
 import { registerTestGame } from "@outcomes/testkit/games";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "./program.js";
 
@@ -139,8 +140,8 @@ describe("settlements", () => {
 
 describe("jobs", () => {
   it("queues the same jobs as POST /jobs/settlements/run and /jobs/key-expiry/run", async () => {
-    const connection = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-    const prefix = `${api.redisPrefix}:bull`;
+    const connection = testRedis();
+    const prefix = bullPrefix(api.redisPrefix);
     const settlements = new Queue("settlements", { connection, prefix });
     const keyExpiry = new Queue("key-expiry", { connection, prefix });
     try {
@@ -176,8 +177,8 @@ describe("games reserve", () => {
 describe("games refill", () => {
   it("queues the game's one generation job (de-duplicated like every trigger); unknown game KS-4201", async () => {
     const game = await registerTestGame(api, { fill: false });
-    const connection = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-    const blocks = new Queue("blocks", { connection, prefix: `${api.redisPrefix}:bull` });
+    const connection = testRedis();
+    const blocks = new Queue("blocks", { connection, prefix: bullPrefix(api.redisPrefix) });
     try {
       const first = await cliJson("games", "refill", String(game.gameId));
       expect(first.reserve).toMatchObject({ gameId: game.gameId, readyBlocks: 0, lowReserve: true });

@@ -4,11 +4,12 @@ import {
   type Invalidation,
   Producers,
   publishInvalidation,
+  type RedisClient,
   type RedisKeys,
   redisKeys,
+  untilReady,
 } from "@outcomes/queue";
 import { type Env, parseEnv } from "@outcomes/runtime";
-import type { Redis } from "ioredis";
 
 /** Where the CLI reads its configuration and writes its output (the process's, or a test's). */
 export interface CliIo {
@@ -24,7 +25,7 @@ export interface CliIo {
 export class CliContext {
   private parsedEnv: Env | undefined;
   private database: DatabaseClient | undefined;
-  private redisClient: Redis | undefined;
+  private redisClient: RedisClient | undefined;
   private queueProducers: Producers | undefined;
 
   constructor(
@@ -46,10 +47,10 @@ export class CliContext {
     return this.database.db;
   }
 
-  async redis(): Promise<Redis> {
+  async redis(): Promise<RedisClient> {
     if (!this.redisClient) {
       // No reconnecting: a one-shot command should fail at once and say why.
-      this.redisClient = createRequestRedis(this.env.REDIS_URL, {
+      this.redisClient = createRequestRedis(this.env, {
         lazyConnect: true,
         connectTimeout: 5000,
         retryStrategy: () => null,
@@ -58,9 +59,13 @@ export class CliContext {
       this.redisClient.on("error", (error: Error) => {
         lastError = error;
       });
-      await this.redisClient.connect().catch((error: Error) => {
-        throw new Error(`cannot reach Redis: ${(lastError ?? error).message}`);
-      });
+      const client = this.redisClient;
+      await client
+        .connect()
+        .then(() => untilReady(client))
+        .catch((error: Error) => {
+          throw new Error(`cannot reach Redis: ${(lastError ?? error).message}`);
+        });
     }
     return this.redisClient;
   }

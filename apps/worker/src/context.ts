@@ -1,20 +1,19 @@
 import type { Database } from "@outcomes/db";
-import type { Producers, RedisKeys } from "@outcomes/queue";
+import type { Producers, RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Env, Logger } from "@outcomes/runtime";
-import type { Redis } from "ioredis";
 
 /** What every worker role gets at start-up. */
 export interface WorkerContext {
   env: Env;
   db: Database;
   /** Shared connection for producers and plain commands (outcome lists). */
-  redis: Redis;
+  redis: RedisClient;
   /** A new blocking connection for a BullMQ Worker (each Worker needs its own). */
-  newConnection: () => Redis;
+  newConnection: () => RedisClient;
   keys: RedisKeys;
   producers: Producers;
   logger: Logger;
-  /** BullMQ key prefix: `${REDIS_PREFIX}:bull`. */
+  /** BullMQ key prefix: `{${REDIS_PREFIX}:bull}` (bullPrefix). */
   bullPrefix: string;
 }
 

@@ -1,16 +1,15 @@
-import { randomBytes } from "node:crypto";
-import { createWorkerRedis } from "@outcomes/queue";
+import { bullPrefix } from "@outcomes/queue";
 import { createLogger } from "@outcomes/runtime";
+import { testRedis, testRedisPrefix } from "@outcomes/testkit/databases";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import type { RunningRole } from "./context.js";
 import { type JobHandlers, startQueueWorker } from "./queue-worker.js";
 
-const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const prefix = `test:${randomBytes(6).toString("hex")}:bull`;
+const prefix = bullPrefix(testRedisPrefix());
 const lines: Array<Record<string, any>> = [];
 const logger = createLogger("info", "queue-worker-test", { write: (line: string) => lines.push(JSON.parse(line)) });
-const connection = createWorkerRedis(redisUrl);
+const connection = testRedis();
 const queue = new Queue("blocks", { connection, prefix });
 const generate = vi.fn(async (payload: { gameId: number }) => ({ filled: payload.gameId }));
 let worker: RunningRole;
@@ -20,7 +19,7 @@ beforeAll(() => {
     "blocks",
     { "blocks.generate": generate, "blocks.reveal": async () => ({}) },
     {
-      newConnection: () => createWorkerRedis(redisUrl),
+      newConnection: testRedis,
       bullPrefix: prefix,
       logger,
       env: { WORKER_JOB_LOCK_MS: 30_000 },

@@ -1,5 +1,5 @@
 import { createDatabase, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
-import { createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
+import { bullPrefix, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
 import { type Env, type Logger, ShutdownManager } from "@outcomes/runtime";
 import type { RoleStarter, RunningRole, WorkerContext } from "./context.js";
 
@@ -20,7 +20,7 @@ export async function startWorker(env: Env, logger: Logger, roles: Record<string
   try {
     const database = createDatabase(env.DATABASE_URL, { max: DATABASE_POOL_SIZE, limits: WORKER_CONNECTION_LIMITS });
     shutdown.register("postgres", database.close);
-    const redis = createWorkerRedis(env.REDIS_URL);
+    const redis = createWorkerRedis(env);
     shutdown.register("redis", () => redis.quit());
     const producers = new Producers(redis, env.REDIS_PREFIX);
     shutdown.register("producers", () => producers.close());
@@ -29,11 +29,11 @@ export async function startWorker(env: Env, logger: Logger, roles: Record<string
       env,
       db: database.db,
       redis,
-      newConnection: () => createWorkerRedis(env.REDIS_URL),
+      newConnection: () => createWorkerRedis(env),
       keys: redisKeys(env.REDIS_PREFIX),
       producers,
       logger,
-      bullPrefix: `${env.REDIS_PREFIX}:bull`,
+      bullPrefix: bullPrefix(env.REDIS_PREFIX),
     };
     for (const [role, start] of Object.entries(roles)) {
       const running = await start({ ...context, logger: logger.child({ role }) });

@@ -1,8 +1,7 @@
 import { assertValidParSheet, drawIndependentBlock, OutcomeDrawer } from "@outcomes/core";
 import { type Database, readyBlockCount } from "@outcomes/db";
-import type { RedisKeys } from "@outcomes/queue";
+import type { RedisClient, RedisKeys } from "@outcomes/queue";
 import { countBlockGenerated, type Logger } from "@outcomes/runtime";
-import type { Redis } from "ioredis";
 import { sealAndLoad, yieldToIo } from "./pipeline.js";
 import { reconcileOutcomeList } from "./recovery.js";
 import { armLowReserve, lockGame } from "./seal.js";
@@ -23,7 +22,7 @@ export interface ReserveTargets {
 
 export interface ReserveDeps {
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   logger: Logger;
   targets: ReserveTargets;
@@ -93,7 +92,7 @@ export async function fillReserve(
       if (!game) throw new UnknownGameError(gameId);
       // Reconciling (Redis, the pool) and counting (this connection) change nothing the other reads;
       // the sheet compiles while both are in flight.
-      const reconciling = reconcileOutcomeList(deps.db, deps.redis, deps.keys, gameId);
+      const reconciling = reconcileOutcomeList(deps.db, deps.redis, deps.keys, game);
       const counting = readyBlockCount(lock, gameId);
       // postgres.js sends small queries from a setImmediate: two turns of the loop put them on the
       // wire before the CPU work below.
@@ -136,7 +135,7 @@ export async function fillReserve(
         db: deps.db,
         redis: deps.redis,
         keys: deps.keys,
-        gameId,
+        game,
         drawer,
         blockSize: deps.targets.blockSize,
         count,

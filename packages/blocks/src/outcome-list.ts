@@ -1,5 +1,5 @@
-import type { RedisKeys } from "@outcomes/queue";
-import { type ChainableCommander, Command, type Redis } from "ioredis";
+import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
+import { type ChainableCommander, Command } from "ioredis";
 import { type RpushCommand, rpushOf } from "./rpush.js";
 
 /**
@@ -8,8 +8,12 @@ import { type RpushCommand, rpushOf } from "./rpush.js";
  * and a Lua script splitting one big argument costs Redis ~8× the RPUSH itself (docs/performance.md).
  */
 class PrebuiltRpush extends Command {
-  constructor(private readonly wire: Buffer) {
-    super("rpush", []);
+  /** `list` is in `wire` already; as the argument it gives the command its slot on a cluster. */
+  constructor(
+    list: string,
+    private readonly wire: Buffer,
+  ) {
+    super("rpush", [list]);
   }
 
   override toWritable(): Buffer {
@@ -25,14 +29,14 @@ export type OutcomeItems = readonly string[] | readonly RpushCommand[];
  * rebuild), RPUSH the items, SET the marker.
  */
 async function load(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
-  gameId: number,
+  game: GameOwner,
   items: OutcomeItems,
   throughSequence: number,
   replace: boolean,
 ): Promise<void> {
-  const list = keys.outcomeQueue(gameId);
+  const list = keys.outcomeQueue(game);
   const commands = items.every((item) => typeof item === "string")
     ? [rpushOf(list, items as readonly string[])]
     : (items as readonly RpushCommand[]);
@@ -41,11 +45,13 @@ async function load(
   for (const command of commands) {
     if (command.count === 0) continue; // an RPUSH without items is an error
     // Pipeline#sendCommand queues a ready Command (public in ioredis, missing from its typings).
-    (tx as ChainableCommander & { sendCommand(command: Command): void }).sendCommand(new PrebuiltRpush(command.wire));
+    (tx as ChainableCommander & { sendCommand(command: Command): void }).sendCommand(
+      new PrebuiltRpush(list, command.wire),
+    );
   }
-  tx.set(loadedThroughKey(keys, gameId), String(throughSequence));
+  tx.set(keys.outcomesLoadedThrough(game), String(throughSequence));
   const results = await tx.exec();
-  if (!results) throw new Error(`outcome load of game ${gameId} was discarded`);
+  if (!results) throw new Error(`outcome load of game ${game.id} was discarded`);
   for (const [error] of results) if (error) throw error;
 }
 
@@ -58,43 +64,32 @@ async function load(
  * - marker present, list empty: every loaded outcome was served (nothing to recover);
  * - marker below the last sealed sequence: a worker died between sealing and loading; the
  *   missing blocks are appended.
- * The marker shares the list's hash tag (`{gameId}`), so the transaction stays valid on a cluster.
+ * The marker (`keys.outcomesLoadedThrough`) shares the list's hash tag, so the transaction stays
+ * valid on a cluster.
  */
-export function loadedThroughKey(keys: RedisKeys, gameId: number): string {
-  return `${keys.outcomeQueue(gameId)}:loaded-through`;
-}
-
-/**
- * Set while a block's unused entries are being retired (reveal.ts): a spin that fails drops an
- * entry of that block instead of giving it back. Same hash tag as the list.
- */
-export function retiredBlockKey(keys: RedisKeys, gameId: number, blockId: number): string {
-  return `${keys.outcomeQueue(gameId)}:retired:${blockId}`;
-}
-
-export async function loadedThrough(redis: Redis, keys: RedisKeys, gameId: number): Promise<number | null> {
-  const value = await redis.get(loadedThroughKey(keys, gameId));
+export async function loadedThrough(redis: RedisClient, keys: RedisKeys, game: GameOwner): Promise<number | null> {
+  const value = await redis.get(keys.outcomesLoadedThrough(game));
   return value === null ? null : Number(value);
 }
 
 /** Appends outcomes (in serving order) and moves the marker to `throughSequence`, atomically. */
 export async function appendOutcomes(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
-  gameId: number,
+  game: GameOwner,
   items: OutcomeItems,
   throughSequence: number,
 ): Promise<void> {
-  await load(redis, keys, gameId, items, throughSequence, false);
+  await load(redis, keys, game, items, throughSequence, false);
 }
 
 /** Replaces the whole list (a rebuild from Postgres) and sets the marker, atomically. */
 export async function replaceOutcomes(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
-  gameId: number,
+  game: GameOwner,
   items: OutcomeItems,
   throughSequence: number,
 ): Promise<void> {
-  await load(redis, keys, gameId, items, throughSequence, true);
+  await load(redis, keys, game, items, throughSequence, true);
 }

@@ -1,7 +1,6 @@
 import { type BlockDraft, type DrawnBlock, drawIndependentBlock, type OutcomeDrawer } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
-import type { RedisKeys } from "@outcomes/queue";
-import type { Redis } from "ioredis";
+import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { appendOutcomes } from "./outcome-list.js";
 import { blockRpush, type ItemScratch } from "./rpush.js";
 import { reserveBlockIds, type SealedBlock, sealDrawnBlock, sealNextBlock } from "./seal.js";
@@ -9,9 +8,10 @@ import { draftOffThread } from "./tree-hasher.js";
 
 export interface BlockRun {
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
-  gameId: number;
+  /** The game (its keys are named by its owner too). */
+  game: GameOwner;
   drawer: OutcomeDrawer;
   blockSize: number;
   count: number;
@@ -52,8 +52,8 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
   };
   const seal = (drafting: Promise<BlockDraft> | null): Promise<SealedBlock> => {
     const sealing = drafting
-      ? drafting.then((draft) => sealDrawnBlock(run.db, run.gameId, draft))
-      : sealNextBlock(run.db, run.gameId, run.drawer, run.blockSize);
+      ? drafting.then((draft) => sealDrawnBlock(run.db, run.game.id, draft))
+      : sealNextBlock(run.db, run.game.id, run.drawer, run.blockSize);
     // Awaited below; observed now so a failure while something else is awaited is not "unhandled".
     sealing.catch(() => {});
     return sealing;
@@ -79,8 +79,8 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
         await appendOutcomes(
           run.redis,
           run.keys,
-          run.gameId,
-          [blockRpush(sealed.draft.entries, sealed.blockId, run.keys.outcomeQueue(run.gameId), { scratch })],
+          run.game,
+          [blockRpush(sealed.draft.entries, sealed.blockId, run.keys.outcomeQueue(run.game), { scratch })],
           sealed.sequence,
         );
         await run.onLoaded(sealed);

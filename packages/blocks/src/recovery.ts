@@ -1,7 +1,6 @@
 import { blocks, type Database, spins } from "@outcomes/db";
-import type { RedisKeys } from "@outcomes/queue";
+import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { sql } from "drizzle-orm";
-import type { Redis } from "ioredis";
 import { appendOutcomes, loadedThrough, replaceOutcomes } from "./outcome-list.js";
 import { blockRpush, type RpushCommand } from "./rpush.js";
 import { lastSequence } from "./seal.js";
@@ -22,21 +21,21 @@ export interface Reconciliation {
 /** Brings the game's Redis list in line with Postgres (see outcome-list.ts); call under the game lock. */
 export async function reconcileOutcomeList(
   db: Database,
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
-  gameId: number,
+  game: GameOwner,
 ): Promise<Reconciliation> {
-  const marker = await loadedThrough(redis, keys, gameId);
-  const last = await lastSequence(db, gameId);
+  const marker = await loadedThrough(redis, keys, game);
+  const last = await lastSequence(db, game.id);
   if (marker === null) {
     if (last === 0) return { rebuiltOutcomes: null, appendedOutcomes: 0 };
-    const items = await unservedItems(db, gameId, 0, keys.outcomeQueue(gameId));
-    await replaceOutcomes(redis, keys, gameId, items.commands, last);
+    const items = await unservedItems(db, game.id, 0, keys.outcomeQueue(game));
+    await replaceOutcomes(redis, keys, game, items.commands, last);
     return { rebuiltOutcomes: items.count, appendedOutcomes: 0 };
   }
   if (marker >= last) return { rebuiltOutcomes: null, appendedOutcomes: 0 };
-  const items = await unservedItems(db, gameId, marker, keys.outcomeQueue(gameId));
-  await appendOutcomes(redis, keys, gameId, items.commands, last);
+  const items = await unservedItems(db, game.id, marker, keys.outcomeQueue(game));
+  await appendOutcomes(redis, keys, game, items.commands, last);
   return { rebuiltOutcomes: null, appendedOutcomes: items.count };
 }
 

@@ -1,7 +1,6 @@
 import { type DrawMode, ServiceError } from "@outcomes/core";
 import { type Database, findGame, reserveFigures } from "@outcomes/db";
-import type { RedisKeys } from "@outcomes/queue";
-import type { Redis } from "ioredis";
+import type { RedisClient, RedisKeys } from "@outcomes/queue";
 
 /** A game's outcome reserve as operators see it (operator API `GET /games/{gameId}/reserve`, CLI). */
 export interface ReserveReport {
@@ -28,7 +27,7 @@ export interface ReserveReportSettings {
 /** Postgres figures (the record) beside the Redis list's length (the serving queue); unknown game 404 KS-4201. */
 export async function reserveReport(
   db: Database,
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   settings: ReserveReportSettings,
   gameId: number,
@@ -37,7 +36,7 @@ export async function reserveReport(
   if (!game) throw new ServiceError("KS-4201");
   const [figures, queuedOutcomes] = await Promise.all([
     reserveFigures(db, gameId),
-    redis.llen(keys.outcomeQueue(gameId)),
+    redis.llen(keys.outcomeQueue(game)),
   ]);
   return {
     gameId,

@@ -1,10 +1,8 @@
 import { blockQueueItemWriter } from "@outcomes/core";
-import { blocks, type Database, type Executor, poolCycles, spins } from "@outcomes/db";
-import type { RedisKeys } from "@outcomes/queue";
+import { blocks, type Database, type Executor, games, poolCycles, spins } from "@outcomes/db";
+import type { RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Logger } from "@outcomes/runtime";
 import { sql } from "drizzle-orm";
-import type { Redis } from "ioredis";
-import { retiredBlockKey } from "./outcome-list.js";
 import { lockGame } from "./seal.js";
 
 /**
@@ -25,7 +23,7 @@ const RETIRED_MARKER_TTL_MS = 24 * 3600 * 1000;
 
 export interface RevealDeps {
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   logger: Logger;
 }
@@ -42,7 +40,16 @@ export interface RevealSweep {
   waitingBlocks: number;
 }
 
-type Candidate = { id: string; game_id: number; size: number; cycle: number; exhausted_ms: number; spent: number };
+type Candidate = {
+  id: string;
+  game_id: number;
+  partner_id: string;
+  environment: string;
+  size: number;
+  cycle: number;
+  exhausted_ms: number;
+  spent: number;
+};
 
 /**
  * The reveal sweep (the `blocks.reveal` job, every few seconds): a block whose last index was
@@ -61,9 +68,10 @@ export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()):
   };
   // bigint ids come back from postgres.js as strings.
   const candidates = await deps.db.execute<Candidate>(sql`
-    select b.id, b.game_id, b.size, b.cycle, (extract(epoch from b.exhausted_at) * 1000)::float8 as exhausted_ms,
+    select b.id, b.game_id, g.partner_id, g.environment, b.size, b.cycle,
+      (extract(epoch from b.exhausted_at) * 1000)::float8 as exhausted_ms,
       (select count(*) from ${spins} s where s.block_id = b.id)::int as spent
-    from ${blocks} b
+    from ${blocks} b join ${games} g on g.id = b.game_id
     where b.status = 'exhausted' and b.closed_at is null and b.seed_hash is not null`);
   const spent: Candidate[] = [];
   const retiredBlocks: Candidate[] = [];
@@ -141,7 +149,9 @@ async function retireUnused(deps: RevealDeps, block: Candidate, now: number): Pr
   const blockId = Number(block.id);
   return deps.db.transaction(async (lock) => {
     await lockGame(lock, block.game_id);
-    const marker = retiredBlockKey(deps.keys, block.game_id, blockId);
+    // Named by the game's owner: the same hash tag as the game's list (docs/redis-cluster.md).
+    const game = { id: block.game_id, partnerId: block.partner_id, environment: block.environment };
+    const marker = deps.keys.outcomesRetired(game, blockId);
     const markedAt = await deps.redis.get(marker);
     const [stored] = await lock.execute<{ entries: Buffer }>(sql`select entries from ${blocks} where id = ${block.id}`);
     const used = await lock.execute<{ index: number }>(sql`
@@ -156,11 +166,7 @@ async function retireUnused(deps: RevealDeps, block: Candidate, now: number): Pr
     for (let index = 0; index < items.size; index++) {
       if (spent.has(index)) continue;
       unused++;
-      tx.lrem(
-        deps.keys.outcomeQueue(block.game_id),
-        0,
-        Buffer.from(scratch.subarray(0, items.write(index, scratch, 0))),
-      );
+      tx.lrem(deps.keys.outcomeQueue(game), 0, Buffer.from(scratch.subarray(0, items.write(index, scratch, 0))));
     }
     const results = await tx.exec();
     for (const [error] of results ?? []) if (error) throw error;

@@ -1,11 +1,11 @@
 import { type BlockDraft, drawBlock, drawIndependentBlock, newSeed, type OutcomeDrawer } from "@outcomes/core";
 import { blocks, type Database, type Executor, games, parSheets, poolCycles, type Transaction } from "@outcomes/db";
+import type { GameOwner } from "@outcomes/queue";
 import { seedHashOf, shuffleCycle } from "@outcomes/sdk";
 import { sql } from "drizzle-orm";
 import { draftOffThread } from "./tree-hasher.js";
 
-export interface LockedGame {
-  id: number;
+export interface LockedGame extends GameOwner {
   lowReserveArmed: boolean;
   /** The PAR sheet document as uploaded. */
   document: unknown;
@@ -17,12 +17,26 @@ export interface LockedGame {
  * transaction (another connection) insert blocks whose foreign key share-locks this row.
  */
 export async function lockGame(lock: Transaction, gameId: number): Promise<LockedGame | null> {
-  const [row] = await lock.execute<{ id: number; low_reserve_armed: boolean; document: unknown }>(sql`
-    select g.id, g.low_reserve_armed, s.document
+  const [row] = await lock.execute<{
+    id: number;
+    partner_id: string;
+    environment: string;
+    low_reserve_armed: boolean;
+    document: unknown;
+  }>(sql`
+    select g.id, g.partner_id, g.environment, g.low_reserve_armed, s.document
     from ${games} g join ${parSheets} s on s.id = g.par_sheet_id
     where g.id = ${gameId}
     for no key update of g`);
-  return row ? { id: row.id, lowReserveArmed: row.low_reserve_armed, document: row.document } : null;
+  return row
+    ? {
+        id: row.id,
+        partnerId: row.partner_id,
+        environment: row.environment,
+        lowReserveArmed: row.low_reserve_armed,
+        document: row.document,
+      }
+    : null;
 }
 
 export async function armLowReserve(lock: Transaction, gameId: number): Promise<void> {

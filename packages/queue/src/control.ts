@@ -1,5 +1,4 @@
-import type { Redis } from "ioredis";
-import type { RedisKeys } from "./redis.js";
+import type { RedisClient, RedisKeys } from "./redis.js";
 
 /**
  * The operator plane's shared Redis state, used by the API and the CLI alike: the maintenance
@@ -8,15 +7,15 @@ import type { RedisKeys } from "./redis.js";
  */
 export type Invalidation = "auth" | "maintenance" | `game:${number}`;
 
-export async function publishInvalidation(redis: Redis, keys: RedisKeys, what: Invalidation): Promise<void> {
+export async function publishInvalidation(redis: RedisClient, keys: RedisKeys, what: Invalidation): Promise<void> {
   await redis.publish(keys.invalidations, what);
 }
 
-export async function readMaintenanceFlag(redis: Redis, keys: RedisKeys): Promise<boolean> {
+export async function readMaintenanceFlag(redis: RedisClient, keys: RedisKeys): Promise<boolean> {
   return (await redis.get(keys.maintenance)) === "1";
 }
 
-export async function writeMaintenanceFlag(redis: Redis, keys: RedisKeys, enabled: boolean): Promise<void> {
+export async function writeMaintenanceFlag(redis: RedisClient, keys: RedisKeys, enabled: boolean): Promise<void> {
   if (enabled) await redis.set(keys.maintenance, "1");
   else await redis.del(keys.maintenance);
 }

@@ -1,14 +1,15 @@
 import { type JobsOptions, Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import { JOBS, type JobName, type JobPayload, QUEUE_NAMES, type QueueName } from "./catalog.js";
+import { bullPrefix, type RedisClient } from "./redis.js";
 
 /** One BullMQ `Queue` per queue name, sharing a connection; `add` validates payloads by job name. */
 export class Producers {
   readonly queues: Record<QueueName, Queue>;
 
-  constructor(connection: Redis, prefix: string) {
+  /** `prefix`: the deployment's REDIS_PREFIX. */
+  constructor(connection: RedisClient, prefix: string) {
     this.queues = Object.fromEntries(
-      QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix: `${prefix}:bull` })]),
+      QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix: bullPrefix(prefix) })]),
     ) as Record<QueueName, Queue>;
   }
 

@@ -1,29 +1,145 @@
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
+
+/** The deployment's Redis, whichever shape it has: one server, or a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** Where the deployment's Redis is: the env's REDIS_URL, or REDIS_CLUSTER_NODES when set. */
+export interface RedisTarget {
+  REDIS_URL: string;
+  REDIS_CLUSTER_NODES?: readonly { host: string; port: number }[] | undefined;
+}
+
+/** What a caller may tune on a connection; the same meaning on one server and on a cluster. */
+export type ConnectionOptions = Pick<
+  RedisOptions,
+  "enableAutoPipelining" | "lazyConnect" | "connectTimeout" | "retryStrategy" | "connectionName"
+>;
 
 /**
- * Workers block on Redis and must wait it out (`maxRetriesPerRequest: null`); request-path clients
- * fail fast instead of queueing commands while Redis is away (`enableOfflineQueue: false`),
- * so a spin answers KS-5003 at once rather than hanging.
+ * Workers block on Redis and must wait it out (`maxRetriesPerRequest: null`, which BullMQ requires);
+ * request-path clients fail fast instead of queueing commands while Redis is away
+ * (`enableOfflineQueue: false`), so a spin answers KS-5003 at once rather than hanging.
  */
-export function createWorkerRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, ...options });
+export function createWorkerRedis(target: RedisTarget, options: ConnectionOptions = {}): RedisClient {
+  return connect(target, { maxRetriesPerRequest: null, ...options }, {});
 }
 
-export function createRequestRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, ...options });
+export function createRequestRedis(target: RedisTarget, options: ConnectionOptions = {}): RedisClient {
+  // On a cluster, a command whose master is gone (failover under way: the connection closed, or
+  // CLUSTERDOWN) fails at once rather than being retried for seconds; MOVED after the replica's
+  // promotion is still followed, so the next spin reaches the new master.
+  return connect(
+    target,
+    { maxRetriesPerRequest: 1, enableOfflineQueue: false, ...options },
+    { retryDelayOnFailover: 0, retryDelayOnClusterDown: 0 },
+  );
 }
 
-/** Names of the Redis keys the service owns, all under the deployment's prefix. */
-export function redisKeys(prefix: string) {
+function connect(target: RedisTarget, options: RedisOptions, clusterOnly: ClusterOptions): RedisClient {
+  const nodes = target.REDIS_CLUSTER_NODES;
+  if (!nodes) return new Redis(target.REDIS_URL, options);
+  const { enableAutoPipelining, enableOfflineQueue, lazyConnect, retryStrategy, ...nodeOptions } = options;
+  return new Cluster(
+    nodes.map((node) => ({ ...node })),
+    {
+      ...clusterOnly,
+      enableAutoPipelining,
+      enableOfflineQueue,
+      lazyConnect,
+      clusterRetryStrategy: retryStrategy,
+      // Every node is reached with REDIS_URL's credentials and TLS (`rediss:`).
+      redisOptions: { ...credentialsOf(target.REDIS_URL), ...nodeOptions },
+    },
+  );
+}
+
+/**
+ * Resolves once a request client can take commands: connected, and on a cluster every master's
+ * connection open too. ioredis opens a node's connection at its first command, and a client without
+ * an offline queue refuses commands for a node still connecting: a PING to each master opens them
+ * (a node's own connection queues it). Rejects when Redis cannot be reached. For one-shot clients
+ * (the CLI), whose first commands come all at once.
+ */
+export async function untilReady(redis: RedisClient): Promise<void> {
+  await readyOrClosed(redis);
+  if (redis instanceof Cluster) await Promise.all(redis.nodes("master").map((node) => node.ping()));
+}
+
+function readyOrClosed(client: RedisClient): Promise<void> {
+  if (client.status === "ready") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const ready = () => {
+      client.off("end", ended);
+      resolve();
+    };
+    const ended = () => {
+      client.off("ready", ready);
+      reject(new Error("Redis connection closed before it was ready"));
+    };
+    client.once("ready", ready);
+    client.once("end", ended);
+  });
+}
+
+/** The servers that hold keys: the one server, or each master of a cluster (for SCAN and the like). */
+export function keyServers(redis: RedisClient): Redis[] {
+  return redis instanceof Cluster ? redis.nodes("master") : [redis];
+}
+
+function credentialsOf(url: string): RedisOptions {
+  const parsed = new URL(url);
   return {
-    outcomeQueue: (gameId: number) => `${prefix}:outcomes:{${gameId}}`,
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(parsed.protocol === "rediss:" ? { tls: {} } : {}),
+  };
+}
+
+/**
+ * Whose keys a game's keys share a hash slot with: the game's partner and environment. The spin
+ * path has it in the game's rules, the blocks worker in the game's row.
+ */
+export interface GameOwner {
+  /** The game's id (`gameConfigId`). */
+  id: number;
+  partnerId: string;
+  environment: string;
+}
+
+/**
+ * Names of the Redis keys the service owns, all under the deployment's prefix. Keys that one Lua
+ * script or MULTI touches together share a hash tag (`{…}`), so they live in one slot of a Redis
+ * Cluster: a partner and environment's rate-limit buckets and its games' outcome lists (with their
+ * loaded-through markers) are all tagged `{partnerId:environment}` (docs/redis-cluster.md).
+ */
+export function redisKeys(prefix: string) {
+  const tag = (partnerId: string, environment: string) => `{${partnerId}:${environment}}`;
+  const outcomeQueue = (game: GameOwner) => `${prefix}:${tag(game.partnerId, game.environment)}:outcomes:${game.id}`;
+  return {
+    outcomeQueue,
+    /** The sequence of the last block loaded into the game's list (packages/blocks outcome-list.ts). */
+    outcomesLoadedThrough: (game: GameOwner) => `${outcomeQueue(game)}:loaded-through`,
+    /**
+     * Set while a block's unused entries are retired (packages/blocks reveal.ts): a spin that fails
+     * then drops its entry of that block instead of giving it back.
+     */
+    outcomesRetired: (game: GameOwner, blockId: number) => `${outcomeQueue(game)}:retired:${blockId}`,
     rateLimit: (bucket: string, partnerId: string, environment: string) =>
-      `${prefix}:ratelimit:${bucket}:${partnerId}:${environment}`,
+      `${prefix}:${tag(partnerId, environment)}:ratelimit:${bucket}`,
     /** Per client address: look-ups of keys not found (apps/api auth/failed-auth-throttle.ts). */
     unknownKeys: (address: string) => `${prefix}:unknown-keys:${address}`,
     maintenance: `${prefix}:maintenance`,
     /** Pub/sub channel: auth cache invalidation and maintenance changes. */
     invalidations: `${prefix}:invalidations`,
+    bull: bullPrefix(prefix),
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;
+
+/**
+ * BullMQ's key prefix for the deployment: in braces, one hash tag for every key of its queues, as
+ * BullMQ's scripts need on a cluster (BullMQ's cluster guide).
+ */
+export function bullPrefix(prefix: string): string {
+  return `{${prefix}:bull}`;
+}

@@ -45,6 +45,9 @@ describe("parseEnv", () => {
     ["LOG_LEVEL", "loud"],
     ["ADMIN_TOKEN", "short"],
     ["REDIS_PREFIX", "has space"],
+    ["REDIS_CLUSTER_NODES", "127.0.0.1"],
+    ["REDIS_CLUSTER_NODES", "127.0.0.1:7000,redis://127.0.0.1:7001"],
+    ["REDIS_CLUSTER_NODES", "127.0.0.1:70000"],
     ["LARGE_WIN_THRESHOLD_USD", "1000.1234567"],
     ["LARGE_WIN_THRESHOLD_USD", "-5"],
     ["LARGE_WIN_THRESHOLD_USD", "0"],
@@ -72,6 +75,17 @@ describe("parseEnv", () => {
     expect(parseEnv({ LARGE_WIN_THRESHOLD_USD: "0.000001" }).LARGE_WIN_THRESHOLD_USD).toBe(0.000001);
     const env = parseEnv({ PORT: " 8080 ", WEBHOOK_TIMEOUT_MS: "2147483647", SPIN_BATCH_MAX_WAIT_MS: "0" });
     expect([env.PORT, env.WEBHOOK_TIMEOUT_MS, env.SPIN_BATCH_MAX_WAIT_MS]).toEqual([8080, 2_147_483_647, 0]);
+  });
+
+  it("reads REDIS_CLUSTER_NODES as host and port pairs; unset means REDIS_URL alone", () => {
+    expect(parseEnv({}).REDIS_CLUSTER_NODES).toBeUndefined();
+    expect(
+      parseEnv({ REDIS_CLUSTER_NODES: "127.0.0.1:7000, redis-b.internal:7001,[::1]:7002" }).REDIS_CLUSTER_NODES,
+    ).toEqual([
+      { host: "127.0.0.1", port: 7000 },
+      { host: "redis-b.internal", port: 7001 },
+      { host: "::1", port: 7002 },
+    ]);
   });
 
   it("names every bad variable at once", () => {

@@ -23,6 +23,16 @@ const intIn = (min: number, max: number) =>
     .pipe(z.number().min(min).max(max));
 
 const positiveInt = intIn(1, Number.MAX_SAFE_INTEGER);
+
+/** `host:port` of one Redis Cluster node (an IPv6 address in brackets: `[::1]:7000`). */
+const clusterNode = z
+  .string()
+  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be host:port, comma-separated")
+  .transform((text) => {
+    const colon = text.lastIndexOf(":");
+    return { host: text.slice(0, colon).replace(/^\[(.*)\]$/, "$1"), port: Number(text.slice(colon + 1)) };
+  })
+  .refine((node) => node.port >= 1 && node.port <= 65535, "port must be 1-65535");
 const durationMs = intIn(1, MAX_TIMER_MS);
 
 /**
@@ -42,6 +52,11 @@ const envSchema = z.object({
   DATABASE_URL: z.url().default("postgres://postgres@127.0.0.1:5432/outcomes"),
   /** Redis: outcome queues, rate-limit counters, BullMQ. */
   REDIS_URL: z.url().default("redis://127.0.0.1:6379"),
+  /**
+   * Seed nodes of a Redis Cluster (`host:port,…`); set, every process uses the cluster instead of
+   * REDIS_URL (docs/redis-cluster.md).
+   */
+  REDIS_CLUSTER_NODES: csvOf(clusterNode).optional(),
   /** Prefix of every Redis key this deployment owns (lets tests and deployments share one Redis). */
   REDIS_PREFIX: z
     .string()

@@ -1,13 +1,14 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type Environment, generateApiKey, newId } from "@outcomes/core";
-import { apiKeys, partners } from "@outcomes/db";
-import { createWorkerRedis } from "@outcomes/queue";
+import { apiKeys, games, partners } from "@outcomes/db";
+import type { GameOwner } from "@outcomes/queue";
 import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
+import { eq } from "drizzle-orm";
 import { buildApi } from "../../../apps/api/src/build-api.js";
 import type { AppDeps } from "../../../apps/api/src/context.js";
 import { answerHttpParserErrors } from "../../../apps/api/src/http-parser-errors.js";
-import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "./databases.js";
+import { createTestDatabase, deleteKeysUnder, requiredEnv, type TestDatabase, testRedisPrefix } from "./databases.js";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -30,6 +31,8 @@ export interface TestApi {
     environment?: Environment;
     slug?: string;
   }) => Promise<{ partnerId: string; apiKey: string }>;
+  /** The game's id with its partner and environment, which its Redis keys are named by (`deps.keys`). */
+  gameOwner: (gameId: number) => Promise<GameOwner>;
   close: () => Promise<void>;
 }
 
@@ -49,6 +52,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   const serviceEnv: Env = parseEnv({
     DATABASE_URL: database.url,
     REDIS_URL: requiredEnv("REDIS_URL"),
+    REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES,
     REDIS_PREFIX: options.shareWith?.redisPrefix ?? testRedisPrefix(),
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     LOG_LEVEL: "silent",
@@ -104,6 +108,15 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     return { partnerId, apiKey: generated.key };
   };
 
+  const gameOwner: TestApi["gameOwner"] = async (gameId) => {
+    const [game] = await database.db
+      .select({ id: games.id, partnerId: games.partnerId, environment: games.environment })
+      .from(games)
+      .where(eq(games.id, gameId));
+    if (!game) throw new Error(`game ${gameId} does not exist`);
+    return game;
+  };
+
   return {
     baseUrl,
     deps,
@@ -111,27 +124,14 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     redisPrefix: serviceEnv.REDIS_PREFIX,
     request,
     createPartner,
+    gameOwner,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await close();
       if (options.shareWith) return;
       // The owner removes its Redis keys too, so test runs leave nothing behind on a shared Redis.
-      await deleteKeysUnder(serviceEnv.REDIS_URL, serviceEnv.REDIS_PREFIX);
+      await deleteKeysUnder(serviceEnv.REDIS_PREFIX);
       await database.drop();
     },
   };
-}
-
-async function deleteKeysUnder(redisUrl: string, prefix: string): Promise<void> {
-  const redis = createWorkerRedis(redisUrl);
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== "0");
-  } finally {
-    await redis.quit();
-  }
 }

@@ -37,8 +37,9 @@ export async function serveOutcomes(
     .values({ partnerId: game.partnerId, environment: "sandbox", externalId: newId("plr") })
     .returning({ id: players.id });
   const results: BlockProgress[] = [];
+  const queue = api.deps.keys.outcomeQueue(await api.gameOwner(game.gameId));
   for (let served = 0; served < count; served++) {
-    const item = await api.deps.redis.lpop(api.deps.keys.outcomeQueue(game.gameId));
+    const item = await api.deps.redis.lpop(queue);
     if (item === null) throw new Error(`the queue ran out after ${served} outcomes`);
     const outcome = decodeQueuedOutcome(item);
     results.push(

@@ -20,6 +20,7 @@ export function cliAgainst(api: () => TestApi, env: Record<string, string> = {})
       env: {
         DATABASE_URL: api().database.url,
         REDIS_URL: process.env.REDIS_URL,
+        REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES,
         REDIS_PREFIX: api().redisPrefix,
         ...env,
       },

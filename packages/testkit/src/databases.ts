@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient } from "@outcomes/db";
+import { bullPrefix, createWorkerRedis, keyServers, type RedisClient, type RedisTarget } from "@outcomes/queue";
+import { parseEnv } from "@outcomes/runtime";
 import postgres from "postgres";
 
 /**
@@ -51,9 +53,45 @@ export async function createTestDatabase(baseUrl = requiredEnv("DATABASE_URL")):
   };
 }
 
-/** A Redis key prefix of its own for one test file. */
+/**
+ * A Redis key prefix of its own for one test file. On a cluster too it isolates files: every key
+ * starts with it (hash tags come after it), and BullMQ's are under `{prefix:bull}`.
+ */
 export function testRedisPrefix(): string {
   return `test:${randomBytes(6).toString("hex")}`;
+}
+
+/**
+ * The Redis the tests run against: REDIS_URL, or the cluster of REDIS_CLUSTER_NODES when the global
+ * setup started one (the `cluster` vitest projects).
+ */
+export function testRedisTarget(): RedisTarget {
+  return parseEnv({ REDIS_URL: requiredEnv("REDIS_URL"), REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES });
+}
+
+/** A connection to the tests' Redis (one server or the cluster), as workers open it. */
+export function testRedis(): RedisClient {
+  return createWorkerRedis(testRedisTarget());
+}
+
+/** Removes every key of a test prefix (BullMQ's included), on each master of a cluster. */
+export async function deleteKeysUnder(prefix: string): Promise<void> {
+  const redis = testRedis();
+  try {
+    for (const server of keyServers(redis)) {
+      for (const pattern of [`${prefix}:*`, `${bullPrefix(prefix)}*`]) {
+        let cursor = "0";
+        do {
+          const [next, keys] = await server.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+          cursor = next;
+          // One key per UNLINK: on a cluster the keys of one batch live in many slots.
+          await Promise.all(keys.map((key) => server.unlink(key)));
+        } while (cursor !== "0");
+      }
+    }
+  } finally {
+    await redis.quit();
+  }
 }
 
 export function requiredEnv(name: string): string {

@@ -98,18 +98,21 @@ export async function addBlock(api: TestApi, gameId: number, specs: OutcomeSpec[
     reelSymbols: windowFor(tier),
   }));
   if (outcomes.length > 0) {
-    await api.deps.redis.rpush(api.deps.keys.outcomeQueue(gameId), ...outcomes.map(encodeQueuedOutcome));
+    await api.deps.redis.rpush(
+      api.deps.keys.outcomeQueue(await api.gameOwner(gameId)),
+      ...outcomes.map(encodeQueuedOutcome),
+    );
   }
   return outcomes;
 }
 
 export async function queueLength(api: TestApi, gameId: number): Promise<number> {
-  return api.deps.redis.llen(api.deps.keys.outcomeQueue(gameId));
+  return api.deps.redis.llen(api.deps.keys.outcomeQueue(await api.gameOwner(gameId)));
 }
 
 /** A game's outcome queue, every item as pushed. */
 export async function queueItems(api: TestApi, gameId: number): Promise<string[]> {
-  return api.deps.redis.lrange(api.deps.keys.outcomeQueue(gameId), 0, -1);
+  return api.deps.redis.lrange(api.deps.keys.outcomeQueue(await api.gameOwner(gameId)), 0, -1);
 }
 
 /** A second key for an existing partner (e.g. the production key of a sandbox partner). */

@@ -1,5 +1,5 @@
 import { decodeQueuedOutcome } from "@outcomes/core";
-import type { Redis } from "ioredis";
+import { type RedisClient, redisKeys } from "@outcomes/queue";
 import type { Sql } from "postgres";
 
 export interface LedgerReport {
@@ -87,7 +87,7 @@ export interface OutcomeReport {
  */
 export async function checkOutcomes(
   sql: Sql,
-  redis: Redis,
+  redis: RedisClient,
   redisPrefix: string,
   gameId: number,
 ): Promise<OutcomeReport> {
@@ -99,9 +99,13 @@ export async function checkOutcomes(
       select block_id || ':' || outcome_index as key from spins where game_id = ${gameId} and not forced`
     ).map((row) => row.key),
   );
-  const listKey = `${redisPrefix}:outcomes:{${gameId}}`;
-  const items = await redis.lrange(listKey, 0, -1);
-  const marker = await redis.get(`${listKey}:loaded-through`);
+  const [owner] = await sql<{ partnerId: string; environment: string }[]>`
+    select partner_id as "partnerId", environment from games where id = ${gameId}`;
+  if (!owner) throw new Error(`game ${gameId} does not exist`);
+  const keys = redisKeys(redisPrefix);
+  const game = { id: gameId, ...owner };
+  const items = await redis.lrange(keys.outcomeQueue(game), 0, -1);
+  const marker = await redis.get(keys.outcomesLoadedThrough(game));
   const loadedThrough = marker === null ? null : Number(marker);
   const sizes = new Map(blocks.map((block) => [block.id, block.size]));
   const queued = new Set<string>();

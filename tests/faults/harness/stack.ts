@@ -1,13 +1,19 @@
+import { bullPrefix, keyServers, type RedisClient } from "@outcomes/queue";
 import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/testkit/databases";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import postgres, { type Sql } from "postgres";
 import { ApiClient, FAULT_ADMIN_TOKEN } from "./http.js";
 import { eventually, freePort, ServiceProcess, startApi } from "./processes.js";
 
 export interface StackOptions {
-  /** Where the processes find Redis (default: the machine's, under a prefix of this file's own). */
+  /**
+   * Where the processes find Redis (default: the tests' Redis, REDIS_URL or the cluster of
+   * REDIS_CLUSTER_NODES, under a prefix of this file's own).
+   */
   redisUrl?: string;
+  /** A Redis Cluster of the file's own (`host:port,…`), instead of `redisUrl`. */
+  clusterNodes?: string;
   /** Rewrites the database URL the processes get (e.g. through a proxy); checks connect directly. */
   databaseUrlFor?: (url: string) => string;
   env?: Record<string, string>;
@@ -22,7 +28,8 @@ export class Stack {
   api!: ApiClient;
   apiProcess!: ServiceProcess;
   sql!: Sql;
-  redis!: Redis;
+  redis!: RedisClient;
+  private readonly connections: RedisClient[] = [];
   env: Record<string, string> = {};
   private database!: TestDatabase;
 
@@ -30,10 +37,12 @@ export class Stack {
     const stack = new Stack();
     stack.database = await createTestDatabase();
     const redisUrl = options.redisUrl ?? requiredEnv("REDIS_URL");
+    const clusterNodes = options.clusterNodes ?? (options.redisUrl ? undefined : process.env.REDIS_CLUSTER_NODES);
     const port = await freePort();
     stack.env = {
       DATABASE_URL: options.databaseUrlFor?.(stack.database.url) ?? stack.database.url,
       REDIS_URL: redisUrl,
+      ...(clusterNodes ? { REDIS_CLUSTER_NODES: clusterNodes } : {}),
       REDIS_PREFIX: testRedisPrefix(),
       PORT: String(port),
       ADMIN_TOKEN: FAULT_ADMIN_TOKEN,
@@ -51,10 +60,23 @@ export class Stack {
     };
     stack.api = new ApiClient(`http://127.0.0.1:${port}`);
     stack.sql = postgres(stack.database.url, { max: 3, onnotice: () => {} });
-    stack.redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
     // The checks' own connection: Redis may be down on purpose; commands then fail, events are noise.
-    stack.redis.on("error", () => {});
+    stack.redis = stack.connect({ maxRetriesPerRequest: 1 });
     return stack;
+  }
+
+  /** A connection to the deployment's Redis (its cluster when it has one), closed with the stack. */
+  private connect(options: { maxRetriesPerRequest: number | null }): RedisClient {
+    const nodes = this.env.REDIS_CLUSTER_NODES;
+    const client = nodes
+      ? new Cluster(
+          nodes.split(",").map((node) => ({ host: node.split(":")[0], port: Number(node.split(":")[1]) })),
+          { redisOptions: options },
+        )
+      : new Redis(this.env.REDIS_URL!, options);
+    client.on("error", () => {});
+    this.connections.push(client);
+    return client;
   }
 
   get redisPrefix(): string {
@@ -80,11 +102,9 @@ export class Stack {
 
   /** A BullMQ queue handle on this deployment's prefix (to add or inspect jobs as an operator would). */
   queue(name: string): Queue {
-    const url = new URL(this.env.REDIS_URL!);
     return new Queue(name, {
-      // Options rather than a client: the queue then owns its connection and closes it.
-      connection: { host: url.hostname, port: Number(url.port), maxRetriesPerRequest: null },
-      prefix: `${this.redisPrefix}:bull`,
+      connection: this.connect({ maxRetriesPerRequest: null }),
+      prefix: bullPrefix(this.redisPrefix),
     });
   }
 
@@ -100,12 +120,16 @@ export class Stack {
   }
 
   private async deleteRedisKeys(): Promise<void> {
-    let cursor = "0";
-    do {
-      const [next, keys] = await this.redis.scan(cursor, "MATCH", `${this.redisPrefix}:*`, "COUNT", 1000);
-      if (keys.length > 0) await this.redis.del(...keys);
-      cursor = next;
-    } while (cursor !== "0");
+    for (const server of keyServers(this.redis)) {
+      for (const pattern of [`${this.redisPrefix}:*`, `${bullPrefix(this.redisPrefix)}*`]) {
+        let cursor = "0";
+        do {
+          const [next, keys] = await server.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+          await Promise.all(keys.map((key) => server.del(key)));
+          cursor = next;
+        } while (cursor !== "0");
+      }
+    }
   }
 
   /** Output lines of every process started here that contain `text`. */
@@ -120,7 +144,7 @@ export class Stack {
     }
     for (const process of this.processes) await process.kill();
     await this.deleteRedisKeys().catch(() => {});
-    this.redis.disconnect();
+    for (const connection of this.connections) connection.disconnect();
     await this.sql.end();
     await this.database.drop();
   }

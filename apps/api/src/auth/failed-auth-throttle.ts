@@ -1,6 +1,6 @@
 import { ServiceError } from "@outcomes/core";
+import type { RedisClient } from "@outcomes/queue";
 import { metrics } from "@outcomes/runtime";
-import type { Redis } from "ioredis";
 import type { LookUpGuard } from "./key-verifier.js";
 
 /** Look-ups of keys that turn out not to exist, allowed per client address and window. */
@@ -16,7 +16,7 @@ const UNKNOWN_KEYS_WINDOW_MS = 60_000;
  * rather than refusing keys that may be valid; the bounded caches still hold memory flat.
  */
 export function unknownKeyGuard(
-  redis: Redis,
+  redis: RedisClient,
   // A function: the address is worked out only when a look-up needs it, never for a known key.
   keyOf: () => string,
   onUnavailable: (error: unknown) => void,

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@outcomes/queue";
 
 /**
  * GCRA (generic cell rate algorithm) in one Redis round trip, on Redis's clock so every API process
@@ -32,8 +32,8 @@ return result`;
 /**
  * The spin path's one round trip (KEYS: the spin bucket, the game's outcome list): the GCRA draw
  * above and, only when allowed, the LPOP of the next outcome, plus the list's length after it.
- * Returns {allowed, remaining, resetMs, retryAfterMs, item or false, length}. Both keys must live
- * on one Redis (they do not share a hash tag: not for Redis Cluster).
+ * Returns {allowed, remaining, resetMs, retryAfterMs, item or false, length}. Both keys carry the
+ * partner and environment's hash tag (redisKeys), so on a Redis Cluster they are in one slot.
  */
 export const SPIN_TAKE_SCRIPT = `${GCRA}
 if refused then
@@ -52,20 +52,20 @@ export interface RateLimitResult {
   retryAfterMs: number;
 }
 
-type WithGcra = Redis & { gcra(key: string, limit: number): Promise<number[]> };
+type WithGcra = RedisClient & { gcra(key: string, limit: number): Promise<number[]> };
 
 /**
  * The script as an ioredis command: sent by SHA (EVALSHA, with one EVAL when Redis does not know it
  * yet), not its whole text with every request.
  */
-export function withGcra(redis: Redis): WithGcra {
+export function withGcra(redis: RedisClient): WithGcra {
   const client = redis as WithGcra;
   if (typeof client.gcra !== "function") redis.defineCommand("gcra", { numberOfKeys: 1, lua: GCRA_SCRIPT });
   return client;
 }
 
 /** Draws one request from the bucket at `key`. */
-export async function takeToken(redis: Redis, key: string, limit: number): Promise<RateLimitResult> {
+export async function takeToken(redis: RedisClient, key: string, limit: number): Promise<RateLimitResult> {
   const [allowed, remaining, resetMs, retryAfterMs] = await withGcra(redis).gcra(key, limit);
   return {
     allowed: allowed === 1,

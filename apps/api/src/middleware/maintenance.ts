@@ -1,6 +1,5 @@
 import { ServiceError } from "@outcomes/core";
-import { type RedisKeys, readMaintenanceFlag, writeMaintenanceFlag } from "@outcomes/queue";
-import type { Redis } from "ioredis";
+import { type RedisClient, type RedisKeys, readMaintenanceFlag, writeMaintenanceFlag } from "@outcomes/queue";
 
 const REFRESH_MS = 1000;
 
@@ -13,7 +12,7 @@ export class MaintenanceSwitch {
   private readAt = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 

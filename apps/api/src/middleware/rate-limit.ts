@@ -1,7 +1,7 @@
 import { ServiceError } from "@outcomes/core";
+import type { RedisClient } from "@outcomes/queue";
 import { metrics } from "@outcomes/runtime";
 import type { Context, MiddlewareHandler } from "hono";
-import type { Redis } from "ioredis";
 import type { AppEnv } from "../context.js";
 import { routeDeclares } from "../router.js";
 import { type RateLimitResult, type SpinGate, takeToken } from "./gcra.js";
@@ -27,7 +27,7 @@ function enforce(c: Context, bucket: RateLimitBucket, limit: number, result: Rat
   });
 }
 
-async function draw(redis: Redis, bucket: RateLimitBucket, key: string, limit: number): Promise<RateLimitResult> {
+async function draw(redis: RedisClient, bucket: RateLimitBucket, key: string, limit: number): Promise<RateLimitResult> {
   try {
     return await takeToken(redis, key, limit);
   } catch (error) {
@@ -37,7 +37,7 @@ async function draw(redis: Redis, bucket: RateLimitBucket, key: string, limit: n
 }
 
 /** Draws the spin bucket on its own, for a spin that takes no outcome from a queue (a forced spin). */
-export async function drawSpinGate(redis: Redis, gate: SpinGate): Promise<void> {
+export async function drawSpinGate(redis: RedisClient, gate: SpinGate): Promise<void> {
   gate.apply(await draw(redis, "spin", gate.key, gate.limit));
 }
 

@@ -80,7 +80,7 @@ describe("a spin whose commit fails", () => {
 
   it("answers KS-5003 when Redis refuses the pop, with nothing changed", async () => {
     const own = await createGame(api, game.partnerId);
-    await api.deps.redis.set(api.deps.keys.outcomeQueue(own.gameId), "not a list");
+    await api.deps.redis.set(api.deps.keys.outcomeQueue(await api.gameOwner(own.gameId)), "not a list");
     const failed = await spin(api, apiKey, { gameId: own.gameId, playerId: "redis-less", wagerUsd: 1 });
     expect([failed.status, failed.body.errorCode]).toEqual([500, "KS-5003"]);
     expect(await balanceOf("redis-less")).toBe("KS-4204");
@@ -98,7 +98,7 @@ describe("outcomes that cannot be used", () => {
     expect(first.body.outcome.prizeTier).toBe("T1");
     // A stale copy of the served outcome back in front (as after a commit that went through but
     // reported a failure, or a queue rebuilt from old data).
-    await api.deps.redis.lpush(api.deps.keys.outcomeQueue(own.gameId), encodeQueuedOutcome(used!));
+    await api.deps.redis.lpush(api.deps.keys.outcomeQueue(await api.gameOwner(own.gameId)), encodeQueuedOutcome(used!));
     const second = await spin(api, apiKey, { gameId: own.gameId, playerId: "dup", wagerUsd: 1 });
     expect([second.status, second.body.outcome.prizeTier, second.body.balance.balanceUsd]).toEqual([200, "T0", 0]);
     expect(await queueLength(api, own.gameId)).toBe(0);
@@ -116,7 +116,7 @@ describe("outcomes that cannot be used", () => {
       multiplierMillionths: 1e9,
       reelSymbols: [],
     });
-    await api.deps.redis.lpush(api.deps.keys.outcomeQueue(own.gameId), "not json", ghost);
+    await api.deps.redis.lpush(api.deps.keys.outcomeQueue(await api.gameOwner(own.gameId)), "not json", ghost);
     const response = await spin(api, apiKey, { gameId: own.gameId, playerId: "ghost", wagerUsd: 1 });
     expect([response.status, response.body.outcome.prizeTier, response.body.balance.balanceUsd]).toEqual([
       200,

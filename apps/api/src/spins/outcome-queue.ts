@@ -1,7 +1,5 @@
-import { retiredBlockKey } from "@outcomes/blocks";
 import { decodeQueuedOutcome, type QueuedOutcome, ServiceError } from "@outcomes/core";
-import type { RedisKeys } from "@outcomes/queue";
-import type { Redis } from "ioredis";
+import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { SPIN_TAKE_SCRIPT, type SpinGate } from "../middleware/gcra.js";
 
 /** How long a partner should wait after KS-4203: generating a block takes about a second. */
@@ -17,6 +15,10 @@ export interface TakenOutcome {
   outcome: QueuedOutcome;
   /** The list item exactly as popped, so a failed spin can put back the very same bytes. */
   raw: string;
+  /** The list it was popped from, where it goes back. */
+  queue: string;
+  /** Set while its block's unused entries are retired: a failed spin then drops it (same hash tag as `queue`). */
+  retiredMarker: string;
   /** Items left in the list after this one was taken (known when taken with the gate). */
   remaining: number | null;
 }
@@ -29,8 +31,8 @@ type SpinTakeReply = [
   item: string | null,
   length: number,
 ];
-type WithSpinTake = Redis & { spinTake(bucket: string, queue: string, limit: number): Promise<SpinTakeReply> };
-type WithGiveBack = Redis & { giveBack(queue: string, retired: string, item: string): Promise<number> };
+type WithSpinTake = RedisClient & { spinTake(bucket: string, queue: string, limit: number): Promise<SpinTakeReply> };
+type WithGiveBack = RedisClient & { giveBack(queue: string, retired: string, item: string): Promise<number> };
 
 /** LPUSH the item back unless its block's unused entries are being retired (reveal.ts in @outcomes/blocks). */
 const GIVE_BACK_SCRIPT = `
@@ -38,14 +40,14 @@ if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 return redis.call('LPUSH', KEYS[1], ARGV[1])`;
 
 /** SPIN_TAKE_SCRIPT as an ioredis command: sent by SHA (EVALSHA). */
-export function withSpinTake(redis: Redis): WithSpinTake {
+export function withSpinTake(redis: RedisClient): WithSpinTake {
   const client = redis as WithSpinTake;
   if (typeof client.spinTake !== "function")
     redis.defineCommand("spinTake", { numberOfKeys: 2, lua: SPIN_TAKE_SCRIPT });
   return client;
 }
 
-function withGiveBack(redis: Redis): WithGiveBack {
+export function withGiveBack(redis: RedisClient): WithGiveBack {
   const client = redis as WithGiveBack;
   if (typeof client.giveBack !== "function")
     redis.defineCommand("giveBack", { numberOfKeys: 2, lua: GIVE_BACK_SCRIPT });
@@ -59,7 +61,7 @@ function withGiveBack(redis: Redis): WithGiveBack {
  */
 export class OutcomeQueue {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 
@@ -69,8 +71,8 @@ export class OutcomeQueue {
    * it refuses (the gate throws KS-4291). A request draws once: later takes of the same request
    * (after an unusable outcome) come without the gate.
    */
-  async take(gameId: number, gate?: SpinGate): Promise<TakenOutcome> {
-    const queue = this.keys.outcomeQueue(gameId);
+  async take(game: GameOwner, gate?: SpinGate): Promise<TakenOutcome> {
+    const queue = this.keys.outcomeQueue(game);
     let raw: string | null;
     let remaining: number | null;
     try {
@@ -91,7 +93,8 @@ export class OutcomeQueue {
       throw new ServiceError("KS-4203", { retryAfterSeconds: EXHAUSTED_RETRY_AFTER_SECONDS });
     }
     try {
-      return { outcome: decodeQueuedOutcome(raw), raw, remaining };
+      const outcome = decodeQueuedOutcome(raw);
+      return { outcome, raw, queue, retiredMarker: this.keys.outcomesRetired(game, outcome.blockId), remaining };
     } catch (error) {
       throw new UnusableOutcomeError(`unreadable queue item: ${raw.slice(0, 200)}`, { cause: error });
     }
@@ -101,11 +104,7 @@ export class OutcomeQueue {
    * Puts an unused outcome back at the front, so it is the next one served; dropped instead when
    * its block is being retired (its seed is about to be shown).
    */
-  async giveBack(gameId: number, taken: TakenOutcome): Promise<void> {
-    await withGiveBack(this.redis).giveBack(
-      this.keys.outcomeQueue(gameId),
-      retiredBlockKey(this.keys, gameId, taken.outcome.blockId),
-      taken.raw,
-    );
+  async giveBack(taken: TakenOutcome): Promise<void> {
+    await withGiveBack(this.redis).giveBack(taken.queue, taken.retiredMarker, taken.raw);
   }
 }

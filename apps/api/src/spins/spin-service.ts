@@ -8,10 +8,9 @@ import {
   saveIdempotencyRecord,
   sqlClientOf,
 } from "@outcomes/db";
-import { enqueueGeneration, notifyEvents, type Producers, type RedisKeys } from "@outcomes/queue";
+import { enqueueGeneration, notifyEvents, type Producers, type RedisClient, type RedisKeys } from "@outcomes/queue";
 import { replayedBody, type SpinResultBody } from "@outcomes/records";
 import { countSpin, type Env, type Logger } from "@outcomes/runtime";
-import type { Redis } from "ioredis";
 import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { SpinGate } from "../middleware/gcra.js";
 import { drawSpinGate } from "../middleware/rate-limit.js";
@@ -28,7 +27,7 @@ import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
 export interface SpinServiceDeps {
   env: Env;
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   producers: Producers;
   logger: Logger;
@@ -132,7 +131,7 @@ export class SpinService {
   private queueSource(gate: SpinGate): OutcomeSource {
     let firstTake: SpinGate | undefined = gate;
     return async (game) => {
-      const taken = await this.queue.take(game.id, firstTake);
+      const taken = await this.queue.take(game, firstTake);
       firstTake = undefined;
       // That was the list's last outcome: ask for generation now rather than at the next spin's KS-4203.
       if (taken.remaining === 0) void this.requestGeneration(game.id);
@@ -306,7 +305,7 @@ export class SpinService {
     }
     if (taken) {
       const outcome = taken.outcome;
-      await this.queue.giveBack(gameId, taken).catch((pushError: unknown) => {
+      await this.queue.giveBack(taken).catch((pushError: unknown) => {
         // The outcome stays unserved in its sealed block in Postgres, from where queues are rebuilt.
         this.deps.logger.error({ err: pushError, gameId, blockId: outcome.blockId }, "outcome give-back failed");
       });

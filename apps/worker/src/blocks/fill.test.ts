@@ -1,4 +1,4 @@
-import { fillReserve, loadedThroughKey } from "@outcomes/blocks";
+import { fillReserve } from "@outcomes/blocks";
 import { decodeBlockEntries, encodeQueuedOutcome, payoutMicros, sampleParSheet, verifyBlock } from "@outcomes/core";
 import { blocks, games, poolCycles } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
@@ -50,7 +50,7 @@ describe("blocks.generate", () => {
     ]);
     for (const row of rows) expect(verifyBlock(row.entries, row.commitment)).toBe(true);
     expect(await queueItems(api, game.gameId)).toEqual(rows.flatMap(expectedItems));
-    expect(await api.deps.redis.get(loadedThroughKey(api.deps.keys, game.gameId))).toBe("3");
+    expect(await api.deps.redis.get(api.deps.keys.outcomesLoadedThrough(await api.gameOwner(game.gameId)))).toBe("3");
     const [armed] = await api.database.db.select().from(games).where(eq(games.id, game.gameId));
     expect(armed?.lowReserveArmed).toBe(true);
 

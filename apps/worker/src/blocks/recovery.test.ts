@@ -1,4 +1,4 @@
-import { appendOutcomes, fillReserve, loadedThroughKey, sealNextBlock } from "@outcomes/blocks";
+import { appendOutcomes, fillReserve, sealNextBlock } from "@outcomes/blocks";
 import { assertValidParSheet, decodeQueuedOutcome, OutcomeDrawer, queuedItems, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { blocks, events, games, spins } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
@@ -21,7 +21,8 @@ const generate = (gameId: number) => blocksProcessor(api.deps)({ gameId }, recor
 
 /** What a Redis restart without persistence (or FLUSHDB) leaves of the game's keys: nothing. */
 async function loseRedisList(gameId: number) {
-  await api.deps.redis.del(api.deps.keys.outcomeQueue(gameId), loadedThroughKey(api.deps.keys, gameId));
+  const game = await api.gameOwner(gameId);
+  await api.deps.redis.del(api.deps.keys.outcomeQueue(game), api.deps.keys.outcomesLoadedThrough(game));
 }
 
 async function lowReserveEvents(gameId: number) {
@@ -134,7 +135,7 @@ describe("block.low_reserve", () => {
     const drawer = new OutcomeDrawer(assertValidParSheet(SAMPLE_PAR_SHEET));
     const sealed = await sealNextBlock(api.database.db, game.gameId, drawer, 5);
     // The first block of the first fill is loaded; the fill has not reached its target yet.
-    await appendOutcomes(api.deps.redis, api.deps.keys, game.gameId, queuedItems(sealed.draft), 1);
+    await appendOutcomes(api.deps.redis, api.deps.keys, await api.gameOwner(game.gameId), queuedItems(sealed.draft), 1);
     const [progress] = await serveOutcomes(api, game, 1);
     expect(progress).toMatchObject({ started: true, enqueueGeneration: true });
     expect(await lowReserveEvents(game.gameId)).toEqual([]);

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS, retiredBlockKey } from "@outcomes/blocks";
+import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS } from "@outcomes/blocks";
 import { decodeQueuedOutcome, EntryCodec, SAMPLE_PAR_SHEET, sampleParSheet } from "@outcomes/core";
 import { blocks } from "@outcomes/db";
 import {
@@ -263,7 +263,8 @@ describe("provable fairness", () => {
   it("retires an outcome stranded by a crash: listed with spinId null once the block is revealed, never queued again", async () => {
     const game = await registerTestGame(api);
     const client = sdkFor(game.apiKey);
-    const queue = api.deps.keys.outcomeQueue(game.gameId);
+    const owner = await api.gameOwner(game.gameId);
+    const queue = api.deps.keys.outcomeQueue(owner);
     await spinAll(client, game.gameId, 3);
     // An API process took index 3 and died before its spin committed.
     const stranded = (await api.deps.redis.lpop(queue)) as string;
@@ -277,11 +278,14 @@ describe("provable fairness", () => {
     const retiring = start + RETIRE_AFTER_MS + 1;
     expect(await revealTestBlocks(api, retiring)).toMatchObject({ closedBlocks: 0, waitingBlocks: 1 });
     expect(await api.deps.redis.lrange(queue, 0, -1)).not.toContain(stranded);
-    expect(await api.deps.redis.exists(retiredBlockKey(api.deps.keys, game.gameId, blockId))).toBe(1);
+    const retiredMarker = api.deps.keys.outcomesRetired(owner, blockId);
+    expect(await api.deps.redis.exists(retiredMarker)).toBe(1);
     // A spin in flight with it fails now: the entry is dropped, not given back.
-    await new OutcomeQueue(api.deps.redis, api.deps.keys).giveBack(game.gameId, {
+    await new OutcomeQueue(api.deps.redis, api.deps.keys).giveBack({
       outcome: decodeQueuedOutcome(stranded),
       raw: stranded,
+      queue,
+      retiredMarker,
       remaining: null,
     });
     expect(await api.deps.redis.lrange(queue, 0, -1)).not.toContain(stranded);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createRoute } from "@hono/zod-openapi";
 import { usdToMicros } from "@outcomes/core";
 import { createGame, listGames, requireOwnGame, updateGame } from "@outcomes/db";
-import { blocksWorkerCount, enqueueGeneration } from "@outcomes/queue";
+import { blocksWorkerCount, enqueueGeneration, type GameOwner } from "@outcomes/queue";
 import { GameSchema, presentGame } from "@outcomes/records";
 import type { AppDeps } from "../../context.js";
 import { announceChange } from "../../invalidation.js";
@@ -33,17 +33,20 @@ const FIRST_OUTCOMES_POLL_MS = 25;
  * succeeds. Only while a blocks worker is connected: with none, nothing would fill it, and the
  * registration answers at once (the first spin answers KS-4203 as before). The API draws nothing.
  */
-async function awaitFirstOutcomes(deps: AppDeps, gameId: number): Promise<void> {
+async function awaitFirstOutcomes(deps: AppDeps, game: GameOwner): Promise<void> {
   const deadline = Date.now() + FIRST_OUTCOMES_WAIT_MS;
   // The producers' connection waits for Redis rather than failing: bound the look-up as well.
   const timedOut = sleep(FIRST_OUTCOMES_WAIT_MS, 0, { ref: false });
   if ((await Promise.race([blocksWorkerCount(deps.producers), timedOut])) === 0) return;
-  const key = deps.keys.outcomeQueue(gameId);
+  const key = deps.keys.outcomeQueue(game);
   while (Date.now() < deadline) {
     if ((await deps.redis.llen(key)) > 0) return;
     await sleep(FIRST_OUTCOMES_POLL_MS);
   }
-  deps.logger.warn({ gameId, waitedMs: FIRST_OUTCOMES_WAIT_MS }, "the first outcome block was not ready in time");
+  deps.logger.warn(
+    { gameId: game.id, waitedMs: FIRST_OUTCOMES_WAIT_MS },
+    "the first outcome block was not ready in time",
+  );
 }
 
 gamesRouter.openapi(
@@ -76,7 +79,7 @@ gamesRouter.openapi(
     });
     try {
       await enqueueGeneration(deps.producers, game.id);
-      await awaitFirstOutcomes(deps, game.id);
+      await awaitFirstOutcomes(deps, game);
     } catch (error) {
       // The game is registered; its first spin's KS-4203 asks for generation again.
       deps.logger.error({ err: error, gameId: game.id }, "could not enqueue or await the first block generation");

@@ -1,0 +1,123 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { createRequestRedis, keyServers, type RedisClient, redisKeys, untilReady } from "@outcomes/queue";
+import { parseEnv } from "@outcomes/runtime";
+import { withSpinTake } from "../apps/api/src/spins/outcome-queue.js";
+
+/**
+ * `npm run bench:redis [-- --partners 8 --concurrency 256 --seconds 5]`
+ *
+ * The spin path's Redis work alone: the one script per spin (rate-limit draw + LPOP,
+ * SPIN_TAKE_SCRIPT) sent as the API sends it (request client, auto-pipelining), spread over
+ * `partners` partners (one game each, so on a cluster their keys spread over the shards). Against
+ * REDIS_URL, or the cluster of REDIS_CLUSTER_NODES when set. Reports scripts/s, the client's CPU per
+ * script and, for servers on this machine, every redis-server's CPU per script (from /proc):
+ * the per-shard cost of a spin (docs/redis-cluster.md). Keys are deleted afterwards.
+ */
+const { values: args } = parseArgs({
+  options: {
+    partners: { type: "string", default: "8" },
+    concurrency: { type: "string", default: "256" },
+    seconds: { type: "string", default: "5" },
+  },
+});
+const partners = Number(args.partners);
+const concurrency = Number(args.concurrency);
+const durationMs = Number(args.seconds) * 1000;
+const env = parseEnv({
+  REDIS_URL: process.env.REDIS_URL,
+  REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES,
+});
+const prefix = `bench-redis:${randomBytes(4).toString("hex")}`;
+const keys = redisKeys(prefix);
+const ITEM = JSON.stringify({ b: 1, i: 0, t: "T1", m: 2_000_000, r: [[1, 2, 3]] });
+
+/** utime + stime of a local process, in ms (null when it is not on this machine). */
+function cpuMs(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+async function serverPids(redis: RedisClient): Promise<number[]> {
+  const infos = await Promise.all(keyServers(redis).map((server) => server.info("server")));
+  return infos.map((info) => Number(/process_id:(\d+)/.exec(info)?.[1]));
+}
+
+const redis = createRequestRedis(env, { enableAutoPipelining: true });
+const scripted = withSpinTake(redis);
+try {
+  // The request client queues nothing while it connects.
+  await untilReady(redis);
+  const owners = Array.from({ length: partners }, (_, index) => ({
+    id: index + 1,
+    partnerId: `ptr_bench_${index}`,
+    environment: "production",
+  }));
+  // Enough items that no list runs dry: the bench measures pops, not empty answers.
+  const perList = Math.ceil((200_000 * (durationMs / 1000)) / partners);
+  for (const owner of owners) {
+    for (let pushed = 0; pushed < perList; pushed += 10_000) {
+      await redis.rpush(keys.outcomeQueue(owner), ...Array(Math.min(10_000, perList - pushed)).fill(ITEM));
+    }
+  }
+  const pids = await serverPids(redis);
+  const serverBefore = pids.map(cpuMs);
+  const clientBefore = process.cpuUsage();
+  const started = performance.now();
+  let done = 0;
+  let refused = 0;
+  const loop = async (worker: number) => {
+    const owner = owners[worker % owners.length]!;
+    const bucket = keys.rateLimit("spin", owner.partnerId, owner.environment);
+    const queue = keys.outcomeQueue(owner);
+    while (performance.now() - started < durationMs) {
+      const reply = await scripted.spinTake(bucket, queue, 1_000_000_000);
+      if (reply[0] !== 1 || !reply[4]) refused++;
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, (_, worker) => loop(worker)));
+  const elapsed = performance.now() - started;
+  const client = process.cpuUsage(clientBefore);
+  const serverAfter = pids.map(cpuMs);
+  const perServer = pids.map((pid, index) => {
+    const before = serverBefore[index];
+    const after = serverAfter[index];
+    return before == null || after == null ? null : { pid, cpuMs: after - before };
+  });
+  const serverTotal = perServer.reduce((sum, each) => sum + (each?.cpuMs ?? 0), 0);
+  console.log(
+    JSON.stringify(
+      {
+        mode: env.REDIS_CLUSTER_NODES ? `cluster of ${pids.length} masters` : "one server",
+        partners,
+        concurrency,
+        scripts: done,
+        refusedOrEmpty: refused,
+        scriptsPerSecond: Math.round((done / elapsed) * 1000),
+        clientCpuUsPerScript: Math.round(((client.user + client.system) / done) * 100) / 100,
+        serverCpuUsPerScript: perServer.every(Boolean)
+          ? Math.round(((serverTotal * 1000) / done) * 100) / 100
+          : "servers not on this machine",
+        serverCpuMsEach: perServer.map((each) => each?.cpuMs ?? null),
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  for (const server of keyServers(redis)) {
+    let cursor = "0";
+    do {
+      const [next, found] = await server.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+      cursor = next;
+      await Promise.all(found.map((key) => server.unlink(key)));
+    } while (cursor !== "0");
+  }
+  await redis.quit();
+}
