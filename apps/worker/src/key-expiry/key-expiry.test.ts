@@ -149,7 +149,7 @@ describe("key-expiry role", () => {
       ).toBe(true);
       expect(JSON.parse(request.rawBody.toString()).data).toMatchObject({ apiKeyId: soon.id, daysBeforeExpiry: 7 });
       const queue = api.deps.producers.queues["key-expiry"];
-      // The role's queue also runs idempotency.purge: count the sweeps only.
+      // The role's queue also runs partitions.maintain: count the sweeps only.
       await eventually(
         async () => (await queue.getJobs(["completed"])).filter((job) => job.name === "key-expiry.sweep").length >= 2,
       );
