@@ -84,7 +84,7 @@ export async function dropExpiredIdempotencyPartitions(db: Database): Promise<st
         select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
         where i.inhparent = 'idempotency_keys'::regclass and i.inhdetachpending`;
       for (const { name } of pending) {
-        await connection.unsafe(`alter table idempotency_keys detach partition ${quoted(name)} finalize`);
+        await connection`alter table idempotency_keys detach partition ${connection(name)} finalize`;
       }
       const expired = await connection<{ name: string }[]>`
         select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
@@ -93,7 +93,7 @@ export async function dropExpiredIdempotencyPartitions(db: Database): Promise<st
             <= now() - interval '24 hours' - make_interval(hours => ${IDEMPOTENCY_DROP_MARGIN_HOURS})
         order by 1`;
       for (const { name } of expired) {
-        await connection.unsafe(`alter table idempotency_keys detach partition ${quoted(name)} concurrently`);
+        await connection`alter table idempotency_keys detach partition ${connection(name)} concurrently`;
       }
       // Detached here or by an interrupted run: plain tables of the partitions' names.
       const detached = await connection<{ name: string }[]>`
@@ -102,7 +102,7 @@ export async function dropExpiredIdempotencyPartitions(db: Database): Promise<st
           and relnamespace = (select relnamespace from pg_class where oid = 'idempotency_keys'::regclass)
         order by 1`;
       for (const { name } of detached) {
-        await connection.unsafe(`drop table ${quoted(name)}`);
+        await connection`drop table ${connection(name)}`;
         dropped.push(name);
       }
       return dropped;
@@ -112,8 +112,4 @@ export async function dropExpiredIdempotencyPartitions(db: Database): Promise<st
   } finally {
     connection.release();
   }
-}
-
-function quoted(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }
