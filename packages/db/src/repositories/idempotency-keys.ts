@@ -5,7 +5,7 @@ import type { SqlTransaction } from "./sql-client.js";
  * Records are honoured for 24 h; older ones are ignored, a new use of the key stores a new record
  * beside them, and the day partition holding them is dropped whole once it has expired
  * (`dropExpiredIdempotencyPartitions`). Statements run on the spin's postgres.js transaction,
- * prepared (see `SqlClient`); the age condition lets each prune to the last two days' partitions.
+ * prepared (see `SqlClient`); their age condition prunes the partitions that hold only expired records.
  */
 const RETENTION = "interval '24 hours'";
 

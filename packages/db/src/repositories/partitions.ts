@@ -24,7 +24,6 @@ export const PARTITIONS_AHEAD_DAYS = 7;
  */
 export const IDEMPOTENCY_DROP_MARGIN_HOURS = 1;
 const DROP_LOCK = 7_283_544;
-const DAY_MS = 24 * 3600 * 1000;
 
 /** Makes the partitions of `table` covering [from, to) that do not exist yet; returns their names. */
 export async function ensurePartitions(db: Executor, table: TimePartitionedTable, range: TimeRange): Promise<string[]> {
@@ -39,12 +38,12 @@ export async function ensurePartitions(db: Executor, table: TimePartitionedTable
  * record's time, with a margin) to `PARTITIONS_AHEAD_DAYS` ahead.
  */
 export async function createPartitionsAhead(db: Executor): Promise<string[]> {
-  const [clock] = await db.execute<{ now: string }>(sql`select now()::text as now`);
-  const now = new Date(clock!.now).getTime();
-  const range = { from: new Date(now - DAY_MS - 3600_000), to: new Date(now + PARTITIONS_AHEAD_DAYS * DAY_MS) };
   const created: string[] = [];
-  for (const table of Object.keys(TIME_PARTITIONED_TABLES) as TimePartitionedTable[]) {
-    created.push(...(await ensurePartitions(db, table, range)));
+  for (const [table, unit] of Object.entries(TIME_PARTITIONED_TABLES)) {
+    const rows = await db.execute<{ name: string }>(sql`
+      select ensure_time_partitions(${table}::regclass, ${unit}, now() - interval '25 hours',
+        now() + make_interval(days => ${PARTITIONS_AHEAD_DAYS})) as name`);
+    created.push(...rows.map((row) => row.name));
   }
   return created;
 }
