@@ -8,14 +8,17 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
-/** The machine's Postgres binaries: `PG_BIN`, else the newest /usr/lib/postgresql/<version>/bin. */
-function postgresBin(): string {
+/**
+ * The machine's Postgres server binaries (`initdb`, `pg_ctl`, `pg_basebackup`): `PG_BIN`, else the
+ * newest /usr/lib/postgresql/<version>/bin; null where there are none (Postgres only in Docker).
+ */
+export function postgresBin(): string | null {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   for (const version of ["17", "16", "15", "14"]) {
     const bin = `/usr/lib/postgresql/${version}/bin`;
     if (existsSync(join(bin, "initdb"))) return bin;
   }
-  throw new Error("no Postgres binaries found: set PG_BIN to the directory holding initdb and pg_ctl");
+  return null;
 }
 
 async function freePort(): Promise<number> {
@@ -45,6 +48,7 @@ export interface StreamingPair {
  */
 export async function startStreamingPair(): Promise<StreamingPair> {
   const bin = postgresBin();
+  if (!bin) throw new Error("no Postgres binaries found: set PG_BIN to the directory holding initdb and pg_ctl");
   const asRoot = userInfo().uid === 0;
   const pg = (tool: string, args: string[]) =>
     asRoot
