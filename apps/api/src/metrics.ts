@@ -1,6 +1,13 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { blocks, games } from "@outcomes/db";
-import { collectProcessMetrics, metrics, observeQueues, observeReserve, renderMetrics } from "@outcomes/runtime";
+import { blocks, games, partitionHorizons } from "@outcomes/db";
+import {
+  collectProcessMetrics,
+  metrics,
+  observePartitions,
+  observeQueues,
+  observeReserve,
+  renderMetrics,
+} from "@outcomes/runtime";
 import { eq, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
@@ -62,12 +69,14 @@ function readQueues(deps: AppDeps) {
 
 /**
  * `GET /metrics` (no auth: keep it inside the network). The API also serves the scrape-time gauges
- * of shared state (reserve per game, queue depths), since it holds every connection they need.
+ * of shared state (reserve per game, queue depths, partitions ahead), since it holds every
+ * connection they need.
  */
 export function registerMetricsRoute(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   collectProcessMetrics();
   observeReserve(readReserve(deps));
   observeQueues(readQueues(deps));
+  observePartitions(() => partitionHorizons(deps.db));
   app.get("/metrics", async (c) => {
     const { contentType, body } = await renderMetrics();
     return c.body(body, 200, { "Content-Type": contentType });

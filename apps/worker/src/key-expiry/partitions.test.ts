@@ -2,6 +2,7 @@ import {
   ensurePartitions,
   listPartitions,
   PARTITIONS_AHEAD_DAYS,
+  partitionHorizons,
   TIME_PARTITIONED_TABLES,
   type TimePartitionedTable,
 } from "@outcomes/db";
@@ -113,6 +114,10 @@ describe("partitions.maintain (key-expiry role)", () => {
       (partition) => partition.from <= future && future < partition.to,
     );
     await api.database.sql.unsafe(`drop table ${missing!.name}`);
+    const reach = async () =>
+      (await partitionHorizons(api.database.db)).find((horizon) => horizon.table === "spins")!.aheadSeconds;
+    // What /metrics shows (outcomes_partitions_ahead_seconds): the gap cuts the reach to under 3 days.
+    expect(await reach()).toBeLessThanOrEqual(3 * 86_400);
 
     const role = await startRole(api, startKeyExpiryRole);
     try {
@@ -122,6 +127,7 @@ describe("partitions.maintain (key-expiry role)", () => {
       await role.close();
     }
     expect(await tableExists(missing!.name)).toBe(true);
+    expect(await reach()).toBeGreaterThan(PARTITIONS_AHEAD_DAYS * 86_400);
 
     const now = Date.now();
     for (const table of Object.keys(TIME_PARTITIONED_TABLES) as TimePartitionedTable[]) {

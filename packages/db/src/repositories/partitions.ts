@@ -67,6 +67,26 @@ export async function listPartitions(db: Executor, table: TimePartitionedTable):
 }
 
 /**
+ * How far ahead of the database clock each table's partitions reach without a gap, in seconds (0
+ * when no partition holds now): what the partitions job keeps at 7 days, for alerting.
+ */
+export async function partitionHorizons(
+  db: Executor,
+): Promise<Array<{ table: TimePartitionedTable; aheadSeconds: number }>> {
+  const [clock] = await db.execute<{ now: number }>(sql`select extract(epoch from now())::float8 * 1000 as now`);
+  const now = Number(clock!.now);
+  const horizons = [];
+  for (const table of Object.keys(TIME_PARTITIONED_TABLES) as TimePartitionedTable[]) {
+    let reach = now;
+    for (const partition of await listPartitions(db, table)) {
+      if (partition.from.getTime() <= reach && reach < partition.to.getTime()) reach = partition.to.getTime();
+    }
+    horizons.push({ table, aheadSeconds: Math.round((reach - now) / 1000) });
+  }
+  return horizons;
+}
+
+/**
  * Drops each idempotency partition whose whole range has expired: one `DETACH PARTITION …
  * CONCURRENTLY` (which waits for the transactions using it but blocks no insert or read of the
  * table) and one `DROP TABLE`, however many records it held. Runs take turns on an advisory lock,
