@@ -57,6 +57,9 @@ export async function seedSpins(options: SeedOptions): Promise<{ partnerId: stri
     const partnerId = await seedOwner(sql, BENCH_PARTNER_SLUG, options);
     const noisePartnerId = await seedOwner(sql, NOISE_PARTNER_SLUG, options);
     const { start } = utcDayBounds(options.reportDate);
+    // The day and the days around it are in the past: their partitions are made here.
+    await sql`select ensure_time_partitions('spins', 'day', ${new Date(start.getTime() - DAY_MS).toISOString()},
+      ${new Date(start.getTime() + 2 * DAY_MS).toISOString()})`;
     const started = performance.now();
     await insertSpins(sql, options, { partnerId, from: start, rows: options.rows });
     const noise = Math.floor(options.noiseRows / 3);

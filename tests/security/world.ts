@@ -80,6 +80,7 @@ export async function buildWorld(
     id: deliveryId,
     webhookId: webhook.id,
     eventId: event.id,
+    eventCreatedAt: new Date(event.createdAt),
     eventType: event.type,
     body: JSON.stringify(event),
     status: "succeeded",

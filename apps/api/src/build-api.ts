@@ -43,6 +43,12 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
       database = createDatabase(env.DATABASE_URL, { max: DATABASE_POOL_SIZE, limits: API_CONNECTION_LIMITS });
       shutdown.register("postgres", database.close);
     }
+    let readDb = database.db;
+    if (env.DATABASE_READ_URL) {
+      const replica = createDatabase(env.DATABASE_READ_URL, { max: DATABASE_POOL_SIZE, limits: API_CONNECTION_LIMITS });
+      shutdown.register("postgres replica", replica.close);
+      readDb = replica.db;
+    }
     // Auto-pipelining: concurrent requests' rate-limit scripts and LPOPs share socket writes.
     const redis = createRequestRedis(env, { enableAutoPipelining: true });
     shutdown.register("redis", () => redis.quit());
@@ -66,7 +72,7 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     const subscriber = await subscribeInvalidations(env, keys, { keyVerifier, maintenance, games }, logger);
     shutdown.register("invalidation subscriber", () => subscriber.quit());
 
-    const services = { env, db: database.db, redis, keys, producers, logger, keyVerifier, maintenance, games };
+    const services = { env, db: database.db, readDb, redis, keys, producers, logger, keyVerifier, maintenance, games };
     const deps: AppDeps = { ...services, spins: new SpinService(services) };
     return { app: createApp(deps), deps, close: () => shutdown.shutdown() };
   } catch (error) {

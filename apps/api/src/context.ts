@@ -12,6 +12,11 @@ import type { SpinService } from "./spins/spin-service.js";
 export interface AppDeps {
   env: ServiceEnv;
   db: Database;
+  /**
+   * Listings that may lag the primary by the replication delay (DATABASE_READ_URL; `db` when
+   * unset). Nothing a request has just written is read back from here.
+   */
+  readDb: Database;
   redis: RedisClient;
   keys: RedisKeys;
   producers: Producers;

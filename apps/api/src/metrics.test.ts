@@ -111,6 +111,14 @@ describe("Prometheus metrics at /metrics", () => {
     expect(sampleValue(samples, "outcomes_reserve_remaining_outcomes", labels)).toBe(4);
   });
 
+  it("reads how far ahead each time-partitioned table's partitions reach at scrape time", async () => {
+    const samples = await scrape();
+    for (const table of ["spins", "events", "idempotency_keys"]) {
+      // The migration made a week ahead (events: to the end of the month holding that week).
+      expect(sampleValue(samples, "outcomes_partitions_ahead_seconds", { table })).toBeGreaterThan(6 * 86_400);
+    }
+  });
+
   it("reads queue depths from BullMQ at scrape time", async () => {
     const jobs = (samples: Awaited<ReturnType<typeof scrape>>, queue: string, state: string) =>
       sampleValue(samples, "outcomes_queue_jobs", { queue, state });

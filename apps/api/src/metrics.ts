@@ -1,10 +1,11 @@
 import cluster from "node:cluster";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { blocks, games } from "@outcomes/db";
+import { blocks, games, partitionHorizons } from "@outcomes/db";
 import {
   collectProcessMetrics,
   metrics,
   metricsRegistry,
+  observePartitions,
   observeQueues,
   observeReserve,
   renderMetrics,
@@ -72,12 +73,14 @@ function readQueues(deps: AppDeps) {
 
 /**
  * `GET /metrics` (no auth: keep it inside the network). The API also serves the scrape-time gauges
- * of shared state (reserve per game, queue depths), since it holds every connection they need.
+ * of shared state (reserve per game, queue depths, partitions ahead), since it holds every
+ * connection they need.
  */
 export function registerMetricsRoute(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   collectProcessMetrics();
   observeReserve(readReserve(deps));
   observeQueues(readQueues(deps));
+  observePartitions(() => partitionHorizons(deps.db));
   app.get("/metrics", async (c) => {
     // Under WEB_CONCURRENCY > 1 one scrape answers for every API process on the port.
     const body = cluster.isWorker ? await clusterMetrics() : (await renderMetrics()).body;

@@ -151,8 +151,8 @@ describe("jobs", () => {
       const sweep = await cli("jobs", "run", "key-expiry");
       const jobId = /job (\S+)\)/.exec(sweep.stdout)?.[1] ?? "";
       expect((await keyExpiry.getJob(jobId))?.name).toBe("key-expiry.sweep");
-      const purge = await cliJson("jobs", "run", "idempotency-purge");
-      expect((await keyExpiry.getJob(purge.jobId))?.name).toBe("idempotency.purge");
+      const partitions = await cliJson("jobs", "run", "partitions");
+      expect((await keyExpiry.getJob(partitions.jobId))?.name).toBe("partitions.maintain");
       expect(errorCode(await cli("jobs", "run", "settlements", "--report-date", "2024-02-30"))).toEqual([
         1,
         "error KS-4105",
@@ -209,7 +209,7 @@ describe("--help", () => {
     "jobs run",
     "jobs run settlements",
     "jobs run key-expiry",
-    "jobs run idempotency-purge",
+    "jobs run partitions",
     "games",
     "games reserve",
     "games refill",

@@ -106,7 +106,7 @@ describe("startQueueWorker", () => {
     // @ts-expect-error: blocks.generate is a job of another queue
     const foreign: JobHandlers<"settlements"> = { ...settlements, "blocks.generate": rollup };
     expectTypeOf<Parameters<JobHandlers<"blocks">["blocks.generate"]>[0]>().toEqualTypeOf<{ gameId: number }>();
-    expectTypeOf<keyof JobHandlers<"key-expiry">>().toEqualTypeOf<"key-expiry.sweep" | "idempotency.purge">();
+    expectTypeOf<keyof JobHandlers<"key-expiry">>().toEqualTypeOf<"key-expiry.sweep" | "partitions.maintain">();
     expect([missing, foreign]).toHaveLength(2);
   });
 });

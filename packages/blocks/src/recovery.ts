@@ -1,4 +1,4 @@
-import { blocks, type Database, spins } from "@outcomes/db";
+import { blocks, type Database, spinOutcomes } from "@outcomes/db";
 import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { sql } from "drizzle-orm";
 import { appendOutcomes, loadedThrough, replaceOutcomes } from "./outcome-list.js";
@@ -61,7 +61,7 @@ export async function unservedItems(
   if (candidates.length === 0) return { commands: [], count: 0 };
   const ids = candidates.map((block) => block.id);
   const served = await db.execute<{ block_id: string; outcome_index: number }>(sql`
-    select block_id, outcome_index from ${spins}
+    select block_id, outcome_index from ${spinOutcomes}
     where block_id in (${sql.join(
       ids.map((id) => sql`${id}`),
       sql`, `,

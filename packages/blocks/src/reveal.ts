@@ -1,5 +1,5 @@
 import { blockQueueItemWriter } from "@outcomes/core";
-import { blocks, type Database, type Executor, games, poolCycles, spins } from "@outcomes/db";
+import { blocks, type Database, type Executor, games, poolCycles, spinOutcomes } from "@outcomes/db";
 import type { RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Logger } from "@outcomes/runtime";
 import { sql } from "drizzle-orm";
@@ -70,7 +70,7 @@ export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()):
   const candidates = await deps.db.execute<Candidate>(sql`
     select b.id, b.game_id, g.partner_id, g.environment, b.size, b.cycle,
       (extract(epoch from b.exhausted_at) * 1000)::float8 as exhausted_ms,
-      (select count(*) from ${spins} s where s.block_id = b.id)::int as spent
+      (select count(*) from ${spinOutcomes} o where o.block_id = b.id)::int as spent
     from ${blocks} b join ${games} g on g.id = b.game_id
     where b.status = 'exhausted' and b.closed_at is null and b.seed_hash is not null`);
   const spent: Candidate[] = [];
@@ -155,7 +155,7 @@ async function retireUnused(deps: RevealDeps, block: Candidate, now: number): Pr
     const markedAt = await deps.redis.get(marker);
     const [stored] = await lock.execute<{ entries: Buffer }>(sql`select entries from ${blocks} where id = ${block.id}`);
     const used = await lock.execute<{ index: number }>(sql`
-      select outcome_index as index from ${spins} where block_id = ${block.id}`);
+      select outcome_index as index from ${spinOutcomes} where block_id = ${block.id}`);
     if (!stored) throw new Error(`block ${blockId} is missing`);
     const spent = new Set(used.map((row) => row.index));
     const items = blockQueueItemWriter(stored.entries, blockId);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ServiceError } from "./errors.js";
-import { couldBeId, newId, parseGameId } from "./ids.js";
+import { couldBeId, newId, parseGameId, timeOfId } from "./ids.js";
 
 describe("couldBeId", () => {
   it("accepts every id newId makes", () => {
@@ -25,6 +25,30 @@ describe("parseGameId", () => {
       } catch (error) {
         expect((error as ServiceError).code).toBe("KS-4006");
       }
+    }
+  });
+});
+
+describe("timeOfId", () => {
+  it("reads back the millisecond newId was called in", () => {
+    const before = Date.now();
+    const id = newId("spn");
+    const after = Date.now();
+    const time = timeOfId(id) as number;
+    expect(time).toBeGreaterThanOrEqual(before);
+    expect(time).toBeLessThanOrEqual(after);
+  });
+
+  it("is null for text no id of newId has", () => {
+    for (const text of [
+      "",
+      "spn_",
+      "spn_short",
+      "spn_00000000000000000000000",
+      "SPN_0000000000000000000000",
+      "spn-0000000000000000000000",
+    ]) {
+      expect(timeOfId(text), text).toBeNull();
     }
   });
 });

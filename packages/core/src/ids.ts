@@ -37,6 +37,15 @@ export function newId(prefix: string): string {
   return `${prefix}_${head}${tail}`;
 }
 
+/** The millisecond an id of `newId` was made, or null for text that is not such an id. */
+export function timeOfId(id: string): number | null {
+  const match = /^[a-z]+_([0-9A-Za-z]{8})[0-9A-Za-z]{14}$/.exec(id);
+  if (!match) return null;
+  let time = 0;
+  for (const char of match[1] as string) time = time * 62 + BASE62.indexOf(char);
+  return time;
+}
+
 /**
  * Whether `text` has the shape of an id this service makes (letters, digits and `_`). Anything else
  * names nothing stored, so look-ups answer "not found" without a query, and text Postgres cannot

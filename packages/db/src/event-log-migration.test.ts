@@ -1,56 +1,27 @@
-import { randomBytes } from "node:crypto";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { requiredEnv } from "@outcomes/testkit/databases";
-import { drizzle } from "drizzle-orm/postgres-js";
-import { migrate } from "drizzle-orm/postgres-js/migrator";
+import { databaseBeforeMigration } from "@outcomes/testkit/migrations";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "./client.js";
 import { migrateDatabase } from "./migrate.js";
 import { insertEvent } from "./repositories/events.js";
 
-const MIGRATIONS = fileURLToPath(new URL("../../../drizzle", import.meta.url));
 const EVENT_LOG_MIGRATION = "0009_event_log_and_forced_spins";
 
-const name = `outcomes_test_migration_${randomBytes(6).toString("hex")}`;
-const adminUrl = requiredEnv("DATABASE_URL");
-const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
-let folder: string;
-
-/** The migrations folder as it was before the event log: its journal ends at the one before. */
-async function migrationsBefore(tag: string): Promise<string> {
-  const copy = await mkdtemp(join(tmpdir(), "migrations-"));
-  await cp(MIGRATIONS, copy, { recursive: true });
-  const journalPath = join(copy, "meta", "_journal.json");
-  const journal = JSON.parse(await readFile(journalPath, "utf8")) as { entries: { idx: number; tag: string }[] };
-  const cut = journal.entries.findIndex((entry) => entry.tag === tag);
-  expect(cut).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, cut);
-  await writeFile(journalPath, JSON.stringify(journal));
-  return copy;
-}
-
+let scratch: Awaited<ReturnType<typeof databaseBeforeMigration>>;
+let url: string;
 beforeAll(async () => {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  await admin.end();
-  folder = await migrationsBefore(EVENT_LOG_MIGRATION);
+  scratch = await databaseBeforeMigration(EVENT_LOG_MIGRATION);
+  url = scratch.url;
 });
 afterAll(async () => {
-  await rm(folder, { recursive: true, force: true });
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists "${name}" with (force)`);
-  await admin.end();
+  await scratch?.drop();
 });
 
 describe(`migration ${EVENT_LOG_MIGRATION}`, () => {
   it("numbers existing events per partner and environment in creation order, in the column and the body", async () => {
+    await scratch.migrateBefore();
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     try {
-      await migrate(drizzle(sql), { migrationsFolder: folder });
       const rows: Array<[id: string, partner: string, environment: string, createdAt: string]> = [
         ["evt_a3", "ptr_a", "sandbox", "2026-01-03T00:00:00.000Z"],
         ["evt_a1", "ptr_a", "sandbox", "2026-01-01T00:00:00.000Z"],
@@ -61,7 +32,7 @@ describe(`migration ${EVENT_LOG_MIGRATION}`, () => {
       for (const [id, partner, environment, createdAt] of rows) {
         const payload = { id, type: "block.low_reserve", createdAt, environment, data: { gameId: 1 } };
         await sql`insert into events (id, partner_id, environment, type, payload, created_at)
-          values (${id}, ${partner}, ${environment}, 'block.low_reserve', ${JSON.stringify(payload)}::jsonb, ${createdAt})`;
+          values (${id}, ${partner}, ${environment}, 'block.low_reserve', ${JSON.stringify(payload)}::text::jsonb, ${createdAt})`;
       }
     } finally {
       await sql.end();

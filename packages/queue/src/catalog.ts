@@ -57,8 +57,9 @@ export const JOBS = {
     payload: z.object({}),
     options: { attempts: 5, backoff: { type: "exponential", delay: 5000 }, ...removeOld },
   },
-  // Housekeeping, run by the key-expiry role: deletes idempotency records past their 24 h.
-  "idempotency.purge": {
+  // Housekeeping, run by the key-expiry role: makes the time partitions ahead and drops the
+  // idempotency records' expired days (docs/partitioning.md).
+  "partitions.maintain": {
     queue: "key-expiry",
     payload: z.object({}),
     // A failed run is simply redone by the next tick (or an operator's trigger).

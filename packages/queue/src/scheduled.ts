@@ -14,7 +14,7 @@ export async function runKeyExpiryNow(producers: Producers): Promise<string> {
   return job.id ?? "";
 }
 
-export async function runIdempotencyPurgeNow(producers: Producers): Promise<string> {
-  const job = await producers.add("idempotency.purge", {});
+export async function runPartitionMaintenanceNow(producers: Producers): Promise<string> {
+  const job = await producers.add("partitions.maintain", {});
   return job.id ?? "";
 }

@@ -50,6 +50,11 @@ const usdAmount = z
 const envSchema = z.object({
   /** Postgres, the record of everything. */
   DATABASE_URL: z.url().default("postgres://postgres@127.0.0.1:5432/outcomes"),
+  /**
+   * A streaming replica of DATABASE_URL: the API reads its lag-tolerant listings there (player
+   * spins, the event log, settlement and delivery lists; docs/partitioning.md). Unset: the primary.
+   */
+  DATABASE_READ_URL: z.url().optional(),
   /** Redis: outcome queues, rate-limit counters, BullMQ. */
   REDIS_URL: z.url().default("redis://127.0.0.1:6379"),
   /**

@@ -93,6 +93,12 @@ export interface ReserveReading {
   remainingOutcomes: number;
 }
 
+export interface PartitionReading {
+  table: string;
+  /** How far ahead of now the table's partitions reach without a gap; 0 when now has none. */
+  aheadSeconds: number;
+}
+
 export interface QueueReading {
   queue: string;
   /** Job counts by BullMQ state (waiting, active, delayed, failed, …). */
@@ -100,7 +106,11 @@ export interface QueueReading {
 }
 
 type Reader<T> = () => Promise<T[]>;
-const readers: { reserve?: Reader<ReserveReading>; queues?: Reader<QueueReading> } = {};
+const readers: {
+  reserve?: Reader<ReserveReading>;
+  queues?: Reader<QueueReading>;
+  partitions?: Reader<PartitionReading>;
+} = {};
 
 /**
  * A scrape collects every gauge concurrently; gauges fed by one reading share the in-flight
@@ -129,6 +139,7 @@ function sharedReading<T>(collector: string, reader: () => Reader<T> | undefined
 
 const readReserve = sharedReading("reserve", () => readers.reserve);
 const readQueues = sharedReading("queues", () => readers.queues);
+const readPartitions = sharedReading("partitions", () => readers.partitions);
 
 function reserveGauge(name: string, help: string, value: (row: ReserveReading) => number) {
   const gauge: Gauge<"game_id"> = new Gauge({
@@ -173,6 +184,19 @@ const queueJobs: Gauge<"queue" | "state"> = new Gauge({
   },
 });
 
+const partitionsAhead: Gauge<"table"> = new Gauge({
+  name: "outcomes_partitions_ahead_seconds",
+  help: "How far ahead of now each time-partitioned table's partitions reach (read at scrape time); the key-expiry role keeps 7 days: alert well before 0",
+  labelNames: ["table"] as const,
+  registers,
+  aggregator: "first",
+  async collect() {
+    const rows = await readPartitions();
+    partitionsAhead.reset();
+    for (const row of rows) partitionsAhead.set({ table: row.table }, row.aheadSeconds);
+  },
+});
+
 /** Where the reserve gauges read from (set by the process that serves them: the API). */
 export function observeReserve(read: Reader<ReserveReading>): void {
   readers.reserve = read;
@@ -181,6 +205,11 @@ export function observeReserve(read: Reader<ReserveReading>): void {
 /** Where the queue-depth gauge reads from. */
 export function observeQueues(read: Reader<QueueReading>): void {
   readers.queues = read;
+}
+
+/** Where the partitions-ahead gauge reads from. */
+export function observePartitions(read: Reader<PartitionReading>): void {
+  readers.partitions = read;
 }
 
 let defaultsStarted = false;

@@ -39,6 +39,8 @@ export interface TestApi {
 export interface TestApiOptions {
   /** Share another instance's database and Redis prefix (a second API process); the owner drops it. */
   shareWith?: Pick<TestApi, "database" | "redisPrefix">;
+  /** Run on this database (e.g. on a server of the test's own) instead of a copy of the template. */
+  database?: TestDatabase;
   /** Log somewhere observable instead of nowhere. */
   logger?: Logger;
 }
@@ -48,7 +50,7 @@ export interface TestApiOptions {
  * Redis key prefix of its own. `env` overrides any variable (e.g. tight rate limits).
  */
 export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
-  const database = options.shareWith?.database ?? (await createTestDatabase());
+  const database = options.shareWith?.database ?? options.database ?? (await createTestDatabase());
   const serviceEnv: Env = parseEnv({
     DATABASE_URL: database.url,
     REDIS_URL: requiredEnv("REDIS_URL"),

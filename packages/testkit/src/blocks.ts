@@ -1,5 +1,5 @@
 import { decodeQueuedOutcome, newId, presentationOf } from "@outcomes/core";
-import { type BlockProgress, insertEvents, markBlockProgress, players, spins } from "@outcomes/db";
+import { type BlockProgress, insertEvents, markBlockProgress, players, spinOutcomes, spins } from "@outcomes/db";
 import type { Job } from "bullmq";
 import type { TestApi } from "./api.js";
 
@@ -44,8 +44,10 @@ export async function serveOutcomes(
     const outcome = decodeQueuedOutcome(item);
     results.push(
       await db.transaction(async (tx) => {
+        const id = newId("spn");
+        await tx.insert(spinOutcomes).values({ blockId: outcome.blockId, outcomeIndex: outcome.index, spinId: id });
         await tx.insert(spins).values({
-          id: newId("spn"),
+          id,
           partnerId: game.partnerId,
           environment: "sandbox",
           gameId: game.gameId,

@@ -34,6 +34,7 @@ export async function webhookWithDeliveries(api: TestApi, statuses: TestDelivery
       id,
       webhookId,
       eventId: event.id,
+      eventCreatedAt: new Date(event.createdAt),
       eventType: event.type,
       body: JSON.stringify(event),
       status,

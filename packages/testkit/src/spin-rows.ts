@@ -1,5 +1,15 @@
 import { type Environment, newId, SAMPLE_PAR_SHEET } from "@outcomes/core";
-import { blocks, type Database, games, parSheets, partners, players, spins } from "@outcomes/db";
+import {
+  blocks,
+  type Database,
+  ensurePartitions,
+  games,
+  parSheets,
+  partners,
+  players,
+  spinOutcomes,
+  spins,
+} from "@outcomes/db";
 import { eq, sql } from "drizzle-orm";
 
 /**
@@ -78,7 +88,10 @@ export async function createSpinFixture(
   return { partnerId, environment, gameIds: gameRows.map((row) => row.id), playerId: player!.id };
 }
 
-/** Inserts the spins as one new block's outcomes (the spins table is unique on block and index). */
+/**
+ * Inserts the spins as one new block's outcomes (each outcome is used once), making the day
+ * partitions their times need.
+ */
 export async function insertFixtureSpins(db: Database, fixture: SpinFixture, rows: FixtureSpin[]): Promise<void> {
   if (rows.length === 0) return;
   const gameId = fixture.gameIds[0]!;
@@ -97,9 +110,20 @@ export async function insertFixtureSpins(db: Database, fixture: SpinFixture, row
       status: "exhausted",
     })
     .returning({ id: blocks.id });
+  const times = rows.map((row) => row.createdAt.getTime());
+  await ensurePartitions(db, "spins", { from: new Date(Math.min(...times)), to: new Date(Math.max(...times) + 1) });
+  const ids = rows.map(() => newId("spn"));
+  await db.insert(spinOutcomes).values(
+    rows.map((row, index) => ({
+      blockId: block!.id,
+      outcomeIndex: index,
+      spinId: ids[index]!,
+      createdAt: row.createdAt,
+    })),
+  );
   await db.insert(spins).values(
     rows.map((row, index) => ({
-      id: newId("spn"),
+      id: ids[index]!,
       partnerId: fixture.partnerId,
       environment: fixture.environment,
       gameId: row.gameId,

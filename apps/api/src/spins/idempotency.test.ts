@@ -1,4 +1,4 @@
-import { games, idempotencyKeys, purgeExpiredIdempotencyRecords, spins } from "@outcomes/db";
+import { dropExpiredIdempotencyPartitions, ensurePartitions, games, idempotencyKeys, spins } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { addBlock, createGame, type FixtureGame, issueKey, queueLength, spin } from "@outcomes/testkit/spin-path";
 import { eq, sql } from "drizzle-orm";
@@ -112,7 +112,7 @@ describe("Idempotency-Key on POST /spins", () => {
     ]);
   });
 
-  it("ignores records older than 24 hours, reuses their key, and purges them", async () => {
+  it("ignores records older than 24 hours, reuses their key, and drops their expired day", async () => {
     const body = { gameId: game.gameId, playerId: "idem-6", wagerUsd: 1 };
     const first = await spin(api, apiKey, body, "key-old");
     const { db } = api.database;
@@ -126,11 +126,20 @@ describe("Idempotency-Key on POST /spins", () => {
     const replay = await spin(api, apiKey, { ...body, wagerUsd: 2 }, "key-old");
     expect(replay.body.spinId).toBe(second.body.spinId);
 
+    // Both records moved to a day long expired, each at its own time of day: its partition goes whole.
+    const threeDaysAgo = new Date(Date.now() - 3 * 24 * 3600_000);
+    const [day] = await ensurePartitions(db, "idempotency_keys", {
+      from: threeDaysAgo,
+      to: new Date(threeDaysAgo.getTime() + 1),
+    });
     await db
       .update(idempotencyKeys)
-      .set({ createdAt: sql`now() - interval '25 hours'` })
+      .set({
+        createdAt: sql`date_trunc('day', ${threeDaysAgo.toISOString()}::timestamptz, 'UTC')
+          + (created_at - date_trunc('day', created_at, 'UTC'))`,
+      })
       .where(eq(idempotencyKeys.key, "key-old"));
-    expect(await purgeExpiredIdempotencyRecords(db)).toBe(1);
+    expect(await dropExpiredIdempotencyPartitions(db)).toEqual([day]);
     expect(await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, "key-old"))).toEqual([]);
   });
 

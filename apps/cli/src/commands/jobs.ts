@@ -1,5 +1,5 @@
 import { requireSettleableReportDate } from "@outcomes/core";
-import { runIdempotencyPurgeNow, runKeyExpiryNow, runSettlementsNow } from "@outcomes/queue";
+import { runKeyExpiryNow, runPartitionMaintenanceNow, runSettlementsNow } from "@outcomes/queue";
 import type { Command } from "commander";
 import type { ActionFactory } from "./command-group.js";
 
@@ -34,12 +34,15 @@ export function registerJobCommands(program: Command, action: ActionFactory) {
     );
 
   run
-    .command("idempotency-purge")
-    .description("queue the purge of idempotency records older than 24 h (run by the key-expiry role)")
+    .command("partitions")
+    .description(
+      "queue the partition maintenance (run by the key-expiry role every hour): make the partitions of spins, " +
+        "events and idempotency records 7 days ahead, drop the idempotency records' expired days",
+    )
     .action(
       action(async (ctx) => {
-        const jobId = await runIdempotencyPurgeNow(await ctx.producers());
-        ctx.print({ jobId }, () => `Queued idempotency.purge (job ${jobId}).`);
+        const jobId = await runPartitionMaintenanceNow(await ctx.producers());
+        ctx.print({ jobId }, () => `Queued partitions.maintain (job ${jobId}).`);
       }),
     );
 }

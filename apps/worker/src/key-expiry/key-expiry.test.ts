@@ -1,5 +1,5 @@
 import { generateApiKey, newId } from "@outcomes/core";
-import { apiKeyExpiryNotices, apiKeys, createDatabase, events } from "@outcomes/db";
+import { apiKeyExpiryNotices, apiKeys, createDatabase, ensurePartitions, events } from "@outcomes/db";
 import { verifyWebhookSignature } from "@outcomes/sdk";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { eventually, registerWebhook, startReceiver, startRole } from "@outcomes/testkit/workers";
@@ -15,6 +15,8 @@ const now = new Date("2026-07-01T12:00:00.000Z");
 let api: TestApi;
 beforeAll(async () => {
   api = await startTestApi({ KEY_EXPIRY_CRON: "*/30 * * * *" });
+  // The sweeps below run at a fixed past date: their events' month needs its partition.
+  await ensurePartitions(api.database.db, "events", { from: now, to: new Date(now.getTime() + 5 * DAY_MS) });
 });
 afterAll(async () => {
   await api?.close();
@@ -149,7 +151,7 @@ describe("key-expiry role", () => {
       ).toBe(true);
       expect(JSON.parse(request.rawBody.toString()).data).toMatchObject({ apiKeyId: soon.id, daysBeforeExpiry: 7 });
       const queue = api.deps.producers.queues["key-expiry"];
-      // The role's queue also runs idempotency.purge: count the sweeps only.
+      // The role's queue also runs partitions.maintain: count the sweeps only.
       await eventually(
         async () => (await queue.getJobs(["completed"])).filter((job) => job.name === "key-expiry.sweep").length >= 2,
       );

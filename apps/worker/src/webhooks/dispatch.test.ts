@@ -146,6 +146,7 @@ describe("reconciler", () => {
       id: deliveryId,
       webhookId,
       eventId: lost.id,
+      eventCreatedAt: new Date(lost.createdAt),
       eventType: lost.type,
       body: JSON.stringify(lost),
       nextAttemptAt: new Date(Date.now() - 60_000),

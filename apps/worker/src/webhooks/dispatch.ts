@@ -1,6 +1,6 @@
 import { type EventEnvelope, newId, serializeEnvelope, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
 import { type Database, events, webhookDeliveries, webhooks } from "@outcomes/db";
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, sql } from "drizzle-orm";
 
 export const DISPATCH_BATCH_SIZE = 200;
 
@@ -23,6 +23,7 @@ export async function dispatchEvents(
         environment: events.environment,
         type: events.type,
         payload: events.payload,
+        createdAt: events.createdAt,
       })
       .from(events)
       .where(isNull(events.dispatchedAt))
@@ -54,6 +55,7 @@ export async function dispatchEvents(
           id: newId("dlv"),
           webhookId: target.id,
           eventId: event.id,
+          eventCreatedAt: event.createdAt,
           eventType: event.type,
           body,
           maxAttempts: WEBHOOK_MAX_ATTEMPTS,
@@ -75,9 +77,13 @@ export async function dispatchEvents(
       .update(events)
       .set({ dispatchedAt: now })
       .where(
-        inArray(
-          events.id,
-          batch.map((event) => event.id),
+        and(
+          inArray(
+            events.id,
+            batch.map((event) => event.id),
+          ),
+          // The batch's time range: only its partitions are searched.
+          gte(events.createdAt, batch[0]!.createdAt),
         ),
       );
     return { events: batch.length, deliveryIds: inserted.map((row) => row.id) };

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Executor, Transaction } from "../client.js";
 import { blocks } from "../schema/blocks.js";
 import { games } from "../schema/games.js";
-import { spins } from "../schema/spins.js";
+import { spinOutcomes } from "../schema/spins.js";
 import type { NewEvent } from "./events.js";
 
 /**
@@ -100,7 +100,7 @@ export async function remainingOutcomes(db: Executor, gameId: number): Promise<n
   const [row] = await db.execute<{ remaining: number }>(sql`
     select (
       coalesce((select sum(size) from ${blocks} where game_id = ${gameId} and status <> 'exhausted'), 0)
-      - (select count(*) from ${spins} s join ${blocks} b on b.id = s.block_id
+      - (select count(*) from ${spinOutcomes} s join ${blocks} b on b.id = s.block_id
          where b.game_id = ${gameId} and b.status <> 'exhausted')
     )::int as remaining`);
   return row?.remaining ?? 0;

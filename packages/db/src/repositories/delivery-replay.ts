@@ -47,8 +47,8 @@ export async function replayFailedOnce(
   // One statement for any number of replays: the pairs travel as one JSON parameter.
   const inserted = await tx.execute<{ id: string }>(sql`
     insert into ${webhookDeliveries}
-      (id, webhook_id, event_id, event_type, body, max_attempts, next_attempt_at, redelivery_of)
-    select pair.id, d.webhook_id, d.event_id, d.event_type, d.body, ${WEBHOOK_MAX_ATTEMPTS}, now(), d.id
+      (id, webhook_id, event_id, event_created_at, event_type, body, max_attempts, next_attempt_at, redelivery_of)
+    select pair.id, d.webhook_id, d.event_id, d.event_created_at, d.event_type, d.body, ${WEBHOOK_MAX_ATTEMPTS}, now(), d.id
     from jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) as pair(id text, original text)
     join ${webhookDeliveries} d on d.id = pair.original
     where not exists (select 1 from ${webhookDeliveries} r where r.redelivery_of = d.id)

@@ -1,9 +1,16 @@
-import { type EntryProof, entryProof, type RevealedEntry, revealedEntries, ServiceError } from "@outcomes/core";
+import {
+  type EntryProof,
+  entryProof,
+  type RevealedEntry,
+  revealedEntries,
+  ServiceError,
+  timeOfId,
+} from "@outcomes/core";
 import { sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { blocks } from "../schema/blocks.js";
 import { poolCycles } from "../schema/pool-cycles.js";
-import { spins } from "../schema/spins.js";
+import { spinOutcomes, spins } from "../schema/spins.js";
 import type { GameOwner } from "./games.js";
 import type { Paged, PageWindow } from "./paging.js";
 
@@ -91,7 +98,7 @@ export async function revealedBlockEntries(
   }
   if (!block.seed) throw new ServiceError("KS-4216");
   const used = await db.execute<{ outcome_index: number; id: string }>(sql`
-    select outcome_index, id from ${spins} where block_id = ${blockId}`);
+    select outcome_index, spin_id as id from ${spinOutcomes} where block_id = ${blockId}`);
   const spinOf = new Map(used.map((row) => [row.outcome_index, row.id]));
   return {
     blockId,
@@ -102,6 +109,12 @@ export async function revealedBlockEntries(
   };
 }
 
+/**
+ * A spin's `created_at` is its commit time, a moment after its id was made (the request's start):
+ * a day either side is far more than any request lasts.
+ */
+const SPIN_ID_SLACK_MS = 86_400_000;
+
 export type SpinProofView = { spinId: string; blockId: number; index: number } & EntryProof;
 
 /**
@@ -110,6 +123,9 @@ export type SpinProofView = { spinId: string; blockId: number; index: number } &
  * provable fairness (it has no tree).
  */
 export async function spinProof(db: Executor, owner: GameOwner, spinId: string): Promise<SpinProofView> {
+  // The id's own time bounds the spin's `created_at`, so the look-up reads a few daily partitions.
+  const idTime = timeOfId(spinId);
+  if (idTime === null) throw new ServiceError("KS-4215", { message: "Spin not found" });
   const [row] = await db.execute<{
     block_id: string | null;
     outcome_index: number;
@@ -121,7 +137,9 @@ export async function spinProof(db: Executor, owner: GameOwner, spinId: string):
     select s.block_id, s.outcome_index, b.entries, coalesce(b.seed, c.seed) as seed, b.cycle_offset, b.merkle_levels
     from ${spins} s left join ${blocks} b on b.id = s.block_id
       left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle
-    where s.id = ${spinId} and s.partner_id = ${owner.partnerId} and s.environment = ${owner.environment}`);
+    where s.id = ${spinId} and s.partner_id = ${owner.partnerId} and s.environment = ${owner.environment}
+      and s.created_at between ${new Date(idTime - SPIN_ID_SLACK_MS).toISOString()}::timestamptz
+        and ${new Date(idTime + SPIN_ID_SLACK_MS).toISOString()}::timestamptz`);
   if (!row) throw new ServiceError("KS-4215", { message: "Spin not found" });
   if (row.block_id === null) {
     throw new ServiceError("KS-4215", {

@@ -1,12 +1,11 @@
 import type { Environment } from "@outcomes/core";
-import { sql } from "drizzle-orm";
-import type { Database } from "../client.js";
-import { idempotencyKeys } from "../schema/idempotency-keys.js";
 import type { SqlTransaction } from "./sql-client.js";
 
 /**
- * Records are honoured for 24 h; older ones are ignored, replaced by a new use of the key, and
- * purged. Statements run on the spin's postgres.js transaction, prepared (see `SqlClient`).
+ * Records are honoured for 24 h; older ones are ignored, a new use of the key stores a new record
+ * beside them, and the day partition holding them is dropped whole once it has expired
+ * (`dropExpiredIdempotencyPartitions`). Statements run on the spin's postgres.js transaction,
+ * prepared (see `SqlClient`); their age condition prunes the partitions that hold only expired records.
  */
 const RETENTION = "interval '24 hours'";
 
@@ -23,16 +22,15 @@ export interface IdempotencyRecord {
 }
 
 const LOCK = "select pg_advisory_xact_lock(hashtextextended($1, 0))";
+const LIVE = `partner_id = $1 and environment = $2 and key = $3 and created_at > now() - ${RETENTION}`;
 const FIND = `
-  select request_hash, response_status, response_body from idempotency_keys
-  where partner_id = $1 and environment = $2 and key = $3 and created_at > now() - ${RETENTION}`;
+  select request_hash, response_status, response_body from idempotency_keys where ${LIVE}
+  order by created_at desc limit 1`;
+/** Under the key's lock: a live record cannot appear meanwhile, and the condition says so again. */
 const SAVE = `
   insert into idempotency_keys (partner_id, environment, key, request_hash, response_status, response_body)
-  values ($1, $2, $3, $4, $5, $6::jsonb)
-  on conflict (partner_id, environment, key) do update set
-    request_hash = excluded.request_hash, response_status = excluded.response_status,
-    response_body = excluded.response_body, created_at = now()
-  where idempotency_keys.created_at <= now() - ${RETENTION}`;
+  select $1::text, $2::text, $3::text, $4::text, $5::int, $6::jsonb
+  where not exists (select 1 from idempotency_keys where ${LIVE})`;
 
 /**
  * Serialises every request with this key until the transaction ends (an advisory lock on a hash of
@@ -57,7 +55,7 @@ export async function lockIdempotencyKey(
     : null;
 }
 
-/** Stores the response in the caller's transaction (under the lock); an expired record is replaced. */
+/** Stores the response in the caller's transaction (under the lock), beside any expired record of the key. */
 export async function saveIdempotencyRecord(
   tx: SqlTransaction,
   scope: IdempotencyScope,
@@ -76,32 +74,4 @@ export async function saveIdempotencyRecord(
     { prepare: true },
   );
   if (saved.count !== 1) throw new Error("a live idempotency record appeared under the lock");
-}
-
-/**
- * Deletes every expired record, in batches of about `batch` rows (each its own short transaction,
- * so a spin replacing an expired record waits a batch at most), looping until a batch comes up
- * short; returns how many. Each batch is one range delete on the `created_at` index up to the
- * batch's last row. Safe to run from any number of processes at once: they take the same rows in
- * the same (index) order, so one waits for the other and finds them gone, and a record a spin has
- * just replaced no longer matches when the delete re-checks it.
- */
-export async function purgeExpiredIdempotencyRecords(
-  db: Database,
-  options: { batch?: number; onBatch?: (deletedSoFar: number) => Promise<void> | void } = {},
-): Promise<number> {
-  const batch = options.batch ?? 50_000;
-  const expired = sql`created_at <= now() - ${sql.raw(RETENTION)}`;
-  let total = 0;
-  for (;;) {
-    // A short last batch has no batch-th row and takes all that is left. The plain age condition
-    // stays too, so the planner estimates the rows from statistics (the index, not a table scan).
-    const deleted = await db.execute(sql`
-      delete from ${idempotencyKeys} where ${expired} and created_at <= coalesce((
-        select created_at from ${idempotencyKeys} where ${expired}
-        order by created_at offset ${batch - 1} limit 1), 'infinity')`);
-    total += deleted.count;
-    await options.onBatch?.(total);
-    if (deleted.count < batch) return total;
-  }
 }

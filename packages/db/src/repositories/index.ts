@@ -11,6 +11,7 @@ export * from "./games.js";
 export * from "./idempotency-keys.js";
 export * from "./paging.js";
 export * from "./par-sheets.js";
+export * from "./partitions.js";
 export * from "./partners.js";
 export * from "./pg-errors.js";
 export * from "./players.js";

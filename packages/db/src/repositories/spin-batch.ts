@@ -16,8 +16,10 @@ import type { SqlClient } from "./sql-client.js";
  *   committed). The column keeps milliseconds, so a player's spins never share one, and a later
  *   commit is never dated before an earlier one, at a day's end as anywhere. (A player spinning
  *   faster than 1,000 a second would run ahead of the clock by the excess only.)
- * - The spin's unique (block_id, outcome_index) fails the whole statement on a reused outcome (see
- *   `isDuplicateOutcome`); the caller then retries the batch's spins one by one.
+ * - Each block outcome's row in `spin_outcomes` (unique on block and index across every day of the
+ *   partitioned `spins`) fails the whole statement on a reused outcome (see `isDuplicateOutcome`);
+ *   the caller then retries the batch's spins one by one. Rows go in outcome order, so two batches
+ *   racing for outcomes wait for each other rather than deadlock.
  */
 const RECORD_SPIN_BATCH = `
   with input as (
@@ -54,6 +56,11 @@ const RECORD_SPIN_BATCH = `
     join totals t on t.partner_id = i.partner_id and t.environment = i.environment and t.external_id = i.external_id
     join player p on p.partner_id = i.partner_id and p.environment = i.environment and p.external_id = i.external_id
     window w as (partition by i.partner_id, i.environment, i.external_id order by i.n)
+  ),
+  used as (
+    insert into spin_outcomes (block_id, outcome_index, spin_id, created_at)
+    select block_id, outcome_index, id, spun_at from placed where block_id is not null
+    order by block_id, outcome_index
   )
   insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
     multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)

@@ -177,6 +177,7 @@ async function insertRawSpin(
     values (${gameId}, (select coalesce(max(sequence), 0) + 1 from blocks where game_id = ${gameId}), 1, '[]', 'test',
       'exhausted')
     returning id`;
+  await tx`select ensure_time_partitions('spins', 'day', ${spinRow.createdAt.toISOString()}, ${spinRow.createdAt.toISOString()}::timestamptz + interval '1 millisecond')`;
   await tx`
     insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, prize_tier,
       multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)

@@ -40,9 +40,15 @@ export async function recordSpin(client: SqlClient, spin: NewSpin): Promise<Reco
   return recorded;
 }
 
-const SPIN_BY_ID = "select player_id, balance_after_micros, created_at from spins where id = $1";
+/**
+ * Looked up right after its write, so only the latest days' partitions are searched (a spin's
+ * `created_at` is the database clock at its insert; a day covers any wait for the answer).
+ */
+const SPIN_BY_ID = `
+  select player_id, balance_after_micros, created_at from spins
+  where id = $1 and created_at > now() - interval '1 day'`;
 
-/** The spin as recorded, if it committed. */
+/** The spin as recorded, if it committed (within the last day: see `SPIN_BY_ID`). */
 export async function findRecordedSpin(client: SqlClient, spinId: string): Promise<RecordedSpin | null> {
   const [row] = await client.unsafe<{ player_id: string; balance_after_micros: string; created_at: string | Date }[]>(
     SPIN_BY_ID,
@@ -54,7 +60,7 @@ export async function findRecordedSpin(client: SqlClient, spinId: string): Promi
 
 /** The statement failed because this outcome was already used by a spin: drop it, never serve it. */
 export function isDuplicateOutcome(error: unknown): boolean {
-  return isUniqueViolation(error) && constraintName(error) === "spins_outcome_uq";
+  return isUniqueViolation(error) && constraintName(error) === "spin_outcomes_pkey";
 }
 
 /** A player's spins, newest first. */

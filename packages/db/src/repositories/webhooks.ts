@@ -167,6 +167,7 @@ export async function createRedelivery(
       id: newId("dlv"),
       webhookId: webhook.id,
       eventId: original.eventId,
+      eventCreatedAt: original.eventCreatedAt,
       eventType: original.eventType,
       body: original.body,
       maxAttempts: WEBHOOK_MAX_ATTEMPTS,

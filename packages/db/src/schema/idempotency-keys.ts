@@ -1,7 +1,14 @@
-import { index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { createdAt, environment } from "./columns.js";
 
-/** Stored responses of spins sent with `Idempotency-Key`, committed with the spin; kept 24 h. */
+/**
+ * Stored responses of spins sent with `Idempotency-Key`, committed with the spin; honoured 24 h.
+ * Range-partitioned by `created_at`, one partition per UTC day, and a whole day is dropped at once
+ * once all of it has expired (`partitions.maintain`, docs/partitioning.md). The key holds
+ * `created_at` (a partitioned table's keys must): one live record per key is kept by the advisory
+ * lock every use of the key takes first (`lockIdempotencyKey`), and `saveIdempotencyRecord` inserts
+ * only when no live record exists.
+ */
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {
@@ -15,8 +22,9 @@ export const idempotencyKeys = pgTable(
     createdAt: createdAt(),
   },
   (table) => [
-    primaryKey({ columns: [table.partnerId, table.environment, table.key] }),
-    // The purge of expired records looks them up by age.
-    index("idempotency_keys_created_idx").on(table.createdAt),
+    primaryKey({
+      name: "idempotency_keys_pkey",
+      columns: [table.partnerId, table.environment, table.key, table.createdAt],
+    }),
   ],
 );

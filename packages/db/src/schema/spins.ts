@@ -1,14 +1,21 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { blocks } from "./blocks.js";
 import { createdAt, environment, micros } from "./columns.js";
 import { games } from "./games.js";
 import { players } from "./players.js";
 
+/**
+ * Range-partitioned by `created_at`, one partition per UTC day (migration 0011; partitions are made
+ * ahead by the key-expiry role's `partitions.maintain` job, docs/partitioning.md). Every unique key of
+ * a partitioned table holds the partition key, so the primary key is (id, created_at): an id is made
+ * once (its time and 83 random bits) and inserted by one statement. "Each outcome is used by at most
+ * one spin, ever" needs a key across all days: `spinOutcomes`, written by the same statement.
+ */
 export const spins = pgTable(
   "spins",
   {
-    id: text("id").primaryKey(),
+    id: text("id").notNull(),
     partnerId: text("partner_id").notNull(),
     environment: environment(),
     gameId: integer("game_id")
@@ -33,8 +40,7 @@ export const spins = pgTable(
     createdAt: createdAt(),
   },
   (table) => [
-    // Unique among block outcomes; forced spins (no block, no index) are not constrained by it.
-    uniqueIndex("spins_outcome_uq").on(table.blockId, table.outcomeIndex),
+    primaryKey({ name: "spins_pkey", columns: [table.id, table.createdAt] }),
     check(
       "spins_outcome_or_forced",
       sql`case when ${table.forced} then ${table.blockId} is null and ${table.outcomeIndex} is null
@@ -52,4 +58,21 @@ export const spins = pgTable(
       table.payoutMicros,
     ),
   ],
+);
+
+/**
+ * The block outcomes spins used, one row each, unique across every day (`spins` is partitioned, so it
+ * cannot hold this key): a second spin of one outcome fails the spin's statement (see
+ * `isDuplicateOutcome`). Also where a block's used entries are looked up (recovery, the reserve),
+ * and which spin took an entry (its id and `created_at`, the spin's partition key).
+ */
+export const spinOutcomes = pgTable(
+  "spin_outcomes",
+  {
+    blockId: bigint("block_id", { mode: "number" }).notNull(),
+    outcomeIndex: integer("outcome_index").notNull(),
+    spinId: text("spin_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ name: "spin_outcomes_pkey", columns: [table.blockId, table.outcomeIndex] })],
 );

@@ -1,6 +1,6 @@
 import { DELIVERY_STATUSES, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, foreignKey, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, createdAt, environment } from "./columns.js";
 import { events } from "./events.js";
 import { partners } from "./partners.js";
@@ -34,9 +34,9 @@ export const webhookDeliveries = pgTable(
     webhookId: text("webhook_id")
       .notNull()
       .references(() => webhooks.id),
-    eventId: text("event_id")
-      .notNull()
-      .references(() => events.id),
+    eventId: text("event_id").notNull(),
+    /** The event's `created_at`: with `eventId` the event's key (`events` is partitioned by it). */
+    eventCreatedAt: at("event_created_at").notNull(),
     eventType: text("event_type").notNull(),
     /** The exact bytes signed and sent on every attempt. */
     body: text("body").notNull(),
@@ -52,6 +52,11 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
   },
   (table) => [
+    foreignKey({
+      name: "webhook_deliveries_event_fk",
+      columns: [table.eventId, table.eventCreatedAt],
+      foreignColumns: [events.id, events.createdAt],
+    }),
     // Fan-out makes one first delivery per webhook and event, however often it runs.
     uniqueIndex("webhook_deliveries_fanout_uq").on(table.webhookId, table.eventId).where(sql`redelivery_of is null`),
     index("webhook_deliveries_webhook_created_idx").on(table.webhookId, table.createdAt),

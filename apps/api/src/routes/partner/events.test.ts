@@ -1,5 +1,5 @@
 import { type EventType, newId } from "@outcomes/core";
-import { events, games, insertEvent } from "@outcomes/db";
+import { ensurePartitions, events, games, insertEvent } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { addBlock, createGame, issueKey, type OutcomeSpec, spin } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
@@ -80,12 +80,9 @@ describe("GET /events", () => {
 
   it("accepts limit 1000 and keeps events older than 30 days", async () => {
     const { partnerId, apiKey } = await api.createPartner();
-    const old = await record(
-      partnerId,
-      "block.low_reserve",
-      { gameId: 1 },
-      { now: new Date(Date.now() - 40 * DAY_MS) },
-    );
+    const fortyDaysAgo = new Date(Date.now() - 40 * DAY_MS);
+    await ensurePartitions(api.database.db, "events", { from: fortyDaysAgo, to: new Date(fortyDaysAgo.getTime() + 1) });
+    const old = await record(partnerId, "block.low_reserve", { gameId: 1 }, { now: fortyDaysAgo });
     const response = await readLog(apiKey, "?limit=1000");
     expect(response.body).toEqual({ events: [old], nextAfter: 1 });
   });

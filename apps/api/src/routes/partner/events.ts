@@ -46,7 +46,9 @@ const listEventsRoute = createRoute({
 export const eventsRouter = createRouter().openapi(listEventsRoute, async (c) => {
   const { partner, deps } = c.var;
   const query = c.req.valid("query");
-  const events = await listEvents(deps.db, {
+  // Any replica shows a prefix of the primary's commits, and sequences follow commit order: a lagging
+  // read returns fewer events, never a gap (docs/partitioning.md).
+  const events = await listEvents(deps.readDb, {
     partnerId: partner.partnerId,
     environment: partner.environment,
     ...query,

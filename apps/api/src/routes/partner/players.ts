@@ -56,7 +56,8 @@ export const playersRouter = createRouter()
   .openapi(listSpinsRoute, async (c) => {
     const player = await requirePlayer(c, c.req.valid("param").playerId);
     const page = c.req.valid("query");
-    const rows = await listPlayerSpins(c.var.deps.db, player.id, pageWindow(page));
+    // The player is found on the primary (a spin may have just created it); its spins are a listing.
+    const rows = await listPlayerSpins(c.var.deps.readDb, player.id, pageWindow(page));
     return c.json(
       {
         spins: rows.map((row) => presentStoredSpin(row, player.externalId)),

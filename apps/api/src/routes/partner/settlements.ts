@@ -37,7 +37,7 @@ pagedListRoute(settlementsRouter, {
   schema: { name: "SettlementReportList", key: "reports", item: SettlementReportSchema },
   description: "A page of this environment's reports",
   common: PARTNER_COMMON_ERRORS,
-  list: (c, _params, window) => listSettlementReports(c.var.deps.db, c.var.partner, window),
+  list: (c, _params, window) => listSettlementReports(c.var.deps.readDb, c.var.partner, window),
   present: presentSettlementReport,
 });
 

@@ -165,8 +165,9 @@ pagedListRoute(webhooksRouter, {
   common: PARTNER_COMMON_ERRORS,
   errors: [...OWNERSHIP_ERRORS],
   list: async (c, params, window) => {
+    // Ownership on the primary (the webhook may be new); the deliveries are a listing.
     const webhook = await requireOwnWebhook(c.var.deps.db, c.var.partner, params.webhookId);
-    return listDeliveries(c.var.deps.db, webhook.id, window);
+    return listDeliveries(c.var.deps.readDb, webhook.id, window);
   },
   present: presentDelivery,
 });
