@@ -13,7 +13,7 @@ import { measureGeneration } from "./bench/blocks.js";
 import { loadAverage, processCpuMs } from "./bench/cpu.js";
 import { failures, type LoadResult, runLoad } from "./bench/load.js";
 import { type FixedRateResult, runFixedRate } from "./bench/open-loop.js";
-import { findPgbench, type PgbenchResult, runPgbench, spinShapedScript } from "./bench/pgbench.js";
+import { findPgbench, type PgbenchResult, type PgbenchScript, runPgbench, spinShapedScript } from "./bench/pgbench.js";
 import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
 import { latencySvg, writeJson, writeSvg } from "./bench/report.js";
 import { seedBench } from "./bench/seed.js";
@@ -160,7 +160,7 @@ try {
   // The anchor: a spin-shaped transaction on the same tables, for a game of its own (its rows are
   // not the service's spins), numbering its outcomes far past any real block's.
   const pgbench = findPgbench(step);
-  let pgbenchScript: string | null = null;
+  let pgbenchScript: PgbenchScript | null = null;
   if ("path" in pgbench) {
     const game = await createGame(
       database.db,

@@ -44,21 +44,24 @@ export interface SpinShape {
   presentation: unknown;
 }
 
-const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
+/** A pgbench script and the variables (`-D`) it reads: values passed as parameters, never as SQL text. */
+export interface PgbenchScript {
+  text: string;
+  variables: Record<string, string>;
+}
 
 /**
  * One transaction shaped like a spin, on the service's own tables (same indexes, same foreign keys):
- * upsert the player's balance (one of `players` players) and insert the spin row, as the
- * service's keyed spin path does, prepared, each its own transaction and commit.
+ * upsert the player's balance (one of `players` players) and insert the spin row, each spin its
+ * own transaction and commit, prepared.
  */
-export function spinShapedScript(shape: SpinShape, players: number): string {
-  const partner = quote(shape.partnerId);
-  const presentation = quote(JSON.stringify(shape.presentation));
-  return `\\set n random(1, ${players})
+export function spinShapedScript(shape: SpinShape, players: number): PgbenchScript {
+  const variables = { partner: shape.partnerId, presentation: JSON.stringify(shape.presentation) };
+  const text = `\\set n random(1, ${players})
 BEGIN;
 INSERT INTO players AS p (partner_id, environment, external_id, balance_micros, total_spins, total_wagered_micros,
   total_paid_micros, updated_at)
-  VALUES (${partner}, 'sandbox', 'pgbench-' || :n, -1000000, 1, 1000000, 0, clock_timestamp())
+  VALUES (:partner, 'sandbox', 'pgbench-' || :n, -1000000, 1, 1000000, 0, clock_timestamp())
   ON CONFLICT (partner_id, environment, external_id) DO UPDATE SET
     balance_micros = p.balance_micros + excluded.balance_micros, total_spins = p.total_spins + 1,
     total_wagered_micros = p.total_wagered_micros + excluded.total_wagered_micros,
@@ -66,11 +69,12 @@ INSERT INTO players AS p (partner_id, environment, external_id, balance_micros, 
   RETURNING id AS player_id, balance_micros AS balance \\gset
 INSERT INTO spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
   multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
-  SELECT 'spn_pgbench_' || i, ${partner}, 'sandbox', ${shape.gameId}, :player_id, ${shape.blockId}, i, false, 'T0',
-    0, 1000000, 0, :balance, ${presentation}::jsonb, clock_timestamp()
+  SELECT 'spn_pgbench_' || i, :partner, 'sandbox', ${shape.gameId}, :player_id, ${shape.blockId}, i, false, 'T0',
+    0, 1000000, 0, :balance, (:presentation)::jsonb, clock_timestamp()
   FROM nextval('pgbench_outcome_index') AS i;
 END;
 `;
+  return { text, variables };
 }
 
 export interface PgbenchResult {
@@ -84,15 +88,17 @@ export interface PgbenchResult {
 export async function runPgbench(
   pgbench: string,
   databaseUrl: string,
-  script: string,
+  script: PgbenchScript,
   clients: number,
   seconds: number,
 ): Promise<PgbenchResult> {
   const dir = mkdtempSync(join(tmpdir(), "pgbench-"));
   try {
     const file = join(dir, "spin.sql");
-    writeFileSync(file, script);
+    writeFileSync(file, script.text);
+    const variables = Object.entries(script.variables).flatMap(([name, value]) => ["-D", `${name}=${value}`]);
     const args = ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(seconds), "-f", file];
+    args.push(...variables);
     const child = spawn(pgbench, [...args, databaseUrl], { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => {
