@@ -24,7 +24,7 @@ import postgres from "postgres";
  * `npx tsx scripts/bench-webhooks.ts [--events 20000 --webhooks 1 --delay-ms 0]`
  *
  * How many deliveries per second one `webhooks` worker process sustains against a local receiver.
- * Seeds a throwaway database (`outcomes_bench_webhooks`) with a backlog of undispatched outbox
+ * Seeds a throwaway database (`outcomes_bench_webhooks_<run id>`) with a backlog of undispatched outbox
  * events, starts the worker exactly as `npm run start:worker -- --role webhooks` does (its own
  * process, default settings), and times fan-out plus signed delivery of every event to a node:http
  * receiver on loopback that answers 200 after `--delay-ms`. Then checks nothing was lost or sent
@@ -47,9 +47,11 @@ const expected = eventCount * webhookCount;
 
 const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/outcomes";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const DB_NAME = "outcomes_bench_webhooks";
+const runId = randomBytes(4).toString("hex");
+// Names of this run's own: two benches on one server must not drop each other's database.
+const DB_NAME = `outcomes_bench_webhooks_${runId}`;
 const benchUrl = withDatabase(baseUrl, DB_NAME);
-const prefix = `bench:${randomBytes(4).toString("hex")}`;
+const prefix = `bench:${runId}`;
 
 function withDatabase(url: string, name: string): string {
   const next = new URL(url);

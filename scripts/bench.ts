@@ -22,7 +22,7 @@ import { type TailSample, tailSampler } from "./bench/tail.js";
 /**
  * `npm run bench [-- --rounds 3 --duration 4 --fixed-duration 8 --connections 32,64 --players 1000]`
  *
- * Seeds a throwaway database (`outcomes_bench` beside DATABASE_URL) and a Redis prefix of its own,
+ * Seeds a throwaway database (`outcomes_bench_<run id>` beside DATABASE_URL) and a Redis prefix of its own,
  * starts the API exactly as `npm run start:api` does (plus a probe of its event loop and GC), a
  * plain `node:http` JSON echo and a Hono app (hello-world GET, JSON echo POST), each its own
  * process alive throughout, then:
@@ -50,8 +50,11 @@ const { values: args } = parseArgs({
     players: { type: "string", default: "1000" },
     "generation-repeats": { type: "string", default: "5" },
     profile: { type: "boolean", default: false },
+    /** Spins only (no anchors, open loop or generation): for comparing levers by CPU per spin. */
+    "spins-only": { type: "boolean", default: false },
   },
 });
+const spinsOnly = args["spins-only"];
 const rounds = Number(args.rounds);
 const durationMs = Number(args.duration) * 1000;
 const fixedMs = Number(args["fixed-duration"]) * 1000;
@@ -67,9 +70,11 @@ const outcomes = Math.ceil(spinSeconds * 15_000);
 
 const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/outcomes";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const BENCH_DATABASE = "outcomes_bench";
+const runId = randomBytes(4).toString("hex");
+// Names of this run's own: two benches on one server must not drop each other's database.
+const BENCH_DATABASE = `outcomes_bench_${runId}`;
 const benchUrl = withDatabase(baseUrl, BENCH_DATABASE);
-const prefix = `bench:${randomBytes(4).toString("hex")}`;
+const prefix = `bench:${runId}`;
 const probeFile = join(tmpdir(), `bench-probe-${process.pid}.json`);
 
 function withDatabase(url: string, name: string): string {
@@ -159,7 +164,7 @@ try {
 
   // The anchor: a spin-shaped transaction on the same tables, for a game of its own (its rows are
   // not the service's spins), numbering its outcomes far past any real block's.
-  const pgbench = findPgbench(step);
+  const pgbench: ReturnType<typeof findPgbench> = spinsOnly ? { unavailable: "--spins-only" } : findPgbench(step);
   let pgbenchScript: PgbenchScript | null = null;
   if ("path" in pgbench) {
     const game = await createGame(
@@ -232,8 +237,10 @@ try {
 
   step("warm-up");
   const warm = await spinLoad(peakConnections, warmupMs);
-  await echoLoad(peakConnections, warmupMs);
-  await honoLoad(peakConnections, warmupMs);
+  if (!spinsOnly) {
+    await echoLoad(peakConnections, warmupMs);
+    await honoLoad(peakConnections, warmupMs);
+  }
   const backends = await apiBackendPids(database.sql);
   const apiCpu = new CpuMeter(() => [api.child.pid]);
   const postgresCpu = new CpuMeter(() => backends);
@@ -261,11 +268,11 @@ try {
         "path" in pgbench && pgbenchScript
           ? await runPgbench(pgbench.path, benchUrl, pgbenchScript, connections, durationMs / 1000)
           : null;
-      const echoRun = await echoCpu.measure(() => echoLoad(connections, durationMs));
+      const echoRun = spinsOnly ? spin : await echoCpu.measure(() => echoLoad(connections, durationMs));
       at.push({ connections, spin, pgbench: anchor, echo: echoRun, tail });
     }
     step(`round ${i + 1} of ${rounds}: Hono echo, ${peakConnections} connections`);
-    const honoRun = await honoCpu.measure(() => honoLoad(peakConnections, durationMs));
+    const honoRun = spinsOnly ? at[0]!.spin : await honoCpu.measure(() => honoLoad(peakConnections, durationMs));
     closed.push({ loadAverage: loadNow, at, hono: honoRun });
   }
   const ofConnections = (connections: number) =>
@@ -273,7 +280,7 @@ try {
   const saturation = median(ofConnections(peakConnections).map((r) => r.spin.perSecond));
 
   const fixed: Array<{ fraction: number; loadAverage: string; result: FixedRateResult; tail: TailSample }> = [];
-  for (const fraction of [0.5, 0.8]) {
+  for (const fraction of spinsOnly ? [] : [0.5, 0.8]) {
     const loadNow = loadAverage();
     step(`open loop, ${fraction * 100}% of ${Math.round(saturation)} spins/s`);
     const watch = await tailSampler({ ...api, probeFile }, database.sql, BENCH_DATABASE);
@@ -309,7 +316,7 @@ try {
   const generation = await measureGeneration(database.db, redis, keys, seeded, {
     blockSize: BLOCK_SIZE,
     targetBlocks: TARGET_READY_BLOCKS,
-    repeats: Number(args["generation-repeats"]),
+    repeats: spinsOnly ? 1 : Number(args["generation-repeats"]),
   });
 
   const byConnections = connectionCounts.map((connections) => {
@@ -385,7 +392,7 @@ try {
     consistency: { served, spinRows: rows?.n ?? null, queueFell: queuedBefore - queuedAfter, consistent, errors },
   };
   writeJson("bench-results/latest.json", results);
-  writeJson("docs/bench-results.json", results);
+  if (!spinsOnly) writeJson("docs/bench-results.json", results);
   const points = [
     ...fixed.map((f) => ({ label: `${f.fraction * 100}%`, ...f.result })),
     ...closed.flatMap((r) => r.at.map((each) => ({ label: `closed ${each.connections}`, ...each.spin }))),
