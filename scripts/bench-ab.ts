@@ -10,13 +10,14 @@ import { productionNodeArgs, startProcess, stop } from "./bench/processes.js";
 import { seedBench } from "./bench/seed.js";
 
 /**
- * `npx tsx scripts/bench-ab.ts [--rounds 5 --duration 4 --connections 64] <bundle> <bundle> …`
+ * `npx tsx scripts/bench-ab.ts [--rounds 5 --duration 4 --connections 64] <bundle>[@--flag,…] …`
  *
  * Compares API builds by CPU per spin on a busy machine: each bundle (an `apps/api/main.js` built by
  * `scripts/build.mjs`, copied under `dist/`, so it finds `node_modules`) runs as its own process with
  * the production flags, all on one seeded database and queue, and the closed-loop spin runs
  * alternate between them round after round, so every build sees the same machine state. Reported
- * per build: API CPU µs per spin (from /proc), the median spins/s, p50 and p99.
+ * per build: API CPU µs per spin (from /proc), the median spins/s, p50 and p99. Node flags after
+ * `@` (comma-separated) are added to the production ones, to compare settings of one build.
  */
 const { values: args, positionals: bundles } = parseArgs({
   allowPositionals: true,
@@ -52,8 +53,9 @@ try {
   const flags = productionNodeArgs("start:api").slice(0, -1);
   const apis = [];
   for (const bundle of bundles) {
+    const [path, extra] = bundle.split("@") as [string, string | undefined];
     const api = await startProcess(
-      [...flags, bundle],
+      [...flags, ...(extra ? extra.split(",") : []), path],
       {
         DATABASE_URL: benchUrl,
         REDIS_URL: redisUrl,

@@ -6,7 +6,7 @@ import { registerDocs } from "./docs.js";
 import { renderError } from "./errors.js";
 import { httpMetrics, registerMetricsRoute } from "./metrics.js";
 import { adminAuth } from "./middleware/admin-auth.js";
-import { jsonBody } from "./middleware/body.js";
+import { nodeBody } from "./middleware/body.js";
 import { jsonGuard } from "./middleware/json-guard.js";
 import { partnerAuth, withoutKey } from "./middleware/partner-auth.js";
 import { rateLimit, spinBucket } from "./middleware/rate-limit.js";
@@ -40,7 +40,7 @@ export function createApp(deps: AppDeps) {
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
   });
-  app.use("*", jsonBody(MAX_BODY_BYTES));
+  app.use("*", nodeBody(MAX_BODY_BYTES));
 
   registerHealthRoutes(app);
   registerMetricsRoute(app, deps);
