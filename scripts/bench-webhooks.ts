@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:http";
@@ -19,14 +19,15 @@ import { createWorkerRedis } from "@outcomes/queue";
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
 import { count } from "drizzle-orm";
 import postgres from "postgres";
+import { productionNodeArgs } from "./bench/processes.js";
 
 /**
  * `npx tsx scripts/bench-webhooks.ts [--events 20000 --webhooks 1 --delay-ms 0]`
  *
  * How many deliveries per second one `webhooks` worker process sustains against a local receiver.
  * Seeds a throwaway database (`outcomes_bench_webhooks_<run id>`) with a backlog of undispatched outbox
- * events, starts the worker exactly as `npm run start:worker -- --role webhooks` does (its own
- * process, default settings), and times fan-out plus signed delivery of every event to a node:http
+ * events, starts the worker exactly as `npm run start:worker -- --role webhooks` does (the bundle,
+ * its own process, default settings), and times fan-out plus signed delivery of every event to a node:http
  * receiver on loopback that answers 200 after `--delay-ms`. Then checks nothing was lost or sent
  * twice and every signature verifies, and cleans up. `--profile` writes the worker's CPU profile
  * to bench-results/.
@@ -122,21 +123,19 @@ async function seed(db: ReturnType<typeof createDatabase>["db"], url: string) {
 
 async function startWorker(): Promise<{ child: ChildProcess; startedAt: number }> {
   const profile = args.profile ? ["--cpu-prof", "--cpu-prof-dir", "bench-results"] : [];
-  const child = spawn(
-    process.execPath,
-    [...profile, "--import", "tsx", "apps/worker/src/main.ts", "--role", "webhooks"],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: benchUrl,
-        REDIS_URL: redisUrl,
-        REDIS_PREFIX: prefix,
-        LOG_LEVEL: "info",
-        WORKER_METRICS_PORT: "0",
-      },
-      stdio: ["ignore", "pipe", "inherit"],
+  // The worker exactly as `npm run start:worker` runs it in production: the bundle on plain node.
+  execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
+  const child = spawn(process.execPath, [...profile, ...productionNodeArgs("start:worker"), "--role", "webhooks"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: benchUrl,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: "info",
+      WORKER_METRICS_PORT: "0",
     },
-  );
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
