@@ -16,8 +16,9 @@ import { seedBench } from "./bench/seed.js";
  * `scripts/build.mjs`, copied under `dist/`, so it finds `node_modules`) runs as its own process with
  * the production flags, all on one seeded database and queue, and the closed-loop spin runs
  * alternate between them round after round, so every build sees the same machine state. Reported
- * per build: API CPU µs per spin (from /proc), the median spins/s, p50 and p99. Node flags after
- * `@` (comma-separated) are added to the production ones, to compare settings of one build.
+ * per build: API CPU µs per spin (from /proc), the median spins/s, p50 and p99. After `@`,
+ * comma-separated node flags (`--…`) and environment settings (`NAME=value`) for that process, to
+ * compare settings of one build.
  */
 const { values: args, positionals: bundles } = parseArgs({
   allowPositionals: true,
@@ -54,9 +55,11 @@ try {
   const apis = [];
   for (const bundle of bundles) {
     const [path, extra] = bundle.split("@") as [string, string | undefined];
+    const settings = extra ? extra.split(",") : [];
     const api = await startProcess(
-      [...flags, ...(extra ? extra.split(",") : []), path],
+      [...flags, ...settings.filter((each) => each.startsWith("--")), path],
       {
+        ...Object.fromEntries(settings.filter((each) => !each.startsWith("--")).map((each) => each.split("="))),
         DATABASE_URL: benchUrl,
         REDIS_URL: redisUrl,
         REDIS_PREFIX: prefix,

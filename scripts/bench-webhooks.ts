@@ -19,6 +19,7 @@ import { createWorkerRedis } from "@outcomes/queue";
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
 import { count } from "drizzle-orm";
 import postgres from "postgres";
+import { loadAverage, processCpuMs } from "./bench/cpu.js";
 import { productionNodeArgs } from "./bench/processes.js";
 
 /**
@@ -161,6 +162,7 @@ try {
   while (receiver.received.length < expected && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  const workerCpuMs = processCpuMs(worker.pid);
   // Give a duplicate, if any, the time to show up before counting.
   await new Promise((resolve) => setTimeout(resolve, 1000));
 
@@ -193,6 +195,9 @@ try {
   );
   console.log(
     `with fan-out     ${Math.round(received.length / endToEndSeconds)}/s (worker start to last request, ${endToEndSeconds.toFixed(2)} s)`,
+  );
+  console.log(
+    `worker CPU       ${workerCpuMs === null ? "?" : Math.round((workerCpuMs * 1000) / received.length)} µs per delivery (start-up and fan-out included), load average ${loadAverage()}`,
   );
   console.log(`signatures       ${signed ? "all verify" : "SOME DO NOT VERIFY"}`);
   const consistent = received.length === expected && distinct === expected && rows?.n === expected && signed;
