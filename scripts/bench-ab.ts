@@ -6,7 +6,7 @@ import { createWorkerRedis, redisKeys } from "@outcomes/queue";
 import postgres from "postgres";
 import { processCpuMs } from "./bench/cpu.js";
 import { failures, runLoad } from "./bench/load.js";
-import { productionNodeArgs, startProcess, stop } from "./bench/processes.js";
+import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
 import { seedBench } from "./bench/seed.js";
 
 /**
@@ -16,7 +16,7 @@ import { seedBench } from "./bench/seed.js";
  * `scripts/build.mjs`, copied under `dist/`, so it finds `node_modules`) runs as its own process with
  * the production flags, all on one seeded database and queue, and the closed-loop spin runs
  * alternate between them round after round, so every build sees the same machine state. Reported
- * per build: API CPU µs per spin (from /proc), the median spins/s, p50 and p99. After `@`,
+ * per build: API CPU µs per spin (from /proc), the median spins/s, p50 and p99, peak RSS. After `@`,
  * comma-separated node flags (`--…`) and environment settings (`NAME=value`) for that process, to
  * compare settings of one build.
  */
@@ -112,6 +112,7 @@ try {
         spinsPerSecond: median(api.perSecond),
         p50Ms: median(api.p50),
         p99Ms: median(api.p99),
+        peakRssMb: peakRssMb(api.child.pid),
         rounds: { perSecond: api.perSecond, p99Ms: api.p99 },
       }),
     );
