@@ -10,6 +10,8 @@ export interface TailSample {
     gc: Record<string, { count: number; totalMs: number; maxMs: number }>;
     gcPauseMs: { p99: number; max: number } | null;
   } | null;
+  /** Spins answered 200 as the API's own request histogram saw them (this run only). */
+  apiTimed: { spins: number; meanMs: number; percentOver: Record<string, number> } | null;
   /** Group commits (the API's `outcomes_spin_batch_*` histograms, this run only). */
   batches: { count: number; meanSize: number; meanCommitMs: number; commitsOver: Record<string, number> } | null;
   /** pg_stat_activity of the bench database's active backends, sampled every 10 ms: share per wait. */
@@ -18,13 +20,17 @@ export interface TailSample {
   statements: Array<{ query: string; calls: number; meanMs: number; totalMs: number }>;
 }
 
-/** Sums of a Prometheus histogram from the exposition text (all label sets together). */
-function histogram(text: string, name: string): { buckets: Map<string, number>; sum: number; count: number } {
+/** Sums of a Prometheus histogram from the exposition text (the label sets containing `labels`). */
+function histogram(
+  text: string,
+  name: string,
+  labels = "",
+): { buckets: Map<string, number>; sum: number; count: number } {
   const buckets = new Map<string, number>();
   let sum = 0;
   let count = 0;
   for (const line of text.split("\n")) {
-    if (!line.startsWith(name)) continue;
+    if (!line.startsWith(name) || !line.includes(labels)) continue;
     const value = Number(line.slice(line.lastIndexOf(" ") + 1));
     if (line.startsWith(`${name}_bucket`)) {
       const le = /le="([^"]+)"/.exec(line)?.[1] ?? "";
@@ -87,14 +93,27 @@ export async function tailSampler(
       try {
         apiSample = JSON.parse(readFileSync(api.probeFile, "utf8"));
       } catch {}
-      const since = (name: string) => {
-        const [earlier, later] = [histogram(before, name), histogram(after, name)];
+      const since = (name: string, labels = "") => {
+        const [earlier, later] = [histogram(before, name, labels), histogram(after, name, labels)];
         const bucket = (le: string) => (later.buckets.get(le) ?? 0) - (earlier.buckets.get(le) ?? 0);
         return { count: later.count - earlier.count, sum: later.sum - earlier.sum, bucket };
       };
       const size = since("outcomes_spin_batch_size");
       const commit = since("outcomes_spin_batch_seconds");
       const share = (n: number) => Math.round((n / Math.max(1, commit.count)) * 10000) / 100;
+      // As the API timed them (`outcomes_http_request_duration_seconds`, from its first middleware to
+      // the answer): what the load client adds (its own stalls, the sockets) is not in it.
+      const served = since("outcomes_http_request_duration_seconds", 'route="/api/partner/v1/spins",status="200"');
+      const servedOver = (le: string) =>
+        Math.round(((served.count - served.bucket(le)) / Math.max(1, served.count)) * 10000) / 100;
+      const apiTimed =
+        served.count > 0
+          ? {
+              spins: served.count,
+              meanMs: Math.round((served.sum / served.count) * 10000) / 10,
+              percentOver: { "25ms": servedOver("0.025"), "50ms": servedOver("0.05"), "100ms": servedOver("0.1") },
+            }
+          : null;
       const batches =
         size.count > 0
           ? {
@@ -125,7 +144,7 @@ export async function tailSampler(
         .sort((a, b) => b.totalMs - a.totalMs)
         .slice(0, 5)
         .map((row) => ({ ...row, totalMs: Math.round(row.totalMs) }));
-      return { api: apiSample, batches, postgresWaits, statements };
+      return { api: apiSample, apiTimed, batches, postgresWaits, statements };
     },
   };
 }
