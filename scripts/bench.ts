@@ -252,10 +252,11 @@ try {
     connections: number;
     spin: LoadResult;
     pgbench: PgbenchResult | null;
-    echo: LoadResult;
+    /** Null with `--spins-only`. */
+    echo: LoadResult | null;
     tail?: TailSample;
   }
-  const closed: Array<{ loadAverage: string; at: AtConnections[]; hono: LoadResult }> = [];
+  const closed: Array<{ loadAverage: string; at: AtConnections[]; hono: LoadResult | null }> = [];
   for (let i = 0; i < rounds; i++) {
     const loadNow = loadAverage();
     const at: AtConnections[] = [];
@@ -268,11 +269,11 @@ try {
         "path" in pgbench && pgbenchScript
           ? await runPgbench(pgbench.path, benchUrl, pgbenchScript, connections, durationMs / 1000)
           : null;
-      const echoRun = spinsOnly ? spin : await echoCpu.measure(() => echoLoad(connections, durationMs));
+      const echoRun = spinsOnly ? null : await echoCpu.measure(() => echoLoad(connections, durationMs));
       at.push({ connections, spin, pgbench: anchor, echo: echoRun, tail });
     }
-    step(`round ${i + 1} of ${rounds}: Hono echo, ${peakConnections} connections`);
-    const honoRun = spinsOnly ? at[0]!.spin : await honoCpu.measure(() => honoLoad(peakConnections, durationMs));
+    if (!spinsOnly) step(`round ${i + 1} of ${rounds}: Hono echo, ${peakConnections} connections`);
+    const honoRun = spinsOnly ? null : await honoCpu.measure(() => honoLoad(peakConnections, durationMs));
     closed.push({ loadAverage: loadNow, at, hono: honoRun });
   }
   const ofConnections = (connections: number) =>
@@ -324,21 +325,24 @@ try {
     const spinsPerSecond = median(runs.map((r) => r.spin.perSecond));
     const anchors = runs.map((r) => r.pgbench?.tps ?? 0);
     const pgbenchTps = anchors.every((tps) => tps > 0) ? median(anchors) : null;
-    const echoPerSecond = median(runs.map((r) => r.echo.perSecond));
+    const echoes = runs.flatMap((r) => (r.echo ? [r.echo.perSecond] : []));
+    const echoPerSecond = echoes.length ? Math.round(median(echoes)) : null;
     return {
       connections,
       spinsPerSecond: Math.round(spinsPerSecond),
       spinP50Ms: round1(median(runs.map((r) => r.spin.p50Ms))),
       spinP99Ms: round1(median(runs.map((r) => r.spin.p99Ms))),
       pgbenchTps,
-      echoPerSecond: Math.round(echoPerSecond),
+      echoPerSecond,
       // Per round (same machine state), then the median of the rounds.
       spinsOverPgbench: pgbenchTps ? median(runs.map((r) => ratio(r.spin.perSecond, r.pgbench?.tps ?? 0) ?? 0)) : null,
-      spinsOverEcho: median(runs.map((r) => ratio(r.spin.perSecond, r.echo.perSecond) ?? 0)),
+      spinsOverEcho: echoPerSecond
+        ? median(runs.map((r) => ratio(r.spin.perSecond, r.echo?.perSecond ?? 0) ?? 0))
+        : null,
       rounds: runs.map((r) => ({
         spin: brief(r.spin),
         pgbench: r.pgbench,
-        echo: brief(r.echo),
+        echo: r.echo && brief(r.echo),
         tail: r.tail,
       })),
     };
@@ -362,11 +366,13 @@ try {
       apiPeakRssMb: apiPeakRss,
     },
     closedLoop: byConnections,
-    honoEcho: {
-      connections: peakConnections,
-      perSecond: Math.round(median(closed.map((r) => r.hono.perSecond))),
-      rounds: closed.map((r) => brief(r.hono)),
-    },
+    honoEcho: spinsOnly
+      ? null
+      : {
+          connections: peakConnections,
+          perSecond: Math.round(median(closed.map((r) => r.hono?.perSecond ?? 0))),
+          rounds: closed.map((r) => r.hono && brief(r.hono)),
+        },
     loadAverages: closed.map((r) => r.loadAverage),
     fixedRate: fixed.map((f) => ({
       fractionOfSaturation: f.fraction,
@@ -379,9 +385,9 @@ try {
       api: apiCpu.perRequestUs().server,
       apiPostgresBackends: backends.length ? postgresCpu.perRequestUs().server : null,
       loadClientPerSpin: apiCpu.perRequestUs().client,
-      nodeEcho: echoCpu.perRequestUs().server,
-      honoEcho: honoCpu.perRequestUs().server,
-      loadClientPerEcho: echoCpu.perRequestUs().client,
+      nodeEcho: spinsOnly ? null : echoCpu.perRequestUs().server,
+      honoEcho: spinsOnly ? null : honoCpu.perRequestUs().server,
+      loadClientPerEcho: spinsOnly ? null : echoCpu.perRequestUs().client,
     },
     apiPeakRssMb: apiPeakRss,
     blockGeneration: {
