@@ -49,5 +49,6 @@ EXPOSE 3000 9100
 # The bundle directly, with the same node flags as `npm run start:api` (which bundles first and needs
 # the dev dependencies). --heap-growing-percent=25: the API's heap grows by 25% over its live data
 # between full collections instead of V8's default factor (up to 4×), which keeps peak RSS under
-# load below 150 MB for a few % of CPU (docs/performance.md).
-CMD ["node", "--enable-source-maps", "--heap-growing-percent=25", "dist/apps/api/main.js"]
+# load below 150 MB for a few % of CPU (docs/performance.md); --min-semi-space-size=16 keeps the young generation at its
+# full size, so a busy API scavenges less often (~5% less CPU per spin, same peak RSS: docs/performance.md).
+CMD ["node", "--enable-source-maps", "--heap-growing-percent=25", "--min-semi-space-size=16", "dist/apps/api/main.js"]

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:http";
@@ -20,14 +20,16 @@ import { parseEnv } from "@outcomes/runtime";
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
 import { count } from "drizzle-orm";
 import postgres from "postgres";
+import { loadAverage, processCpuMs } from "./bench/cpu.js";
+import { productionNodeArgs } from "./bench/processes.js";
 
 /**
  * `npx tsx scripts/bench-webhooks.ts [--events 20000 --webhooks 1 --delay-ms 0]`
  *
  * How many deliveries per second one `webhooks` worker process sustains against a local receiver.
- * Seeds a throwaway database (`outcomes_bench_webhooks`) with a backlog of undispatched outbox
- * events, starts the worker exactly as `npm run start:worker -- --role webhooks` does (its own
- * process, default settings), and times fan-out plus signed delivery of every event to a node:http
+ * Seeds a throwaway database (`outcomes_bench_webhooks_<run id>`) with a backlog of undispatched outbox
+ * events, starts the worker exactly as `npm run start:worker -- --role webhooks` does (the bundle,
+ * its own process, default settings), and times fan-out plus signed delivery of every event to a node:http
  * receiver on loopback that answers 200 after `--delay-ms`. Then checks nothing was lost or sent
  * twice and every signature verifies, and cleans up. `--profile` writes the worker's CPU profile
  * to bench-results/.
@@ -48,9 +50,11 @@ const expected = eventCount * webhookCount;
 
 const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/outcomes";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const DB_NAME = "outcomes_bench_webhooks";
+const runId = randomBytes(4).toString("hex");
+// Names of this run's own: two benches on one server must not drop each other's database.
+const DB_NAME = `outcomes_bench_webhooks_${runId}`;
 const benchUrl = withDatabase(baseUrl, DB_NAME);
-const prefix = `bench:${randomBytes(4).toString("hex")}`;
+const prefix = `bench:${runId}`;
 
 function withDatabase(url: string, name: string): string {
   const next = new URL(url);
@@ -121,22 +125,20 @@ async function seed(db: ReturnType<typeof createDatabase>["db"], url: string) {
 
 async function startWorker(): Promise<{ child: ChildProcess; startedAt: number }> {
   const profile = args.profile ? ["--cpu-prof", "--cpu-prof-dir", "bench-results"] : [];
-  const child = spawn(
-    process.execPath,
-    [...profile, "--import", "tsx", "apps/worker/src/main.ts", "--role", "webhooks"],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: benchUrl,
-        REDIS_URL: redisUrl,
-        REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? "",
-        REDIS_PREFIX: prefix,
-        LOG_LEVEL: "info",
-        WORKER_METRICS_PORT: "0",
-      },
-      stdio: ["ignore", "pipe", "inherit"],
+  // The worker exactly as `npm run start:worker` runs it in production: the bundle on plain node.
+  execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
+  const child = spawn(process.execPath, [...profile, ...productionNodeArgs("start:worker"), "--role", "webhooks"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: benchUrl,
+      REDIS_URL: redisUrl,
+      REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? "",
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: "info",
+      WORKER_METRICS_PORT: "0",
     },
-  );
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
@@ -164,6 +166,7 @@ try {
   while (receiver.received.length < expected && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  const workerCpuMs = processCpuMs(worker.pid);
   // Give a duplicate, if any, the time to show up before counting.
   await new Promise((resolve) => setTimeout(resolve, 1000));
 
@@ -196,6 +199,9 @@ try {
   );
   console.log(
     `with fan-out     ${Math.round(received.length / endToEndSeconds)}/s (worker start to last request, ${endToEndSeconds.toFixed(2)} s)`,
+  );
+  console.log(
+    `worker CPU       ${workerCpuMs === null ? "?" : Math.round((workerCpuMs * 1000) / received.length)} µs per delivery (start-up and fan-out included), load average ${loadAverage()}`,
   );
   console.log(`signatures       ${signed ? "all verify" : "SOME DO NOT VERIFY"}`);
   const consistent = received.length === expected && distinct === expected && rows?.n === expected && signed;

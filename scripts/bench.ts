@@ -1,62 +1,82 @@
 import { type ChildProcess, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpus } from "node:os";
+import { rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { createDatabase, migrateDatabase, spins } from "@outcomes/db";
+import { decodeQueuedOutcome, presentationOf } from "@outcomes/core";
+import { createDatabase, createGame, migrateDatabase, spins } from "@outcomes/db";
 import { createWorkerRedis, redisKeys } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
-import { count, sql } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { measureGeneration } from "./bench/blocks.js";
 import { loadAverage, processCpuMs } from "./bench/cpu.js";
 import { failures, type LoadResult, runLoad } from "./bench/load.js";
 import { type FixedRateResult, runFixedRate } from "./bench/open-loop.js";
+import { findPgbench, type PgbenchResult, type PgbenchScript, runPgbench, spinShapedScript } from "./bench/pgbench.js";
 import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
 import { latencySvg, writeJson, writeSvg } from "./bench/report.js";
 import { seedBench } from "./bench/seed.js";
+import { type TailSample, tailSampler } from "./bench/tail.js";
 
 /**
- * `npm run bench [-- --rounds 3 --duration 5 --fixed-duration 8 --connections 32 --players 1000]`
+ * `npm run bench [-- --rounds 3 --duration 4 --fixed-duration 8 --connections 32,64 --players 1000]`
  *
- * Seeds a throwaway database (`outcomes_bench` beside DATABASE_URL) and a Redis prefix of its own,
- * starts the API exactly as `npm run start:api` does and a Hono hello-world (each its own process,
- * both alive throughout), then:
- * 1. closed loop: alternates spin and hello-world runs (`--rounds` of each, warm-up not counted) and
- *    reports the median spins/s, hello/s and spin/hello ratio of the same rounds;
- * 2. open loop at a fixed rate of 50% and 80% of the median saturation: p50/p99/p99.9 measured from
- *    each request's scheduled send time (no coordinated omission);
- * 3. server CPU per spin, the API's Postgres backends' CPU per spin, the API process's peak RSS;
+ * Seeds a throwaway database (`outcomes_bench_<run id>` beside DATABASE_URL) and a Redis prefix of its own,
+ * starts the API exactly as `npm run start:api` does (plus a probe of its event loop and GC), a
+ * plain `node:http` JSON echo and a Hono app (hello-world GET, JSON echo POST), each its own
+ * process alive throughout, then:
+ * 1. closed loop, `--rounds` rounds; each round runs, at every connection count: spins, pgbench
+ *    with a spin-shaped transaction on the same Postgres and tables (the anchor), the node:http
+ *    echo; and the Hono echo at the highest count. Reported: medians per figure, the ratios
+ *    spins ÷ pgbench and spins ÷ echo of the same rounds, p99 at the highest count, and where the
+ *    tail comes from (event-loop delay, GC, batch commits, Postgres waits and statements);
+ * 2. open loop at 50% and 80% of the spin saturation at the highest count: p50/p99/p99.9 measured
+ *    from each request's scheduled send time (no coordinated omission);
+ * 3. CPU per request of each process (API, its Postgres backends, echo servers, the load client),
+ *    the API's peak RSS;
  * 4. block generation with the blocks worker's code: one 10,000-outcome block, a TARGET fill;
- * then checks that every 200 is one spin row and one outcome gone, writes bench-results/latest.json
- * and bench-results/latency.svg, and cleans up. `--profile` writes the API's V8 CPU profile.
+ * then checks that every 200 is one spin row and one outcome gone, writes bench-results/latest.json,
+ * docs/bench-results.json and bench-results/latency.svg, and cleans up. `--profile` writes the
+ * API's V8 CPU profile.
  */
 const { values: args } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
-    duration: { type: "string", default: "5" },
+    duration: { type: "string", default: "4" },
     "fixed-duration": { type: "string", default: "8" },
     warmup: { type: "string", default: "2" },
-    connections: { type: "string", default: "32" },
+    connections: { type: "string", default: "32,64" },
     players: { type: "string", default: "1000" },
+    "generation-repeats": { type: "string", default: "5" },
     profile: { type: "boolean", default: false },
+    /** Spins only (no anchors, open loop or generation): for comparing levers by CPU per spin. */
+    "spins-only": { type: "boolean", default: false },
   },
 });
+const spinsOnly = args["spins-only"];
 const rounds = Number(args.rounds);
 const durationMs = Number(args.duration) * 1000;
 const fixedMs = Number(args["fixed-duration"]) * 1000;
 const warmupMs = Number(args.warmup) * 1000;
-const connections = Number(args.connections);
+const connectionCounts = args.connections.split(",").map(Number);
+const peakConnections = Math.max(...connectionCounts);
 const players = Number(args.players);
 const BLOCK_SIZE = 10_000;
 const TARGET_READY_BLOCKS = 4;
 // Enough for 15,000 spins/s throughout every spin run: the queue must never run dry.
-const spinSeconds = (warmupMs + rounds * durationMs + 2 * fixedMs) / 1000;
+const spinSeconds = (warmupMs + rounds * connectionCounts.length * durationMs + 2 * fixedMs) / 1000;
 const outcomes = Math.ceil(spinSeconds * 15_000);
 
 const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/outcomes";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const benchUrl = withDatabase(baseUrl, "outcomes_bench");
-const prefix = `bench:${randomBytes(4).toString("hex")}`;
+const runId = randomBytes(4).toString("hex");
+// Names of this run's own: two benches on one server must not drop each other's database.
+const BENCH_DATABASE = `outcomes_bench_${runId}`;
+const benchUrl = withDatabase(baseUrl, BENCH_DATABASE);
+const prefix = `bench:${runId}`;
+const probeFile = join(tmpdir(), `bench-probe-${process.pid}.json`);
 
 function withDatabase(url: string, name: string): string {
   const next = new URL(url);
@@ -66,7 +86,7 @@ function withDatabase(url: string, name: string): string {
 
 async function dropBenchDatabase(): Promise<void> {
   const admin = postgres(withDatabase(baseUrl, "postgres"), { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists "outcomes_bench" with (force)`);
+  await admin.unsafe(`drop database if exists "${BENCH_DATABASE}" with (force)`);
   await admin.end();
 }
 
@@ -80,7 +100,8 @@ function cpuMsOf(pids: Array<number | undefined>): number | null {
 async function apiBackendPids(sql: postgres.Sql): Promise<number[]> {
   if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(benchUrl).hostname)) return [];
   const rows = await sql<{ pid: number }[]>`
-    select pid from pg_stat_activity where datname = 'outcomes_bench' and pid <> pg_backend_pid()`;
+    select pid from pg_stat_activity where datname = ${BENCH_DATABASE} and pid <> pg_backend_pid()
+      and application_name <> 'pgbench'`;
   return rows.map((row) => row.pid);
 }
 
@@ -90,6 +111,7 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 const round1 = (n: number) => Math.round(n * 10) / 10;
+const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1000) / 1000 : null);
 const brief = (r: LoadResult | FixedRateResult) => ({
   perSecond: Math.round(r.perSecond),
   p50Ms: round1(r.p50Ms),
@@ -98,6 +120,29 @@ const brief = (r: LoadResult | FixedRateResult) => ({
   maxMs: round1(r.maxMs),
   statuses: r.statuses,
 });
+
+/** CPU of some processes (and of this one, the load client) over the runs it wraps, per request. */
+class CpuMeter {
+  private ms = 0;
+  private clientMs = 0;
+  private requests = 0;
+  constructor(private readonly pids: () => Array<number | undefined>) {}
+  async measure<T extends { completed: number }>(run: () => Promise<T>): Promise<T> {
+    const before = cpuMsOf(this.pids());
+    const client = process.cpuUsage();
+    const result = await run();
+    const after = cpuMsOf(this.pids());
+    const used = process.cpuUsage(client);
+    this.ms += before === null || after === null ? Number.NaN : after - before;
+    this.clientMs += (used.user + used.system) / 1000;
+    this.requests += result.completed;
+    return result;
+  }
+  perRequestUs(): { server: number | null; client: number } {
+    const per = (ms: number) => Math.round((ms * 1000) / Math.max(1, this.requests));
+    return { server: Number.isNaN(this.ms) ? null : per(this.ms), client: per(this.clientMs) };
+  }
+}
 
 /** Progress on stderr, so a long run shows where it is. */
 const step = (what: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${what}\n`);
@@ -116,12 +161,47 @@ try {
   step(`seeding ${outcomes} outcomes`);
   const seeded = await seedBench(database.db, redis, keys, { outcomes, blockSize: BLOCK_SIZE });
   const queuedBefore = await redis.llen(keys.outcomeQueue(seeded.game));
+  await database.db.execute(sql`create extension if not exists pg_stat_statements`).catch(() => {
+    step("pg_stat_statements unavailable: no per-statement figures");
+  });
+
+  // The anchor: a spin-shaped transaction on the same tables, for a game of its own (its rows are
+  // not the service's spins), numbering its outcomes far past any real block's.
+  const pgbench: ReturnType<typeof findPgbench> = spinsOnly ? { unavailable: "--spins-only" } : findPgbench(step);
+  let pgbenchScript: PgbenchScript | null = null;
+  if ("path" in pgbench) {
+    const game = await createGame(
+      database.db,
+      { partnerId: seeded.partnerId, environment: "sandbox" },
+      {
+        parSheetId: seeded.parSheetId,
+        name: "pgbench anchor",
+        minWagerMicros: null,
+        maxWagerMicros: 100_000_000,
+        largeWinThresholdMicros: null,
+      },
+    );
+    const item = await redis.lindex(keys.outcomeQueue(seeded.game), 0);
+    if (!item) throw new Error("the seeded queue is empty");
+    const outcome = decodeQueuedOutcome(item);
+    await database.db.execute(sql`create sequence pgbench_outcome_index start 1000000000`);
+    pgbenchScript = spinShapedScript(
+      { partnerId: seeded.partnerId, gameId: game.id, blockId: outcome.blockId, presentation: presentationOf(outcome) },
+      players,
+    );
+  } else step(`no pgbench anchor: ${pgbench.unavailable}`);
 
   step("building the API bundle (npm run build)");
   execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
-  // The API exactly as `npm run start:api` runs it in production: the bundle on plain node, same flags.
+  // The API exactly as `npm run start:api` runs it in production (the bundle on plain node, same
+  // flags), plus the probe (one 1 ms timer: well under 1% of a core).
   const api = await startProcess(
-    [...(args.profile ? ["--cpu-prof", "--cpu-prof-dir", "bench-results"] : []), ...productionNodeArgs("start:api")],
+    [
+      ...(args.profile ? ["--cpu-prof", "--cpu-prof-dir", "bench-results"] : []),
+      "--import",
+      "./scripts/bench/probe.mjs",
+      ...productionNodeArgs("start:api"),
+    ],
     {
       DATABASE_URL: benchUrl,
       REDIS_URL: redisUrl,
@@ -129,12 +209,15 @@ try {
       REDIS_PREFIX: prefix,
       LOG_LEVEL: "warn",
       RATE_LIMIT_SPINS_PER_SECOND: "1000000",
+      BENCH_PROBE_FILE: probeFile,
     },
     "/readyz",
   );
   children.push(api.child);
-  const hello = await startProcess(["--import", "tsx", "scripts/bench/hello.ts"], {}, "/hello");
-  children.push(hello.child);
+  const hono = await startProcess(["--import", "tsx", "scripts/bench/hello.ts"], {}, "/hello");
+  children.push(hono.child);
+  const echo = await startProcess(["--import", "tsx", "scripts/bench/echo.ts"], {}, "/echo");
+  children.push(echo.child);
 
   const spinTarget = {
     url: `${api.url}/api/partner/v1/spins`,
@@ -143,94 +226,173 @@ try {
     body: JSON.stringify({ gameId: seeded.gameId, playerId: "player-{n}", wagerUsd: 1 }),
     distinct: players,
   };
-  const spinLoad = (ms: number) => runLoad({ ...spinTarget, connections, durationMs: ms });
-  const helloLoad = (ms: number) =>
-    runLoad({ url: `${hello.url}/hello`, method: "GET", headers: {}, connections, durationMs: ms });
+  const echoTarget = (url: string) => ({
+    url,
+    method: "POST" as const,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ gameId: seeded.gameId, playerId: "player-{n}", wagerUsd: 1 }),
+    distinct: players,
+  });
+  const spinLoad = (connections: number, ms: number) => runLoad({ ...spinTarget, connections, durationMs: ms });
+  const echoLoad = (connections: number, ms: number) =>
+    runLoad({ ...echoTarget(`${echo.url}/echo`), connections, durationMs: ms });
+  const honoLoad = (connections: number, ms: number) =>
+    runLoad({ ...echoTarget(`${hono.url}/echo`), connections, durationMs: ms });
 
   step("warm-up");
-  const warm = await spinLoad(warmupMs);
-  await helloLoad(warmupMs);
+  const warm = await spinLoad(peakConnections, warmupMs);
+  if (!spinsOnly) {
+    await echoLoad(peakConnections, warmupMs);
+    await honoLoad(peakConnections, warmupMs);
+  }
   const backends = await apiBackendPids(database.sql);
-  const cpuBefore = { api: cpuMsOf([api.child.pid]), pg: cpuMsOf(backends), hello: cpuMsOf([hello.child.pid]) };
+  const apiCpu = new CpuMeter(() => [api.child.pid]);
+  const postgresCpu = new CpuMeter(() => backends);
+  const echoCpu = new CpuMeter(() => [echo.child.pid]);
+  const honoCpu = new CpuMeter(() => [hono.child.pid]);
   const loadBefore = loadAverage();
-  const closed: Array<{ spin: LoadResult; hello: LoadResult; ratio: number; loadAverage: string }> = [];
+
+  interface AtConnections {
+    connections: number;
+    spin: LoadResult;
+    pgbench: PgbenchResult | null;
+    /** Null with `--spins-only`. */
+    echo: LoadResult | null;
+    tail?: TailSample;
+  }
+  const closed: Array<{ loadAverage: string; at: AtConnections[]; hono: LoadResult | null }> = [];
   for (let i = 0; i < rounds; i++) {
     const loadNow = loadAverage();
-    step(`closed loop, round ${i + 1} of ${rounds}`);
-    const spin = await spinLoad(durationMs);
-    const helloRun = await helloLoad(durationMs);
-    closed.push({ spin, hello: helloRun, ratio: spin.perSecond / helloRun.perSecond, loadAverage: loadNow });
+    const at: AtConnections[] = [];
+    for (const connections of connectionCounts) {
+      step(`round ${i + 1} of ${rounds}, ${connections} connections: spins, pgbench, node:http echo`);
+      const watch = await tailSampler({ ...api, probeFile }, database.sql, BENCH_DATABASE);
+      const spin = await apiCpu.measure(() => postgresCpu.measure(() => spinLoad(connections, durationMs)));
+      const tail = await watch.stop();
+      const anchor =
+        "path" in pgbench && pgbenchScript
+          ? await runPgbench(pgbench.path, benchUrl, pgbenchScript, connections, durationMs / 1000)
+          : null;
+      const echoRun = spinsOnly ? null : await echoCpu.measure(() => echoLoad(connections, durationMs));
+      at.push({ connections, spin, pgbench: anchor, echo: echoRun, tail });
+    }
+    if (!spinsOnly) step(`round ${i + 1} of ${rounds}: Hono echo, ${peakConnections} connections`);
+    const honoRun = spinsOnly ? null : await honoCpu.measure(() => honoLoad(peakConnections, durationMs));
+    closed.push({ loadAverage: loadNow, at, hono: honoRun });
   }
-  const cpuAfter = { api: cpuMsOf([api.child.pid]), pg: cpuMsOf(backends), hello: cpuMsOf([hello.child.pid]) };
-  const closedSpins = closed.reduce((sum, r) => sum + r.spin.completed, 0);
-  const closedHellos = closed.reduce((sum, r) => sum + r.hello.completed, 0);
-  const perRequestUs = (from: number | null, to: number | null, n: number) =>
-    from === null || to === null ? null : Math.round(((to - from) * 1000) / Math.max(1, n));
-  const saturation = median(closed.map((r) => r.spin.perSecond));
+  const ofConnections = (connections: number) =>
+    closed.map((round) => round.at.find((each) => each.connections === connections) as AtConnections);
+  const saturation = median(ofConnections(peakConnections).map((r) => r.spin.perSecond));
 
-  const fixed: Array<{ fraction: number; loadAverage: string; result: FixedRateResult }> = [];
-  for (const fraction of [0.5, 0.8]) {
+  const fixed: Array<{ fraction: number; loadAverage: string; result: FixedRateResult; tail: TailSample }> = [];
+  for (const fraction of spinsOnly ? [] : [0.5, 0.8]) {
     const loadNow = loadAverage();
-    step(`fixed rate, ${fraction * 100}% of ${Math.round(saturation)} spins/s`);
+    step(`open loop, ${fraction * 100}% of ${Math.round(saturation)} spins/s`);
+    const watch = await tailSampler({ ...api, probeFile }, database.sql, BENCH_DATABASE);
     const result = await runFixedRate({
       ...spinTarget,
       ratePerSecond: Math.max(1, Math.round(saturation * fraction)),
       durationMs: fixedMs,
       // The connections the saturation was measured with: the same client, only paced.
-      maxConnections: connections,
+      maxConnections: peakConnections,
     });
-    fixed.push({ fraction, loadAverage: loadNow, result });
+    fixed.push({ fraction, loadAverage: loadNow, result, tail: await watch.stop() });
   }
   const apiPeakRss = peakRssMb(api.child.pid);
-  await stop(api.child);
-  await stop(hello.child);
+  for (const child of children) await stop(child);
 
   // Every 200 is exactly one spin row and one outcome gone from the queue: nothing lost or doubled.
   const served =
     (warm.statuses["200"] ?? 0) +
-    closed.reduce((sum, r) => sum + (r.spin.statuses["200"] ?? 0), 0) +
+    closed.reduce((sum, r) => sum + r.at.reduce((n, each) => n + (each.spin.statuses["200"] ?? 0), 0), 0) +
     fixed.reduce((sum, r) => sum + (r.result.statuses["200"] ?? 0), 0);
-  const [rows] = await database.db.select({ n: count() }).from(spins);
+  const [rows] = await database.db.select({ n: count() }).from(spins).where(eq(spins.gameId, seeded.gameId));
   const queuedAfter = await redis.llen(keys.outcomeQueue(seeded.game));
   const consistent = rows?.n === served && queuedBefore - queuedAfter === served;
   const errors =
-    closed.reduce((sum, r) => sum + failures(r.spin), 0) + fixed.reduce((sum, r) => sum + failures(r.result), 0);
+    closed.reduce((sum, r) => sum + r.at.reduce((n, each) => n + failures(each.spin), 0), 0) +
+    fixed.reduce((sum, r) => sum + failures(r.result), 0);
 
   step("block generation");
-  // The spin rounds left ~100,000 fresh rows: flush them first, so a checkpoint (or autovacuum)
-  // started by the load does not land in the middle of the generation runs.
+  // The spin rounds left fresh rows: flush them first, so a checkpoint (or autovacuum) started by
+  // the load does not land in the middle of the generation runs.
   await database.db.execute(sql`checkpoint`).catch(() => step("checkpoint skipped: needs pg_checkpoint"));
   await database.db.execute(sql`vacuum (analyze) spins`);
   const generation = await measureGeneration(database.db, redis, keys, seeded, {
     blockSize: BLOCK_SIZE,
     targetBlocks: TARGET_READY_BLOCKS,
-    repeats: 7,
+    repeats: spinsOnly ? 1 : Number(args["generation-repeats"]),
   });
 
+  const byConnections = connectionCounts.map((connections) => {
+    const runs = ofConnections(connections);
+    const spinsPerSecond = median(runs.map((r) => r.spin.perSecond));
+    const anchors = runs.map((r) => r.pgbench?.tps ?? 0);
+    const pgbenchTps = anchors.every((tps) => tps > 0) ? median(anchors) : null;
+    const echoes = runs.flatMap((r) => (r.echo ? [r.echo.perSecond] : []));
+    const echoPerSecond = echoes.length ? Math.round(median(echoes)) : null;
+    return {
+      connections,
+      spinsPerSecond: Math.round(spinsPerSecond),
+      spinP50Ms: round1(median(runs.map((r) => r.spin.p50Ms))),
+      spinP99Ms: round1(median(runs.map((r) => r.spin.p99Ms))),
+      pgbenchTps,
+      echoPerSecond,
+      // Per round (same machine state), then the median of the rounds.
+      spinsOverPgbench: pgbenchTps ? median(runs.map((r) => ratio(r.spin.perSecond, r.pgbench?.tps ?? 0) ?? 0)) : null,
+      spinsOverEcho: echoPerSecond
+        ? median(runs.map((r) => ratio(r.spin.perSecond, r.echo?.perSecond ?? 0) ?? 0))
+        : null,
+      rounds: runs.map((r) => ({
+        spin: brief(r.spin),
+        pgbench: r.pgbench,
+        echo: r.echo && brief(r.echo),
+        tail: r.tail,
+      })),
+    };
+  });
+  const peak = byConnections.find((each) => each.connections === peakConnections);
   const results = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageBeforeRuns: loadBefore },
-    settings: { rounds, durationS: durationMs / 1000, fixedDurationS: fixedMs / 1000, connections, players },
-    closedLoop: {
-      rounds: closed.map((r) => ({
-        loadAverage: r.loadAverage,
-        spin: brief(r.spin),
-        hello: brief(r.hello),
-        ratio: Math.round(r.ratio * 1000) / 1000,
-      })),
-      medianSpinsPerSecond: Math.round(saturation),
-      medianHelloPerSecond: Math.round(median(closed.map((r) => r.hello.perSecond))),
-      medianRatio: Math.round(median(closed.map((r) => r.ratio)) * 1000) / 1000,
+    settings: {
+      rounds,
+      durationS: durationMs / 1000,
+      fixedDurationS: fixedMs / 1000,
+      connections: connectionCounts,
+      players,
+      pgbench: "path" in pgbench ? "spin-shaped transaction, -M prepared, 2 threads" : pgbench.unavailable,
     },
+    targets: {
+      spinsOverPgbench: Object.fromEntries(byConnections.map((each) => [each.connections, each.spinsOverPgbench])),
+      p99MsClosedLoopAtPeak: peak?.spinP99Ms ?? null,
+      p99MsOpenLoopAt80: round1(fixed.find((f) => f.fraction === 0.8)?.result.p99Ms ?? Number.NaN),
+      apiPeakRssMb: apiPeakRss,
+    },
+    closedLoop: byConnections,
+    honoEcho: spinsOnly
+      ? null
+      : {
+          connections: peakConnections,
+          perSecond: Math.round(median(closed.map((r) => r.hono?.perSecond ?? 0))),
+          rounds: closed.map((r) => r.hono && brief(r.hono)),
+        },
+    loadAverages: closed.map((r) => r.loadAverage),
     fixedRate: fixed.map((f) => ({
       fractionOfSaturation: f.fraction,
       loadAverage: f.loadAverage,
       targetPerSecond: f.result.targetPerSecond,
       ...brief(f.result),
+      tail: f.tail,
     })),
-    apiCpuUsPerSpin: perRequestUs(cpuBefore.api, cpuAfter.api, closedSpins),
-    postgresBackendsCpuUsPerSpin: backends.length ? perRequestUs(cpuBefore.pg, cpuAfter.pg, closedSpins) : null,
-    helloCpuUsPerRequest: perRequestUs(cpuBefore.hello, cpuAfter.hello, closedHellos),
+    cpuUsPerRequest: {
+      api: apiCpu.perRequestUs().server,
+      apiPostgresBackends: backends.length ? postgresCpu.perRequestUs().server : null,
+      loadClientPerSpin: apiCpu.perRequestUs().client,
+      nodeEcho: spinsOnly ? null : echoCpu.perRequestUs().server,
+      honoEcho: spinsOnly ? null : honoCpu.perRequestUs().server,
+      loadClientPerEcho: spinsOnly ? null : echoCpu.perRequestUs().client,
+    },
     apiPeakRssMb: apiPeakRss,
     blockGeneration: {
       oneBlock: generation.oneBlock,
@@ -240,19 +402,26 @@ try {
     consistency: { served, spinRows: rows?.n ?? null, queueFell: queuedBefore - queuedAfter, consistent, errors },
   };
   writeJson("bench-results/latest.json", results);
+  if (!spinsOnly) writeJson("docs/bench-results.json", results);
   const points = [
     ...fixed.map((f) => ({ label: `${f.fraction * 100}%`, ...f.result })),
-    ...closed.map((r) => ({ label: "closed", ...r.spin })),
+    ...closed.flatMap((r) => r.at.map((each) => ({ label: `closed ${each.connections}`, ...each.spin }))),
   ];
   writeSvg(
     "bench-results/latency.svg",
     latencySvg(`POST /spins latency vs load (${cpus().length} cores, load avg ${loadBefore})`, points),
   );
-  console.log(JSON.stringify(results, null, 2));
-  console.log("\nwritten: bench-results/latest.json, bench-results/latency.svg");
+  console.log(JSON.stringify({ targets: results.targets, cpuUsPerRequest: results.cpuUsPerRequest }, null, 2));
+  const written = [
+    "bench-results/latest.json",
+    ...(spinsOnly ? [] : ["docs/bench-results.json"]),
+    "bench-results/latency.svg",
+  ];
+  console.log(`\nwritten: ${written.join(", ")}`);
   if (!consistent || errors > 0) process.exitCode = 1;
 } finally {
   for (const child of children) await stop(child);
+  rmSync(probeFile, { force: true });
   const stale = await redis.keys(`${prefix}:*`);
   if (stale.length > 0) await redis.del(...stale);
   await redis.quit();

@@ -17,7 +17,7 @@ npm run --silent build
 set -m
 node --enable-source-maps dist/apps/worker/main.js --role all &
 worker=$!
-node --enable-source-maps --heap-growing-percent=25 dist/apps/api/main.js &
+node --enable-source-maps --heap-growing-percent=25 --min-semi-space-size=16 dist/apps/api/main.js &
 api=$!
 stop() {
   trap '' INT TERM

@@ -2,8 +2,10 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 
 /**
- * The baseline: a Hono hello-world route on the same server adapter as the API, started the same
- * way (its own process), so the ratio spins/s ÷ hello/s says what the spin path itself costs.
+ * The framework baseline, on the same server adapter as the API and started the same way (its own
+ * process): a hello-world GET and the smallest JSON POST echo through `c.req.json()`.
  */
-const app = new Hono().get("/hello", (c) => c.json({ hello: "world" }));
+const app = new Hono()
+  .get("/hello", (c) => c.json({ hello: "world" }))
+  .post("/echo", async (c) => c.json(await c.req.json()));
 serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: "127.0.0.1" });

@@ -60,6 +60,18 @@ export const metrics = {
     labelNames: ["status", "attempt"] as const,
     registers,
   }),
+  spinBatchSize: new Histogram({
+    name: "outcomes_spin_batch_size",
+    help: "Spins per group commit",
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers,
+  }),
+  spinBatchSeconds: new Histogram({
+    name: "outcomes_spin_batch_seconds",
+    help: "Group commits from their flush to Postgres's answer (waiting for a pool connection included)",
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers,
+  }),
   collectErrors: new Counter({
     name: "outcomes_metrics_collect_errors_total",
     help: "Scrape-time readings that failed (the gauge is left empty for that scrape)",

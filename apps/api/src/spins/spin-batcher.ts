@@ -1,4 +1,5 @@
 import { isDuplicateOutcome, type SqlPool } from "@outcomes/db";
+import { metrics } from "@outcomes/runtime";
 import { type SpinPlan, type WrittenSpin, writeSpinBatch } from "./spin-writer.js";
 
 export interface BatchSettings {
@@ -46,7 +47,10 @@ export class SpinBatcher {
     this.timer = null;
     const batch = this.gathering;
     this.gathering = [];
-    if (batch.length > 0) void this.commit(batch);
+    if (batch.length === 0) return;
+    metrics.spinBatchSize.observe(batch.length);
+    const stop = metrics.spinBatchSeconds.startTimer();
+    void this.commit(batch).finally(stop);
   }
 
   private async commit(batch: Waiting[]): Promise<void> {

@@ -1,10 +1,11 @@
-import { checkWebhookUrl, type Environment } from "@outcomes/core";
-import { type Database, WEBHOOK_DELETED_ERROR, webhookDeliveries, webhooks } from "@outcomes/db";
+import { checkWebhookUrl } from "@outcomes/core";
+import { type Database, sqlClientOf, WEBHOOK_DELETED_ERROR, webhookDeliveries, webhooks } from "@outcomes/db";
 import type { JobPayload } from "@outcomes/queue";
 import { countWebhookAttempt, type Logger } from "@outcomes/runtime";
 import { signatureHeaders } from "@outcomes/sdk";
 import { UnrecoverableError } from "bullmq";
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
+import { AttemptStatements, type ClaimedAttempt } from "./attempt-statements.js";
 import { AttemptFailedError, retryDelayMs } from "./backoff.js";
 import { describeFailure, type WebhookHttpClient } from "./http-client.js";
 
@@ -17,54 +18,6 @@ export interface DeliverDeps {
 }
 
 const open = inArray(webhookDeliveries.status, ["pending", "retrying"]);
-
-interface ClaimedAttempt {
-  attempt: number;
-  maxAttempts: number;
-  body: string;
-  eventType: string;
-  url: string;
-  secret: string;
-  /** A rotated secret until it expires: attempts are signed with it too. */
-  previousSecret: string | null;
-  environment: Environment;
-}
-
-/**
- * Counts the attempt in Postgres before anything is sent, and only while the delivery is open and
- * its webhook is active and not deleted: the attempt number in the header is the one recorded.
- * The secrets are read here, at every attempt, so a retry after a rotation is signed as a new
- * delivery would be.
- */
-async function claimAttempt(db: Database, deliveryId: string): Promise<ClaimedAttempt | undefined> {
-  const [claimed] = await db
-    .update(webhookDeliveries)
-    .set({ attempts: sql`${webhookDeliveries.attempts} + 1` })
-    .from(webhooks)
-    .where(
-      and(
-        eq(webhookDeliveries.id, deliveryId),
-        eq(webhooks.id, webhookDeliveries.webhookId),
-        open,
-        lt(webhookDeliveries.attempts, webhookDeliveries.maxAttempts),
-        eq(webhooks.isActive, true),
-        sql`${webhooks.deletedAt} is null`,
-      ),
-    )
-    .returning({
-      attempt: webhookDeliveries.attempts,
-      maxAttempts: webhookDeliveries.maxAttempts,
-      body: webhookDeliveries.body,
-      eventType: webhookDeliveries.eventType,
-      url: webhooks.url,
-      secret: webhooks.secret,
-      previousSecret: sql<
-        string | null
-      >`case when ${webhooks.previousSecretExpiresAt} > now() then ${webhooks.previousSecret} end`,
-      environment: webhooks.environment,
-    });
-  return claimed;
-}
 
 /** Why a delivery could not be claimed: already finished (a duplicate job), or it must stop now. */
 async function explainUnclaimed(db: Database, deliveryId: string): Promise<{ finished: true } | { stop: string }> {
@@ -93,8 +46,10 @@ async function closeAsFailed(db: Database, deliveryId: string, lastError: string
     .where(and(eq(webhookDeliveries.id, deliveryId), open));
 }
 
+type SendOutcome = { ok: true; status: number } | { ok?: undefined; status?: number; error: string };
+
 /** Sends one attempt of a delivery; its headers, body and signature as CONTRACT §7 says. */
-async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt) {
+async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt): Promise<SendOutcome> {
   const check = checkWebhookUrl(claim.url, claim.environment);
   if (!check.ok) return { error: `Refused: URL ${check.reason}` };
   const headers = {
@@ -127,8 +82,11 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
  * UnrecoverableError. A webhook deleted or deactivated meanwhile gets nothing more.
  */
 export function deliverProcessor(deps: DeliverDeps) {
+  // Claims and successes of the deliveries in flight share their statements (the common path);
+  // failures, rare, are written one by one.
+  const statements = new AttemptStatements(sqlClientOf(deps.db));
   return async ({ deliveryId }: JobPayload<"webhook.deliver">) => {
-    const claim = await claimAttempt(deps.db, deliveryId);
+    const claim = await statements.claim(deliveryId);
     if (!claim) {
       const why = await explainUnclaimed(deps.db, deliveryId);
       if ("finished" in why) return { skipped: "already finished" };
@@ -137,17 +95,8 @@ export function deliverProcessor(deps: DeliverDeps) {
     }
     const outcome = await send(deps, deliveryId, claim);
     const now = new Date();
-    if ("ok" in outcome) {
-      await deps.db
-        .update(webhookDeliveries)
-        .set({
-          status: "succeeded",
-          lastResponseStatus: outcome.status,
-          lastError: null,
-          nextAttemptAt: null,
-          completedAt: now,
-        })
-        .where(and(eq(webhookDeliveries.id, deliveryId), open));
+    if (outcome.ok) {
+      await statements.succeeded(deliveryId, outcome.status, now);
       countWebhookAttempt("succeeded", claim.attempt);
       return { status: outcome.status, attempt: claim.attempt };
     }

@@ -1,0 +1,57 @@
+import { sqlClientOf } from "@outcomes/db";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { deliveryRow, webhookWithDeliveries } from "@outcomes/testkit/deliveries";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AttemptStatements } from "./attempt-statements.js";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+describe("attempt statements shared by the deliveries in flight", () => {
+  it("answers each claim with its own delivery, counts a repeated delivery twice, and claims nothing closed", async () => {
+    const { deliveryIds } = await webhookWithDeliveries(api, ["pending", "pending", "retrying", "succeeded"]);
+    const [first, second, retrying, succeeded] = deliveryIds as [string, string, string, string];
+    const statements = new AttemptStatements(sqlClientOf(api.database.db));
+
+    // All in one turn of the event loop: the repeated id waits for the next statement (the two
+    // statements may reach Postgres in either order; the row lock orders the two counts).
+    const claims = await Promise.all([
+      statements.claim(first),
+      statements.claim(second),
+      statements.claim(first),
+      statements.claim(retrying),
+      statements.claim(succeeded),
+    ]);
+    expect([claims[0]?.attempt, claims[2]?.attempt].sort()).toEqual([1, 2]);
+    expect([claims[1]?.attempt, claims[3]?.attempt, claims[4]]).toEqual([1, 2, undefined]);
+    expect(JSON.parse(claims[1]!.body).id).toBe(JSON.parse((await deliveryRow(api, second))!.body).id);
+    expect((await deliveryRow(api, first))?.attempts).toBe(2);
+    expect((await deliveryRow(api, succeeded))?.attempts).toBe(5);
+  });
+
+  it("marks each delivery succeeded with its own status and time, and leaves a closed one alone", async () => {
+    const { deliveryIds } = await webhookWithDeliveries(api, ["pending", "retrying", "failed"]);
+    const [pending, retrying, failed] = deliveryIds as [string, string, string];
+    const statements = new AttemptStatements(sqlClientOf(api.database.db));
+    const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
+
+    await Promise.all([
+      statements.succeeded(pending, 200, at),
+      statements.succeeded(retrying, 204, new Date(at.getTime() + 1)),
+      statements.succeeded(failed, 200, at),
+    ]);
+    const rows = await Promise.all(deliveryIds.map((id) => deliveryRow(api, id)));
+    expect(rows.map((row) => [row?.status, row?.lastResponseStatus, row?.completedAt?.getTime()])).toEqual([
+      ["succeeded", 200, at.getTime()],
+      ["succeeded", 204, at.getTime() + 1],
+      ["failed", 500, rows[2]?.completedAt?.getTime()],
+    ]);
+    expect(rows[1]?.lastError).toBeNull();
+    expect(rows[1]?.nextAttemptAt).toBeNull();
+  });
+});
