@@ -6,16 +6,17 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { decodeQueuedOutcome, presentationOf } from "@outcomes/core";
 import { createDatabase, createGame, migrateDatabase, spins } from "@outcomes/db";
-import { createWorkerRedis, redisKeys } from "@outcomes/queue";
+import { createWorkerRedis, type RedisClient, redisKeys } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import { count, eq, sql } from "drizzle-orm";
+import { Redis } from "ioredis";
 import postgres from "postgres";
 import { measureGeneration } from "./bench/blocks.js";
 import { loadAverage, processCpuMs } from "./bench/cpu.js";
 import { failures, type LoadResult, runLoad } from "./bench/load.js";
 import { type FixedRateResult, runFixedRate } from "./bench/open-loop.js";
 import { findPgbench, type PgbenchResult, type PgbenchScript, runPgbench, spinShapedScript } from "./bench/pgbench.js";
-import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
+import { childrenOf, peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
 import { latencySvg, writeJson, writeSvg } from "./bench/report.js";
 import { seedBench } from "./bench/seed.js";
 import { type TailSample, tailSampler } from "./bench/tail.js";
@@ -53,6 +54,8 @@ const { values: args } = parseArgs({
     profile: { type: "boolean", default: false },
     /** Spins only (no anchors, open loop or generation): for comparing levers by CPU per spin. */
     "spins-only": { type: "boolean", default: false },
+    /** API processes on the port (WEB_CONCURRENCY); CPU and RSS are summed over all of them. */
+    "web-concurrency": { type: "string", default: "1" },
   },
 });
 const spinsOnly = args["spins-only"];
@@ -120,6 +123,13 @@ const brief = (r: LoadResult | FixedRateResult) => ({
   maxMs: round1(r.maxMs),
   statuses: r.statuses,
 });
+
+/** The pid of the Redis server when it is one server on this machine (its CPU is then readable). */
+async function localRedisPid(redis: RedisClient): Promise<number | null> {
+  if (!(redis instanceof Redis) || !["127.0.0.1", "localhost", "::1"].includes(redis.options.host ?? "")) return null;
+  const match = /process_id:(\d+)/.exec(await redis.info("server"));
+  return match ? Number(match[1]) : null;
+}
 
 /** CPU of some processes (and of this one, the load client) over the runs it wraps, per request. */
 class CpuMeter {
@@ -209,6 +219,7 @@ try {
       REDIS_PREFIX: prefix,
       LOG_LEVEL: "warn",
       RATE_LIMIT_SPINS_PER_SECOND: "1000000",
+      WEB_CONCURRENCY: args["web-concurrency"],
       BENCH_PROBE_FILE: probeFile,
     },
     "/readyz",
@@ -246,7 +257,12 @@ try {
     await honoLoad(peakConnections, warmupMs);
   }
   const backends = await apiBackendPids(database.sql);
-  const apiCpu = new CpuMeter(() => [api.child.pid]);
+  // With WEB_CONCURRENCY > 1 the API is a primary and its forked API processes.
+  const apiPids = () => [api.child.pid, ...childrenOf(api.child.pid)];
+  const apiCpu = new CpuMeter(apiPids);
+  // The Redis server's own CPU, where it runs on this machine (one server; null on a cluster).
+  const redisPid = await localRedisPid(redis);
+  const redisCpu = new CpuMeter(() => [redisPid ?? undefined]);
   const postgresCpu = new CpuMeter(() => backends);
   const echoCpu = new CpuMeter(() => [echo.child.pid]);
   const honoCpu = new CpuMeter(() => [hono.child.pid]);
@@ -267,7 +283,9 @@ try {
     for (const connections of connectionCounts) {
       step(`round ${i + 1} of ${rounds}, ${connections} connections: spins, pgbench, node:http echo`);
       const watch = await tailSampler({ ...api, probeFile }, database.sql, BENCH_DATABASE);
-      const spin = await apiCpu.measure(() => postgresCpu.measure(() => spinLoad(connections, durationMs)));
+      const spin = await apiCpu.measure(() =>
+        postgresCpu.measure(() => redisCpu.measure(() => spinLoad(connections, durationMs))),
+      );
       const tail = await watch.stop();
       const anchor =
         "path" in pgbench && pgbenchScript
@@ -298,7 +316,10 @@ try {
     });
     fixed.push({ fraction, loadAverage: loadNow, result, tail: await watch.stop() });
   }
-  const apiPeakRss = peakRssMb(api.child.pid);
+  const apiPeakRss = apiPids().reduce<number | null>((sum, pid) => {
+    const rss = peakRssMb(pid);
+    return sum === null || rss === null ? null : Math.round((sum + rss) * 10) / 10;
+  }, 0);
   for (const child of children) await stop(child);
 
   // Every 200 is exactly one spin row and one outcome gone from the queue: nothing lost or doubled.
@@ -361,6 +382,7 @@ try {
       fixedDurationS: fixedMs / 1000,
       connections: connectionCounts,
       players,
+      webConcurrency: Number(args["web-concurrency"]),
       pgbench: "path" in pgbench ? "spin-shaped transaction, -M prepared, 2 threads" : pgbench.unavailable,
     },
     targets: {
@@ -388,6 +410,7 @@ try {
     cpuUsPerRequest: {
       api: apiCpu.perRequestUs().server,
       apiPostgresBackends: backends.length ? postgresCpu.perRequestUs().server : null,
+      redisServer: redisPid === null ? null : redisCpu.perRequestUs().server,
       loadClientPerSpin: apiCpu.perRequestUs().client,
       nodeEcho: spinsOnly ? null : echoCpu.perRequestUs().server,
       honoEcho: spinsOnly ? null : honoCpu.perRequestUs().server,
