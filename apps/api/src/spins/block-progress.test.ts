@@ -67,3 +67,44 @@ describe("block bookkeeping in the spin path", () => {
     expect((written[0]!.payload as any).data).toMatchObject({ gameId: game.gameId, readyBlocks: 1, minReadyBlocks: 2 });
   });
 });
+
+describe("a block-boundary batch chosen as a deadlock's victim", () => {
+  it("runs again and answers 200, instead of failing its spins", async () => {
+    const { partnerId, apiKey } = await api.createPartner();
+    const game = await createGame(api, partnerId);
+    await addBlock(api, game.gameId, [["T0", 0]]);
+    const [second] = await addBlock(api, game.gameId, [
+      ["T0", 0],
+      ["T0", 0],
+    ]);
+    const play = () => spin(api, apiKey, { gameId: game.gameId, playerId: "p", wagerUsd: 1 });
+    expect((await play()).status).toBe(200); // the player exists now; block 1 is exhausted
+
+    // Another transaction holds the block the next spin starts, then waits for that spin's player
+    // row (and commits once it has it): a lock cycle. Its own deadlock_timeout is long, so Postgres breaks the cycle by rolling
+    // the spin's batch back.
+    const { spinning } = await api.database.sql.begin(async (tx) => {
+      await tx`set local deadlock_timeout = '10s'`;
+      // NO KEY UPDATE: the spin's own insert (its key-share check of the block) passes; its block
+      // bookkeeping, after the player's row, waits.
+      await tx`select 1 from blocks where id = ${second!.blockId} for no key update`;
+      const spinning = play();
+      await vi.waitFor(
+        async () => {
+          const [row] = await tx`
+            select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`;
+          expect(row?.n).toBe(1);
+        },
+        { timeout: 5_000, interval: 20 },
+      );
+      await tx`update players set external_id = external_id where partner_id = ${partnerId} and external_id = 'p'`;
+      return { spinning };
+    });
+    const answer = await spinning;
+    expect([answer.status, JSON.stringify(answer.body)]).toEqual([200, expect.anything()]);
+    expect(await statuses(game.gameId)).toEqual(["exhausted", "serving"]);
+    const spins = await api.database.sql`select count(*)::int as n from spins where partner_id = ${partnerId}`;
+    expect(spins[0]?.n).toBe(2);
+  });
+});

@@ -1,6 +1,9 @@
-import { isDuplicateOutcome, type SqlPool } from "@outcomes/db";
+import { isDuplicateOutcome, isRetryableConflict, type SqlPool } from "@outcomes/db";
 import { metrics } from "@outcomes/runtime";
 import { type SpinPlan, type WrittenSpin, writeSpinBatch } from "./spin-writer.js";
+
+/** Runs of one batch when Postgres rolls it back to break a deadlock (each wait is bounded by lock_timeout). */
+const CONFLICT_ATTEMPTS = 3;
 
 export interface BatchSettings {
   /** At most this many spins per commit (SPIN_BATCH_MAX_SIZE). */
@@ -53,7 +56,7 @@ export class SpinBatcher {
     void this.commit(batch).finally(stop);
   }
 
-  private async commit(batch: Waiting[]): Promise<void> {
+  private async commit(batch: Waiting[], attempt = 1): Promise<void> {
     try {
       const written = await writeSpinBatch(
         this.sql,
@@ -65,6 +68,12 @@ export class SpinBatcher {
       // a fresh outcome), so the others are committed one by one.
       if (batch.length > 1 && isDuplicateOutcome(error)) {
         await Promise.all(batch.map((waiting) => this.commit([waiting])));
+        return;
+      }
+      // Chosen as a deadlock's victim (a block-boundary batch against a fill, a reveal or another
+      // batch): rolled back whole, so the same batch runs again rather than failing its spins.
+      if (isRetryableConflict(error) && attempt < CONFLICT_ATTEMPTS) {
+        await this.commit(batch, attempt + 1);
         return;
       }
       for (const waiting of batch) waiting.reject(error);

@@ -17,6 +17,15 @@ export function isUniqueViolation(error: unknown): boolean {
   return pgErrorCode(error) === "23505";
 }
 
+/**
+ * Postgres rolled the transaction back to break a deadlock (40P01) or a serialization conflict
+ * (40001): nothing of it committed, and running it again is safe.
+ */
+export function isRetryableConflict(error: unknown): boolean {
+  const code = pgErrorCode(error);
+  return code === "40P01" || code === "40001";
+}
+
 /** The constraint a failed statement violated. */
 export function constraintName(error: unknown): string | undefined {
   for (const { constraint_name: name } of causes(error)) if (typeof name === "string") return name;
