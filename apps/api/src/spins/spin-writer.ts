@@ -139,9 +139,11 @@ export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<Wri
 }
 
 /**
- * The extras of spins just recorded in `tx`. Row locks come in one order in every transaction, so
- * concurrent ones cannot deadlock: every player row (taken by the spins' insert), then block rows
- * in block order, then the event counters (`insertEvents`, one statement for all the events, last).
+ * The extras of spins just recorded in `tx`. Row locks come in one order in every spin transaction:
+ * every player row (taken by the spins' insert), then block rows in block order, then the event
+ * counters (`insertEvents`, one statement for all the events, last). A transaction outside the spin
+ * path that holds a block row and then waits for a row a batch holds closes a cycle; Postgres then
+ * rolls the batch back and SpinBatcher runs it again.
  */
 async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; written: WrittenSpin }[]): Promise<void> {
   const boundary = ({ plan }: { plan: SpinPlan }) => plan.blockBoundary ?? { blockId: 0, index: 0 };

@@ -7,8 +7,8 @@ const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () =>
 
 /**
  * A block of pre-computed outcomes, sealed (entries + SHA-256 commitment, seed hash and Merkle root)
- * before any is served. An outcome is addressed by (block id, index); the spins table's unique key
- * on that pair guarantees each is used at most once, ever. The id is the public `blockId` and part
+ * before any is served. An outcome is addressed by (block id, index); the `spin_outcomes` primary
+ * key on that pair guarantees each is used at most once, ever. The id is the public `blockId` and part
  * of every leaf, so the blocks worker takes it from the identity sequence before sealing (hence "by
  * default": the insert names it).
  */
