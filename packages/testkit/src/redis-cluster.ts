@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -47,7 +48,7 @@ export async function startLocalCluster(options: { nodeTimeoutMs?: number } = {}
 /** A base port whose six ports and their cluster-bus ports (+10000) are all free just now. */
 async function freePortBase(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 4_000) * 2;
+    const base = 20_000 + randomInt(4_000) * 2;
     const ports = Array.from({ length: 6 }, (_, index) => base + index);
     const free = await Promise.all([...ports, ...ports.map((port) => port + 10_000)].map(isFree));
     if (free.every(Boolean)) return base;
