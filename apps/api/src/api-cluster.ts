@@ -56,10 +56,11 @@ export function runPrimary(processes: number, logger: Logger): void {
     if (stopping) return;
     stopping = { code };
     for (const worker of alive.values()) {
-      // One still starting may not listen for messages yet; a signal stops it either way. One that
-      // serves is told over IPC, so a Ctrl-C that also reached it directly counts once.
+      // One that serves is told over IPC, so a Ctrl-C that also reached it directly counts once.
+      // One still starting has served nothing and may not listen for messages yet; it is killed
+      // (a graceful close racing its pending listen throws inside node:cluster).
       if (listening.has(worker.id) && worker.isConnected()) worker.send({ type: SHUTDOWN });
-      else worker.process.kill("SIGTERM");
+      else worker.process.kill("SIGKILL");
     }
     if (alive.size === 0) process.exit(code);
   };
