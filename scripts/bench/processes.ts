@@ -54,17 +54,6 @@ export async function stop(child: ChildProcess): Promise<void> {
   await once(child, "exit");
 }
 
-/** Process ids whose parent is `pid` (the API processes of a WEB_CONCURRENCY primary); [] without /proc. */
-export function childrenOf(pid: number | undefined): number[] {
-  if (pid === undefined) return [];
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
-    return children ? children.split(" ").map(Number) : [];
-  } catch {
-    return [];
-  }
-}
-
 /** The process's peak resident set (VmHWM) in MB, from /proc; null where there is no /proc. */
 export function peakRssMb(pid: number | undefined): number | null {
   if (pid === undefined) return null;

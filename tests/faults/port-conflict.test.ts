@@ -1,9 +1,7 @@
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "./harness/processes.js";
+import { freePort, runApiToExit } from "./harness/processes.js";
 import { Stack } from "./harness/stack.js";
 
 let stack: Stack;
@@ -40,15 +38,7 @@ describe("two processes of one host on one port", () => {
     const holder = createServer().listen(Number(stack.env.PORT));
     await once(holder, "listening");
     try {
-      const api = spawn(
-        process.execPath,
-        ["--import", "tsx", fileURLToPath(new URL("../../apps/api/src/main.ts", import.meta.url))],
-        { env: { PATH: process.env.PATH ?? "", ...stack.env }, stdio: ["ignore", "pipe", "pipe"] },
-      );
-      let output = "";
-      api.stdout.on("data", (chunk: Buffer) => (output += chunk));
-      api.stderr.on("data", (chunk: Buffer) => (output += chunk));
-      const [code] = (await once(api, "exit")) as [number | null];
+      const { code, output } = await runApiToExit(stack.env);
       const lines = output.split("\n").filter((line) => line.includes("PORT"));
       console.log(
         `FAULT port-conflict/api: PORT ${stack.env.PORT} held by another process\n  exit ${code}: ${lines[0]}`,

@@ -1,22 +1,11 @@
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorld, type World, waitForReserve } from "./harness/http.js";
-import { eventually, ServiceProcess } from "./harness/processes.js";
+import { childrenOf, eventually, runApiToExit, ServiceProcess } from "./harness/processes.js";
 import { Stack } from "./harness/stack.js";
 
-const API_MAIN = fileURLToPath(new URL("../../apps/api/src/main.ts", import.meta.url));
 let stack: Stack;
 let world: World;
 let primary: ServiceProcess;
-
-/** Process ids whose parent is `pid` (the API processes the primary forked). */
-function childrenOf(pid: number): number[] {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
-  return children ? children.split(" ").map(Number) : [];
-}
 
 /** Sum of `outcomes_spins_total` over every label set in one scrape. */
 async function scrapedSpins(): Promise<number> {
@@ -120,14 +109,7 @@ describe("WEB_CONCURRENCY=2: two API processes on one port", () => {
     const holder = ServiceProcess.api("api-holder", { ...stack.env, WEB_CONCURRENCY: "1" });
     stack.processes.push(holder);
     await holder.start("api listening");
-    const second = spawn(process.execPath, ["--import", "tsx", API_MAIN], {
-      env: { PATH: process.env.PATH ?? "", ...stack.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    second.stdout.on("data", (chunk: Buffer) => (output += chunk));
-    second.stderr.on("data", (chunk: Buffer) => (output += chunk));
-    const [code] = (await once(second, "exit")) as [number | null];
+    const { code, output } = await runApiToExit(stack.env);
     const lines = output.split("\n");
     console.log(`FAULT web-concurrency/port: exit ${code}; ${lines.filter((line) => line.includes("PORT"))[0]}`);
     expect(code).toBe(1);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -109,6 +110,33 @@ export class ServiceProcess {
   /** Lines of output (pino JSON) that mention `text`. */
   linesWith(text: string): string[] {
     return this.output.filter((line) => line.includes(text));
+  }
+}
+
+/**
+ * Runs the API on `env` until it exits by itself (a start that must fail): its exit status and
+ * everything it wrote.
+ */
+export async function runApiToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const api = spawn(process.execPath, ["--import", "tsx", API_MAIN], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  api.stdout?.on("data", (chunk: Buffer) => (output += chunk));
+  api.stderr?.on("data", (chunk: Buffer) => (output += chunk));
+  const [code] = (await once(api, "exit")) as [number | null];
+  return { code, output };
+}
+
+/** Process ids whose parent is `pid` (the API processes of a WEB_CONCURRENCY primary); [] without /proc. */
+export function childrenOf(pid: number | undefined): number[] {
+  if (pid === undefined) return [];
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+    return children ? children.split(" ").map(Number) : [];
+  } catch {
+    return [];
   }
 }
 
