@@ -17,7 +17,10 @@ const externalDependencies = {
   name: "external-dependencies",
   setup(plugin) {
     plugin.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith("@outcomes/") ? undefined : { path: args.path, external: true },
+      // The native hasher stays a package (it loads its .node file from beside itself).
+      args.path.startsWith("@outcomes/") && args.path !== "@outcomes/sha256-batch"
+        ? undefined
+        : { path: args.path, external: true },
     );
   },
 };

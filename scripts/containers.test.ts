@@ -78,8 +78,9 @@ describe("Dockerfile", () => {
   const finalStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
 
   it("is multi-stage on the current Node LTS and runs as a non-root user", () => {
-    expect(stages).toEqual(["deps", "build", "runtime"]);
+    expect(stages).toEqual(["deps", "build", "native", "runtime"]);
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-/m);
+    expect(dockerfile).toMatch(/^ARG NODE_TOOLCHAIN_IMAGE=node:24-/m);
     expect(finalStage).toMatch(/^USER node$/m);
     expect(finalStage).not.toMatch(/^USER root$/m);
   });
@@ -102,6 +103,15 @@ describe("Dockerfile", () => {
     expect(dockerfile).toContain("RUN node scripts/build.mjs");
     expect(finalStage).toContain("COPY --from=build --chown=node:node /app/dist/apps ./dist/apps");
     expect(finalStage).toContain(`CMD ${JSON.stringify(productionCommand("start:api")).replaceAll(",", ", ")}`);
+  });
+
+  it("compiles the native hasher with a toolchain and copies only its module into the image", () => {
+    expect(dockerfile).toMatch(/^FROM \$\{NODE_TOOLCHAIN_IMAGE\} AS native$/m);
+    expect(dockerfile).toContain("RUN npm run build:native");
+    expect(finalStage).toContain(
+      "COPY --from=native --chown=node:node /app/packages/sha256-batch/build/Release/sha256_batch.node",
+    );
+    expect(read(".dockerignore").split("\n")).toContain("packages/sha256-batch/build");
   });
 
   it("keeps test code out of the build context, so out of the image", () => {

@@ -9,14 +9,16 @@ import {
   STORED_FROM_LEVEL,
   treeInputOf,
 } from "@outcomes/core";
-import type { BlockTree, TreeAnswer, TreeJob } from "@outcomes/sdk";
+import type { BlockTree, TreeAnswer, TreeJob, TreeWorkerData } from "@outcomes/sdk";
+import { loadError, modulePath } from "@outcomes/sha256-batch";
 
 type Pending = { resolve: (tree: BlockTree) => void; reject: (error: Error) => void };
 
 /**
  * Builds blocks' Merkle trees on worker threads (the SDK's `tree-worker`, the same `blockTree` a
  * verifier runs), so the blocks worker draws, seals and loads other blocks meanwhile: the tree is
- * most of a block's CPU (two SHA-256 per entry, each mostly the cost of the call). Up to
+ * most of a block's CPU (two SHA-256 per entry), hashed in batches by the native hasher
+ * (`@outcomes/sha256-batch`) where it is built, else one node:crypto call per hash. Up to
  * TREE_THREADS threads, started on first use and kept; a tree goes to the thread with the fewest
  * pending, so the next block's tree is built beside this one's. A thread holds the process open
  * only while it owes a tree; one that dies fails the trees it owed (their jobs are retried) and is
@@ -31,7 +33,9 @@ class TreeThread {
   dead = false;
 
   constructor() {
-    this.worker = new Worker(createRequire(import.meta.url).resolve("@outcomes/sdk/tree-worker"));
+    this.worker = new Worker(createRequire(import.meta.url).resolve("@outcomes/sdk/tree-worker"), {
+      workerData: { sha256BatchPath: modulePath } satisfies TreeWorkerData,
+    });
     this.worker.unref();
     this.worker.on("message", (answer: TreeAnswer) => {
       const waiting = this.pending.get(answer.id);
@@ -62,6 +66,11 @@ class TreeThread {
     });
   }
 }
+
+/** How the tree threads hash, for a worker's start-up log: the native batch hasher, or why not. */
+export const treeHashing = modulePath
+  ? { hasher: "native batch (@outcomes/sha256-batch)" }
+  : { hasher: "node:crypto, one call per hash (@outcomes/sha256-batch not loaded)", reason: loadError };
 
 const threads: TreeThread[] = [];
 

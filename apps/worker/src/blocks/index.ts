@@ -1,4 +1,4 @@
-import { revealExhaustedBlocks } from "@outcomes/blocks";
+import { revealExhaustedBlocks, treeHashing } from "@outcomes/blocks";
 import type { RoleStarter } from "../context.js";
 import { upsertJobSchedule } from "../job-schedules.js";
 import { startQueueWorker } from "../queue-worker.js";
@@ -18,6 +18,8 @@ export const REVEAL_EVERY_MS = 2_000;
  * (docs/fairness.md). Any number of these may run.
  */
 export const startBlocksRole: RoleStarter = async (ctx) => {
+  if (treeHashing.reason) ctx.logger.warn(treeHashing, "Merkle trees hashed without the native batch hasher (slower)");
+  else ctx.logger.info(treeHashing, "Merkle trees hashed in native batches");
   await upsertJobSchedule(ctx.producers, REVEAL_SCHEDULER_ID, "blocks.reveal", { every: REVEAL_EVERY_MS });
   return startQueueWorker(
     "blocks",

@@ -205,6 +205,25 @@ describe("leaves", () => {
     }
   });
 
+  it("writes the same leaves for long symbol ids without a column table, from any first index, with salts at any offset", () => {
+    // 17 symbols: 17^3 columns is past the column table's limit, so cells are written one by one.
+    const extra = Array.from({ length: 9 }, (_, index) => ({ id: `EXTRA_LONG_SYMBOL_ID_${index}`, name: "Extra" }));
+    const wide: ParSheetDocument = { ...SAMPLE, symbols: [...SAMPLE.symbols, ...extra] };
+    const sheet = new CompiledSheet(wide);
+    const seed = randomBytes(32);
+    const size = 40;
+    const body = new Uint8Array(size * entryBytes(sheet));
+    writeEntries(sheet, seed, 0, drawTiers(sheet, seed, size), body, 0);
+    // A view whose byte offset is not a multiple of 4: salts are then copied byte by byte.
+    const salts = Buffer.concat([Buffer.alloc(1), saltsAt(seed, 0, size)]).subarray(1);
+    // Indexes 985 … 1024 carry the index's digits over from 999 to 1000.
+    const fast = entryLeafHashes(sheet.layout, 77, 985, body, 0, size, salts);
+    const slow = deriveBlockEntries(seed, wide, { size }).map((entry) =>
+      leafHash(entry.salt, outcomeText({ blockId: 77, ...entry, index: 985 + entry.index })),
+    );
+    expect(fast.toString("hex")).toBe(slow.join(""));
+  });
+
   it("writes the multiplier's shortest exact decimal and the reels as the contract says", () => {
     expect(
       outcomeText({

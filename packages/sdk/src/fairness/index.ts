@@ -12,7 +12,16 @@ export {
 } from "./derive.js";
 export { SALT_BYTES, SEED_BYTES, saltsAt } from "./keystream.js";
 export { entryLeafHashes, type LeafLayout, type LeafOutcome, leafHash, outcomeText } from "./leaves.js";
-export { auditPath, EMPTY_TREE_HASH, HASH_BYTES, merkleLevels, merkleRoot, verifyInclusion } from "./merkle.js";
+export {
+  auditPath,
+  EMPTY_TREE_HASH,
+  HASH_BYTES,
+  merkleLevels,
+  merkleRoot,
+  nodeCryptoSha256Batch,
+  type Sha256Batch,
+  verifyInclusion,
+} from "./merkle.js";
 export { CompiledSheet, multiplierText } from "./sheet.js";
 export {
   type BlockTree,
@@ -21,5 +30,6 @@ export {
   blockTreeLevels,
   type TreeAnswer,
   type TreeJob,
+  type TreeWorkerData,
 } from "./tree.js";
 export { type Verification, verifyRevealedBlock, verifySpinProof } from "./verify.js";
