@@ -25,14 +25,21 @@ export interface BlockRun {
 export const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Seals `count` blocks, then loads each into the game's list, overlapping the three stages: while
- * Postgres commits block n, block n+1 is drawn, and block n−1 is being loaded into Redis. The order
- * guarantees stay those of one block at a time:
+ * independent blocks drawn (their trees posted to the tree threads) beyond the one being sealed: the
+ * tree threads then always hold the next trees, so a seal never waits for its tree.
+ */
+const DRAW_AHEAD = 2;
+
+/**
+ * Seals `count` blocks, then loads each into the game's list, overlapping the stages: while
+ * Postgres commits block n, the trees of the next blocks are built on the tree threads, block n−1's
+ * RESP command is written, and the one before is being loaded into Redis. The order guarantees stay
+ * those of one block at a time:
  * - a block is loaded only after its sealing statement committed (the load is chained on the seal);
  * - loads run one after another in sequence order, each only after the previous one succeeded, so
  *   the loaded-through marker never passes a block that is missing from the list;
- * - this returns (and the caller's lock is released) only once every started load has settled,
- *   so no load of this run can race another generator's reconciliation.
+ * - this returns (and the caller's lock is released) only once every started seal, tree and load
+ *   has settled, so no load of this run can race another generator's reconciliation.
  * independent blocks are drawn and hashed ahead of their seal (their tiers do not depend on the
  * record; their ids are reserved first, as every leaf names its block); finite_pool blocks are cut
  * from the stored cycle inside their sealing transaction.
@@ -40,58 +47,61 @@ export const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resol
 export async function sealAndLoad(run: BlockRun): Promise<void> {
   const independent = run.drawer.sheet.drawMode !== "finite_pool";
   const ids = independent ? await reserveBlockIds(run.db, run.count) : [];
-  // Drawn here, its tree built on a tree worker thread while this one goes on.
-  const draw = (index: number, drawn?: DrawnBlock): Promise<BlockDraft> => {
-    const drafting = draftOffThread(
-      run.drawer,
-      drawn ?? drawIndependentBlock(run.drawer, run.blockSize),
-      ids[index] as number,
-    );
-    drafting.catch(() => {});
-    return drafting;
+  // independent: drawn here, in order, up to `end`; each tree is built on a tree thread meanwhile.
+  const drafts: Promise<BlockDraft>[] = [];
+  const drawUpTo = (end: number) => {
+    while (independent && drafts.length < Math.min(end, run.count)) {
+      const index = drafts.length;
+      const drawn = index === 0 && run.first ? run.first : drawIndependentBlock(run.drawer, run.blockSize);
+      const drafting = draftOffThread(run.drawer, drawn, ids[index] as number);
+      // Awaited by its seal; observed now so a failure while something else is awaited is not "unhandled".
+      drafting.catch(() => {});
+      drafts.push(drafting);
+    }
   };
-  const seal = (drafting: Promise<BlockDraft> | null): Promise<SealedBlock> => {
-    const sealing = drafting
-      ? drafting.then((draft) => sealDrawnBlock(run.db, run.game.id, draft))
+  const seal = (index: number): Promise<SealedBlock> => {
+    const sealing = independent
+      ? (drafts[index] as Promise<BlockDraft>).then((draft) => sealDrawnBlock(run.db, run.game.id, draft))
       : sealNextBlock(run.db, run.game.id, run.drawer, run.blockSize);
-    // Awaited below; observed now so a failure while something else is awaited is not "unhandled".
     sealing.catch(() => {});
     return sealing;
   };
-  // Loads run one at a time and ioredis copies a command out when it is sent: one buffer serves
-  // every block of the run.
-  const scratch: ItemScratch = { bytes: Buffer.alloc(0) };
+  // A block's command is written while Redis still loads the previous block, into one of two
+  // buffers taken in turn: the one of block n − 2, whose load has settled by then (ioredis is done
+  // with a command's buffer once its reply is in).
+  const buffers: ItemScratch[] = [{ bytes: Buffer.alloc(0) }, { bytes: Buffer.alloc(0) }];
+  const loads: Promise<void>[] = [];
   let loading: Promise<void> = Promise.resolve();
   let loadFailure = false;
-  let sealing = seal(independent ? draw(0, run.first) : null);
+  drawUpTo(1 + DRAW_AHEAD);
+  let sealing = seal(0);
   try {
     for (let index = 0; index < run.count && !loadFailure; index++) {
-      const last = index + 1 === run.count;
       // The statement goes out before the CPU work below, so Postgres seals while we draw.
       await yieldToIo();
-      const following = independent && !last ? draw(index + 1) : null;
+      drawUpTo(index + 2 + DRAW_AHEAD);
       const sealed = await sealing;
-      if (!last) {
-        sealing = seal(following);
+      if (index + 1 < run.count) {
+        sealing = seal(index + 1);
         await yieldToIo();
       }
+      await loads[index - 2]?.catch(() => {});
+      if (loadFailure) break;
+      const command = blockRpush(sealed.draft.entries, sealed.blockId, run.keys.outcomeQueue(run.game), {
+        scratch: buffers[index % 2],
+      });
       loading = loading.then(async () => {
-        await appendOutcomes(
-          run.redis,
-          run.keys,
-          run.game,
-          [blockRpush(sealed.draft.entries, sealed.blockId, run.keys.outcomeQueue(run.game), { scratch })],
-          sealed.sequence,
-        );
+        await appendOutcomes(run.redis, run.keys, run.game, [command], sealed.sequence);
         await run.onLoaded(sealed);
       });
+      loads[index] = loading;
       // Observed here so a failed load stops sealing more; the error itself is thrown below.
       loading.catch(() => {
         loadFailure = true;
       });
     }
   } finally {
-    await Promise.allSettled([sealing, loading]);
+    await Promise.allSettled([sealing, loading, ...drafts]);
   }
   await loading;
 }

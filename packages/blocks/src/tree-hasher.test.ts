@@ -83,9 +83,11 @@ describe("native batch SHA-256 (@outcomes/sha256-batch)", () => {
       const slow = blockTreeLevels(input, nodeCryptoSha256Batch);
       const fast = blockTreeLevels(input, native());
       expect(fast.map((level) => level.toString("hex"))).toEqual(slow.map((level) => level.toString("hex")));
-      expect(merkleLevels(slow[0] as Buffer, native()).at(-1)?.toString("hex")).toBe(
-        slow.at(-1)?.toString("hex"),
-      );
+      expect(
+        merkleLevels(slow[0] as Buffer, native())
+          .at(-1)
+          ?.toString("hex"),
+      ).toBe(slow.at(-1)?.toString("hex"));
       // The tree threads (native) and the SDK's default (node:crypto) on this thread agree on every commitment.
       const offThread = await draftOffThread(drawer, drawn, 9_000 + size);
       const onThread = draftBlock(drawer, drawn, 9_000 + size);

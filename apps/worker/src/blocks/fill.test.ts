@@ -70,6 +70,43 @@ describe("blocks.generate", () => {
     expect(new Set(items).size).toBe(600);
   });
 
+  it("stops a turn whose load fails: the marker never passes a block missing from the list, the next job loads the rest", async () => {
+    const game = await registerTestGame(api, { fill: false });
+    const { db, redis, keys, logger } = api.deps;
+    // The second block's MULTI/EXEC is refused, as when Redis goes away mid-turn: nothing of it is applied.
+    let transactions = 0;
+    const failing = new Proxy(redis, {
+      get(target, property) {
+        if (property === "multi") {
+          return () => {
+            const tx = target.multi();
+            if (++transactions === 2) tx.exec = async () => Promise.reject(new Error("Connection is closed."));
+            return tx;
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const targets = { blockSize: 200, minReadyBlocks: 2, targetReadyBlocks: 5 };
+    await expect(fillReserve({ db, redis: failing, keys, logger, targets }, game.gameId)).rejects.toThrow(
+      "Connection is closed.",
+    );
+    const owner = await api.gameOwner(game.gameId);
+    const sealed = await blockRows(game.gameId);
+    // Blocks 1 and 2 at least were sealed (the second is the one whose load failed); only block 1 is in the list.
+    expect(sealed.length).toBeGreaterThanOrEqual(2);
+    expect(await redis.get(keys.outcomesLoadedThrough(owner))).toBe("1");
+    expect(await queueItems(api, game.gameId)).toEqual(expectedItems(sealed[0] as (typeof sealed)[number]));
+
+    const retried = await fillReserve({ db, redis, keys, logger, targets }, game.gameId);
+    expect(retried.appendedOutcomes).toBe((sealed.length - 1) * 200);
+    const rows = await blockRows(game.gameId);
+    expect(rows.map((row) => row.sequence)).toEqual([1, 2, 3, 4, 5]);
+    expect(await queueItems(api, game.gameId)).toEqual(rows.flatMap(expectedItems));
+    expect(await redis.get(keys.outcomesLoadedThrough(owner))).toBe("5");
+  });
+
   it("refuses a job for a game that does not exist without retrying", async () => {
     await expect(generate(987_654)).rejects.toMatchObject({ name: "UnrecoverableError" });
   });

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { SALT_BYTES } from "./keystream.js";
 import { HASH_BYTES, nodeCryptoSha256Batch, type Sha256Batch } from "./merkle.js";
 import { multiplierText } from "./sheet.js";
+import { TextPieces } from "./text-pieces.js";
 
 /**
  * Leaves (CONTRACT §10): entry `i` of block `B` is
@@ -39,47 +40,8 @@ export interface LeafLayout {
 const ascii = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));
 const COMMA = 0x2c;
 const SLASH = 0x2f;
-const LITTLE_ENDIAN_HOST = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 /** A column's text is precomputed up to this many possible columns (symbols^rows). */
 const COLUMN_TABLE_LIMIT = 4096;
-
-/**
- * Short byte strings packed into one array, each from a 4-byte boundary: piece k is `length[k]`
- * bytes from word `word[k]`. Written a 32-bit word at a time, the last word whole: up to 3 bytes
- * past the piece's end are overwritten (the caller's buffer has room, and writes what follows next).
- */
-class Pieces {
-  readonly words: Int32Array;
-  readonly word: Int32Array;
-  readonly length: Int32Array;
-  readonly longest: number;
-
-  constructor(pieces: readonly Uint8Array[]) {
-    this.word = new Int32Array(pieces.length);
-    this.length = new Int32Array(pieces.length);
-    let words = 0;
-    pieces.forEach((piece, index) => {
-      this.word[index] = words;
-      this.length[index] = piece.length;
-      words += (piece.length + 3) >> 2;
-    });
-    this.words = new Int32Array(words);
-    const bytes = new Uint8Array(this.words.buffer);
-    pieces.forEach((piece, index) => {
-      bytes.set(piece, 4 * (this.word[index] as number));
-    });
-    this.longest = Math.max(0, ...pieces.map((piece) => piece.length));
-  }
-
-  /** Writes piece `index` at `at` of `out` (its words in the host's byte order, as read); answers where it ends. */
-  write(index: number, out: DataView, at: number): number {
-    const length = this.length[index] as number;
-    const first = this.word[index] as number;
-    for (let word = 0; 4 * word < length; word++)
-      out.setInt32(at + 4 * word, this.words[first + word] as number, LITTLE_ENDIAN_HOST);
-    return at + length;
-  }
-}
 
 /**
  * The leaf hashes of `count` entries in `writeEntries`' layout (tier index, then the cells reel by
@@ -101,11 +63,11 @@ export function entryLeafHashes(
 ): Buffer {
   const { reels, rows, symbols } = layout;
   const symbolCount = symbols.length;
-  const symbolPieces = new Pieces(symbols.map(ascii));
-  const tierPieces = new Pieces(layout.tiers.map((tier) => ascii(`|${tier.name}|${tier.multiplier}|`)));
+  const symbolPieces = new TextPieces(symbols.map(ascii));
+  const tierPieces = new TextPieces(layout.tiers.map((tier) => ascii(`|${tier.name}|${tier.multiplier}|`)));
   const columns =
     symbolCount ** rows <= COLUMN_TABLE_LIMIT
-      ? new Pieces(
+      ? new TextPieces(
           Array.from({ length: symbolCount ** rows }, (_, code) => {
             const ids: string[] = [];
             for (let row = 0, rest = code; row < rows; row++, rest = Math.floor(rest / symbolCount)) {
@@ -115,12 +77,12 @@ export function entryLeafHashes(
           }),
         )
       : null;
-  const prefix = new Pieces([ascii(`${blockId}|`)]);
+  const prefix = new TextPieces([ascii(`${blockId}|`)]);
   // A leaf's slot: 3 bytes of padding, then `0x00 ‖ salt ‖ text`, so every salt starts on a 4-byte
   // boundary and is copied as four 32-bit words; slots are a multiple of 4 bytes long.
   const longestInput =
     1 + SALT_BYTES + prefix.longest + 16 + tierPieces.longest + reels * rows * (symbolPieces.longest + 1);
-  // 3 more: a piece's last word may write up to 3 bytes past the input (see `Pieces`).
+  // 3 more: a piece's last word may write up to 3 bytes past the input (see `TextPieces`).
   const slot = (3 + longestInput + 3 + 3) & ~3;
   const { inputs, inputView, inputWords, bounds } = leafScratch(count * slot, 2 * count);
   // Aligned salts are copied a word at a time; others (a caller's odd view) byte by byte.
