@@ -1,10 +1,10 @@
-import { assertValidParSheet, drawIndependentBlock, OutcomeDrawer } from "@outcomes/core";
+import { assertValidParSheet, OutcomeDrawer } from "@outcomes/core";
 import { type Database, readyBlockCount } from "@outcomes/db";
 import type { RedisClient, RedisKeys } from "@outcomes/queue";
 import { countBlockGenerated, type Logger } from "@outcomes/runtime";
-import { sealAndLoad, yieldToIo } from "./pipeline.js";
+import { headStart, sealAndLoad, yieldToIo } from "./pipeline.js";
 import { reconcileOutcomeList } from "./recovery.js";
-import { armLowReserve, lockGame } from "./seal.js";
+import { armLowReserve, lockGame, reserveBlockIds } from "./seal.js";
 
 /**
  * Outcomes one turn (one hold of the game's lock) generates at most: about 0.1 s of work, the
@@ -94,17 +94,22 @@ export async function fillReserve(
       // the sheet compiles while both are in flight.
       const reconciling = reconcileOutcomeList(deps.db, deps.redis, deps.keys, game);
       const counting = readyBlockCount(lock, gameId);
+      // A disarmed game (new, or its reserve dropped) is about to be filled: the turn's block ids are
+      // reserved and its first block drawn while the counts are in flight, and the first tree is
+      // built as soon as its id is known (wasted only if another generator filled it meanwhile; so
+      // block ids are not dense).
+      const independent = (game.document as { drawMode?: unknown }).drawMode !== "finite_pool";
+      const reserving =
+        !game.lowReserveArmed && independent
+          ? reserveBlockIds(deps.db, Math.min(target, blocksPerTurn(deps.targets.blockSize)))
+          : undefined;
+      reserving?.catch(() => {});
       // postgres.js sends small queries from a setImmediate: two turns of the loop put them on the
       // wire before the CPU work below.
       await yieldToIo();
       await yieldToIo();
-      drawer ??= new OutcomeDrawer(assertValidParSheet(game.document));
-      // A disarmed game (new, or its reserve dropped) is about to be filled: its first block is
-      // drawn while the counts are in flight (wasted only if another generator filled it meanwhile).
-      const first =
-        !game.lowReserveArmed && drawer.sheet.drawMode !== "finite_pool"
-          ? drawIndependentBlock(drawer, deps.targets.blockSize)
-          : undefined;
+      const compiled = (drawer ??= new OutcomeDrawer(assertValidParSheet(game.document)));
+      const ahead = reserving && headStart(compiled, deps.targets.blockSize, reserving);
       const [reconciled, ready] = await Promise.all([reconciling, counting]);
       if (reconciled.rebuiltOutcomes !== null) {
         progress.rebuiltOutcomes = (progress.rebuiltOutcomes ?? 0) + reconciled.rebuiltOutcomes;
@@ -139,7 +144,7 @@ export async function fillReserve(
         drawer,
         blockSize: deps.targets.blockSize,
         count,
-        first,
+        ahead: await ahead,
         onLoaded: async (sealed) => {
           progress.blocksSealed++;
           progress.outcomesSealed += sealed.draft.size;

@@ -15,10 +15,32 @@ export interface BlockRun {
   drawer: OutcomeDrawer;
   blockSize: number;
   count: number;
-  /** The turn's first block when it was drawn ahead (independent mode), else it is drawn here. */
-  first?: DrawnBlock;
+  /** independent: the turn's block ids and first block, when reserved and drawn ahead (`headStart`). */
+  ahead?: HeadStart;
   /** Called after each block is in the Redis list, in sequence order. */
   onLoaded: (block: SealedBlock) => Promise<void>;
+}
+
+/** A turn's block ids, reserved ahead (at least `count`), and its first block, its tree being built. */
+export interface HeadStart {
+  ids: readonly number[];
+  drawn: DrawnBlock;
+  draft: Promise<BlockDraft>;
+}
+
+/**
+ * Draws an independent block now and has its tree built as soon as `reserving` gives the turn's
+ * block ids (the first is its id), while the turn's counts are still in flight.
+ */
+export function headStart(drawer: OutcomeDrawer, blockSize: number, reserving: Promise<number[]>): Promise<HeadStart> {
+  const drawn = drawIndependentBlock(drawer, blockSize);
+  const ahead = reserving.then((ids) => {
+    const draft = draftOffThread(drawer, drawn, ids[0] as number);
+    draft.catch(() => {});
+    return { ids, drawn, draft };
+  });
+  ahead.catch(() => {});
+  return ahead;
 }
 
 /** Lets queued socket I/O (a sent insert, a finished load) run before more CPU work. */
@@ -46,13 +68,20 @@ const DRAW_AHEAD = 2;
  */
 export async function sealAndLoad(run: BlockRun): Promise<void> {
   const independent = run.drawer.sheet.drawMode !== "finite_pool";
-  const ids = independent ? await reserveBlockIds(run.db, run.count) : [];
+  const ids = run.ahead?.ids ?? (independent ? await reserveBlockIds(run.db, run.count) : []);
   // independent: drawn here, in order, up to `end`; each tree is built on a tree thread meanwhile.
+  const drawnBlocks: DrawnBlock[] = [];
   const drafts: Promise<BlockDraft>[] = [];
   const drawUpTo = (end: number) => {
     while (independent && drafts.length < Math.min(end, run.count)) {
       const index = drafts.length;
-      const drawn = index === 0 && run.first ? run.first : drawIndependentBlock(run.drawer, run.blockSize);
+      if (index === 0 && run.ahead) {
+        drawnBlocks.push(run.ahead.drawn);
+        drafts.push(run.ahead.draft);
+        continue;
+      }
+      const drawn = drawIndependentBlock(run.drawer, run.blockSize);
+      drawnBlocks.push(drawn);
       const drafting = draftOffThread(run.drawer, drawn, ids[index] as number);
       // Awaited by its seal; observed now so a failure while something else is awaited is not "unhandled".
       drafting.catch(() => {});
@@ -66,7 +95,8 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
     sealing.catch(() => {});
     return sealing;
   };
-  // A block's command is written while Redis still loads the previous block, into one of two
+  // A block's command is written while Postgres seals it (independent: its entries are known from
+  // the draw; finite_pool: once sealed) and Redis still loads the previous block, into one of two
   // buffers taken in turn: the one of block n − 2, whose load has settled by then (ioredis is done
   // with a command's buffer once its reply is in).
   const buffers: ItemScratch[] = [{ bytes: Buffer.alloc(0) }, { bytes: Buffer.alloc(0) }];
@@ -80,16 +110,18 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
       // The statement goes out before the CPU work below, so Postgres seals while we draw.
       await yieldToIo();
       drawUpTo(index + 2 + DRAW_AHEAD);
+      await loads[index - 2]?.catch(() => {});
+      if (loadFailure) break;
+      const list = run.keys.outcomeQueue(run.game);
+      const scratch = buffers[index % 2];
+      const drawn = drawnBlocks[index];
+      const written = drawn && blockRpush(drawn.entries, ids[index] as number, list, { scratch });
       const sealed = await sealing;
       if (index + 1 < run.count) {
         sealing = seal(index + 1);
         await yieldToIo();
       }
-      await loads[index - 2]?.catch(() => {});
-      if (loadFailure) break;
-      const command = blockRpush(sealed.draft.entries, sealed.blockId, run.keys.outcomeQueue(run.game), {
-        scratch: buffers[index % 2],
-      });
+      const command = written ?? blockRpush(sealed.draft.entries, sealed.blockId, list, { scratch });
       loading = loading.then(async () => {
         await appendOutcomes(run.redis, run.keys, run.game, [command], sealed.sequence);
         await run.onLoaded(sealed);
