@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { draftOffThread, fillReserve, type ReserveDeps } from "@outcomes/blocks";
+import { draftOffThread, fillReserve, type ReserveDeps, treeHashing } from "@outcomes/blocks";
 import {
   assertValidParSheet,
   draftBlock,
@@ -51,10 +51,38 @@ function threadCpuSeconds(): Map<string, number> {
   );
 }
 
-/** µs of CPU per outcome since `before`: the main thread, and the busiest other threads (the tree threads). */
-function threadShares(before: Map<string, number>, outcomes: number): string {
-  const shares = [...threadCpuSeconds()]
-    .map(([tid, seconds]) => [tid, ((seconds - (before.get(tid) ?? 0)) * 1e6) / outcomes] as const)
+/**
+ * CPU seconds so far of the whole machine, all processes (Linux /proc/stat; 0 elsewhere). Per
+ * outcome it includes Postgres and Redis, and tells a slow run on a busy or throttled machine
+ * (more µs for the same work) from a slower program.
+ */
+function machineCpuSeconds(): number {
+  if (!existsSync("/proc/stat")) return 0;
+  const [, user, nice, system, , , irq, softirq, steal] = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
+    .split(/ +/)
+    .map(Number);
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / 100;
+}
+
+/** CPU seconds of each thread and of the machine while `work` runs. */
+async function cpuDuring<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; threads: Map<string, number>; machine: number }> {
+  const threads = threadCpuSeconds();
+  const machine = machineCpuSeconds();
+  const result = await work();
+  const after = threadCpuSeconds();
+  return {
+    result,
+    threads: new Map([...after].map(([tid, seconds]) => [tid, seconds - (threads.get(tid) ?? 0)])),
+    machine: machineCpuSeconds() - machine,
+  };
+}
+
+/** µs of CPU per outcome of `used` (seconds by thread): the main thread, and the busiest other threads (the tree threads). */
+function threadShares(used: Map<string, number>, outcomes: number): string {
+  const shares = [...used]
+    .map(([tid, seconds]) => [tid, (seconds * 1e6) / outcomes] as const)
     .filter(([tid, perOutcome]) => tid === String(process.pid) || perOutcome >= 0.05)
     .sort(([a], [b]) => (a === String(process.pid) ? -1 : b === String(process.pid) ? 1 : 0));
   return shares
@@ -139,10 +167,12 @@ async function fill(drawMode: "independent" | "finite_pool", blocks = blockCount
   };
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const result = await fillReserve(deps, game.id);
+  const { result, threads, machine } = await cpuDuring(() => fillReserve(deps, game.id));
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   return {
+    threads,
+    machine,
     game,
     deps,
     rate: (result.outcomesSealed / ms) * 1000,
@@ -152,23 +182,29 @@ async function fill(drawMode: "independent" | "finite_pool", blocks = blockCount
 }
 
 try {
+  console.log(`Merkle trees: ${treeHashing.hasher}`);
   console.log(`drawing and hashing, no I/O (sample sheet, best of 3 × 1,000,000): ${await drawingOnly()}`);
   // A worker process is warm after its first jobs: three unmeasured fills compile the hot paths.
   for (let warmup = 0; warmup < 3; warmup++) await fill("independent", blockCount);
   const median = async (blocks: number) => {
     const rates: number[] = [];
     const cpus: number[] = [];
-    const threads = threadCpuSeconds();
+    const threads = new Map<string, number>();
+    let machine = 0;
     for (let run = 0; run < runs; run++) {
       const filled = await fill("independent", blocks);
       rates.push(filled.rate);
       cpus.push(filled.cpu);
+      for (const [tid, seconds] of filled.threads) threads.set(tid, (threads.get(tid) ?? 0) + seconds);
+      machine += filled.machine;
     }
     rates.sort((a, b) => a - b);
     cpus.sort((a, b) => a - b);
     const shown = rates.map((value) => Math.round(value / 1000)).join(" / ");
     const cpu = (cpus[Math.floor(runs / 2)] ?? 0).toFixed(2);
-    return `median ${Math.round(rates[Math.floor(runs / 2)] ?? 0).toLocaleString("en")} outcomes/s (runs, thousands/s: ${shown}); this process's CPU ${cpu} µs/outcome (all threads; Postgres and Redis not counted; by thread: ${threadShares(threads, runs * blocks * blockSize)})`;
+    const outcomes = runs * blocks * blockSize;
+    const machineCpu = ((machine * 1e6) / outcomes).toFixed(2);
+    return `median ${Math.round(rates[Math.floor(runs / 2)] ?? 0).toLocaleString("en")} outcomes/s (runs, thousands/s: ${shown}); this process's CPU ${cpu} µs/outcome (all threads; by thread: ${threadShares(threads, outcomes)}); the machine's ${machineCpu} µs/outcome (every process, Postgres and Redis included; /proc/stat counts in 10 ms steps)`;
   };
   console.log(`one block of ${blockSize}, fresh game: ${await median(1)}`);
   console.log(`fill to ${blockCount} blocks, fresh game: ${await median(blockCount)}`);
