@@ -108,8 +108,8 @@ export async function fillReserve(
       // wire before the CPU work below.
       await yieldToIo();
       await yieldToIo();
-      const compiled = (drawer ??= new OutcomeDrawer(assertValidParSheet(game.document)));
-      const ahead = reserving && headStart(compiled, deps.targets.blockSize, reserving);
+      drawer ??= new OutcomeDrawer(assertValidParSheet(game.document));
+      const ahead = reserving && headStart(drawer, deps.targets.blockSize, reserving);
       const [reconciled, ready] = await Promise.all([reconciling, counting]);
       if (reconciled.rebuiltOutcomes !== null) {
         progress.rebuiltOutcomes = (progress.rebuiltOutcomes ?? 0) + reconciled.rebuiltOutcomes;
