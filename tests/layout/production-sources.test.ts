@@ -33,9 +33,13 @@ function workspaces(): Map<string, Workspace> {
   return found;
 }
 
-/** An export's target as a source path: `./src/x.ts`, or the SDK's `./dist/x.js` mapped back to its source. */
+/**
+ * An export's target as a source path: `./src/x.ts`, the SDK's `./dist/x.js` mapped back to its
+ * source, or a plain CommonJS file (the native hasher's loader, `default` only).
+ */
 function exportTarget(value: unknown): string | undefined {
-  const target = typeof value === "string" ? value : (value as Record<string, unknown> | undefined)?.import;
+  const conditions = value as Record<string, unknown> | undefined;
+  const target = typeof value === "string" ? value : (conditions?.import ?? conditions?.default);
   return typeof target === "string" ? target.replace(/^\.\/dist\//, "./src/").replace(/\.js$/, ".ts") : undefined;
 }
 
