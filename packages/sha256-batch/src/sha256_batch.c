@@ -21,16 +21,22 @@ static int bytes_of(napi_env env, napi_value value, uint8_t **data, size_t *leng
   return 1;
 }
 
+// The call's three arguments, or a TypeError that shows how it is called.
+static int three_arguments(napi_env env, napi_callback_info info, napi_value argv[3], const char *usage) {
+  size_t argc = 3;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc != 3) {
+    napi_throw_type_error(env, NULL, usage);
+    return 0;
+  }
+  return 1;
+}
+
 // hashMany(input: Uint8Array, bounds: Uint32Array, out: Uint8Array): message k is
 // input[bounds[2k] .. bounds[2k + 1]); its digest goes to out[32k .. 32k + 32).
 static napi_value hash_many(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
   napi_value argv[3];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc != 3) {
-    napi_throw_type_error(env, NULL, "hashMany(input, bounds, out)");
-    return NULL;
-  }
+  if (!three_arguments(env, info, argv, "hashMany(input, bounds, out)")) return NULL;
   uint8_t *input, *out;
   size_t input_length, out_length, bounds_length;
   uint32_t *bounds;
@@ -66,13 +72,8 @@ static napi_value hash_many(napi_env env, napi_callback_info info) {
 // hashPairs(level: Uint8Array, pairs: number, out: Uint8Array): the RFC 9162 inner nodes
 // SHA-256(0x01 ‖ left ‖ right) of the first `pairs` pairs of 32-byte nodes of `level`, into `out`.
 static napi_value hash_pairs(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
   napi_value argv[3];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc != 3) {
-    napi_throw_type_error(env, NULL, "hashPairs(level, pairs, out)");
-    return NULL;
-  }
+  if (!three_arguments(env, info, argv, "hashPairs(level, pairs, out)")) return NULL;
   uint8_t *level, *out;
   size_t level_length, out_length;
   int64_t pairs;
