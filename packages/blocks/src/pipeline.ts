@@ -54,9 +54,9 @@ const DRAW_AHEAD = 2;
 
 /**
  * Seals `count` blocks, then loads each into the game's list, overlapping the stages: while
- * Postgres commits block n, the trees of the next blocks are built on the tree threads, block n−1's
- * RESP command is written, and the one before is being loaded into Redis. The order guarantees stay
- * those of one block at a time:
+ * Postgres commits block n, the trees of the next blocks are built on the tree threads, block n's
+ * RESP command is written, and block n−1 is being loaded into Redis. The order guarantees stay those
+ * of one block at a time:
  * - a block is loaded only after its sealing statement committed (the load is chained on the seal);
  * - loads run one after another in sequence order, each only after the previous one succeeded, so
  *   the loaded-through marker never passes a block that is missing from the list;

@@ -103,6 +103,15 @@ describe("RFC 9162 Merkle tree", () => {
     }
   });
 
+  it("hashes leaves given as a view at any byte offset as it does aligned ones", () => {
+    const data = Array.from({ length: 37 }, (_, i) => Buffer.from(`entry ${i}`));
+    const aligned = leavesOf(data);
+    for (const shift of [1, 2, 3]) {
+      const view = Buffer.concat([Buffer.alloc(shift), aligned]).subarray(shift);
+      expect(hex(merkleLevels(view).at(-1) as Buffer)).toBe(hex(referenceRoot(data)));
+    }
+  });
+
   it("refuses malformed input instead of throwing", () => {
     const leaf = CT_ROOTS[1] as string;
     const root = CT_ROOTS[1] as string;

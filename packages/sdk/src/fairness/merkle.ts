@@ -51,7 +51,7 @@ export const nodeCryptoSha256Batch: Sha256Batch = {
     const words =
       level.byteOffset % 4 === 0
         ? new Int32Array(level.buffer, level.byteOffset, (pairs * 2 * HASH_BYTES) >> 2)
-        : new Int32Array(level.slice(0, pairs * 2 * HASH_BYTES).buffer);
+        : new Int32Array(new Uint8Array(level.subarray(0, pairs * 2 * HASH_BYTES)).buffer);
     for (let pair = 0; pair < pairs; pair++) {
       for (let word = 0, from = pair * 16; word < 16; word++) scratchWords[1 + word] = words[from + word] as number;
       sha256Into(input, out, pair * HASH_BYTES);
