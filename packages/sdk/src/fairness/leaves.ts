@@ -135,24 +135,21 @@ export function entryLeafHashes(
 /**
  * The leaves' inputs and bounds, kept between calls (they never leave `entryLeafHashes`, which runs
  * to its end without yielding): a tree thread builds block after block without allocating, and
- * collecting, ~1 MB per block.
+ * collecting, ~1 MB per block. Larger ones (blocks of over ~100,000 entries) are not kept.
  */
-let scratch = {
-  inputs: new Uint8Array(0),
-  inputView: new DataView(new ArrayBuffer(0)),
-  inputWords: new Int32Array(0),
-  bounds: new Uint32Array(0),
-};
-function leafScratch(inputBytes: number, boundCount: number): typeof scratch {
-  if (scratch.inputs.length < inputBytes || scratch.bounds.length < boundCount) {
-    const inputs = new Uint8Array(Math.max(inputBytes, scratch.inputs.length));
-    scratch = {
-      inputs,
-      inputView: new DataView(inputs.buffer),
-      inputWords: new Int32Array(inputs.buffer),
-      bounds: new Uint32Array(Math.max(boundCount, scratch.bounds.length)),
-    };
-  }
+const SCRATCH_KEPT_BYTES = 8 * 1024 * 1024;
+type LeafScratch = { inputs: Uint8Array; inputView: DataView; inputWords: Int32Array; bounds: Uint32Array };
+let kept: LeafScratch | undefined;
+function leafScratch(inputBytes: number, boundCount: number): LeafScratch {
+  if (kept && kept.inputs.length >= inputBytes && kept.bounds.length >= boundCount) return kept;
+  const inputs = new Uint8Array(inputBytes);
+  const scratch = {
+    inputs,
+    inputView: new DataView(inputs.buffer),
+    inputWords: new Int32Array(inputs.buffer),
+    bounds: new Uint32Array(boundCount),
+  };
+  if (inputBytes + 4 * boundCount <= SCRATCH_KEPT_BYTES) kept = scratch;
   return scratch;
 }
 
