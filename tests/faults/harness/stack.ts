@@ -155,7 +155,7 @@ export interface WorldOptions {
   /** The worker that fills the reserve (default `worker-blocks` with the `blocks` role alone). */
   worker?: { name: string; roles: string[] };
   apiName?: string;
-  /** Ready blocks to wait for before the test starts. */
+  /** Ready blocks to wait for before the test starts (default 4). */
   readyBlocks?: number;
 }
 
