@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorld, type World, waitForReserve } from "./harness/http.js";
-import { checkKeyedSpins, checkLedger, checkOutcomes, contiguous } from "./harness/invariants.js";
+import type { World } from "./harness/http.js";
+import {
+  checkKeyedSpins,
+  checkLedger,
+  checkOutcomes,
+  expectLedgerIntact,
+  expectOutcomesIntact,
+} from "./harness/invariants.js";
 import { type PhaseFigures, SpinLoad, type SpinRecord, uncleanWhileRedisFails } from "./harness/load.js";
 import { sleep } from "./harness/processes.js";
 import { PrivateRedis } from "./harness/redis-server.js";
-import { Stack } from "./harness/stack.js";
+import { type Stack, startWorld } from "./harness/stack.js";
 
 /** The API's pool has 10 connections (apps/api/src/main.ts): four times as many keyed clients. */
 const CLIENTS = 40;
@@ -20,11 +26,7 @@ let world: World;
 beforeAll(async () => {
   // A private Redis: this file flushes it, and the machine's Redis is shared.
   redis = await PrivateRedis.start();
-  stack = await Stack.create({ redisUrl: redis.url });
-  await stack.startWorker("worker-blocks", ["blocks"]);
-  await stack.startApi("api-setup");
-  world = await createWorld(stack.api);
-  await waitForReserve(stack.api, world.gameId, 4);
+  ({ stack, world } = await startWorld({ stack: { redisUrl: redis.url }, apiName: "api-setup" }));
   // The setup process has the key and the game cached: the test starts a process that has neither.
   await stack.apiProcess.kill("SIGTERM");
 });
@@ -148,17 +150,8 @@ describe(`${CLIENTS} concurrent keyed spin clients on a 10-connection API pool, 
     expect(replays).toEqual(Array(answered.length).fill("replayed"));
     expect(keys.spinsWithoutKey).toBe(0);
     expect(keys.spinsOfSeveralKeys).toBe(0);
-    expect(ledger.unacknowledged).toBe(0);
-    expect(ledger.missing).toEqual([]);
-    expect(ledger.mismatched).toEqual([]);
-    expect(ledger.duplicateOutcomes).toBe(0);
-    expect(ledger.balanceMismatches).toEqual([]);
-    expect(contiguous(outcomes.sequences)).toBe(true);
-    expect(outcomes.loadedThrough).toBe(outcomes.blocks);
-    expect(outcomes.duplicateQueued).toBe(0);
-    expect(outcomes.foreignQueued).toBe(0);
+    expectLedgerIntact(ledger, { unacknowledged: 0 });
     // Outcomes popped by the killed process, or across the flush's rebuild: at most one per client each.
-    expect(outcomes.queuedButSpent).toBeLessThanOrEqual(CLIENTS);
-    expect(outcomes.stranded).toBeLessThanOrEqual(2 * CLIENTS);
+    expectOutcomesIntact(outcomes, { queuedButSpent: CLIENTS, stranded: 2 * CLIENTS });
   });
 });

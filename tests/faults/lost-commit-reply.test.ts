@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorld, type World, waitForReserve } from "./harness/http.js";
+import type { World } from "./harness/http.js";
 import { PostgresProxy } from "./harness/pg-proxy.js";
-import { Stack } from "./harness/stack.js";
+import { type Stack, startWorld } from "./harness/stack.js";
 
 /**
  * The connection between the API and Postgres breaks after a spin's write (or its COMMIT) reached
@@ -15,11 +15,11 @@ let world: World;
 beforeAll(async () => {
   const direct = new URL(process.env.DATABASE_URL ?? "postgres://127.0.0.1:5432");
   proxy = await PostgresProxy.start({ host: direct.hostname, port: Number(direct.port || 5432) });
-  stack = await Stack.create({ databaseUrlFor: (url) => proxy.urlFor(url) });
-  await stack.startWorker("worker", ["blocks"]);
-  await stack.startApi();
-  world = await createWorld(stack.api);
-  await waitForReserve(stack.api, world.gameId, 2);
+  ({ stack, world } = await startWorld({
+    stack: { databaseUrlFor: (url) => proxy.urlFor(url) },
+    worker: { name: "worker", roles: ["blocks"] },
+    readyBlocks: 2,
+  }));
   // Past the block's first outcome, whose spin commits in a transaction with the block's status.
   expect((await spin("warm-up")).status).toBe(200);
 });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorld, registerGame, type World, waitForReserve } from "./harness/http.js";
+import { registerGame, type World, waitForReserve } from "./harness/http.js";
 import { checkOutcomes, contiguous } from "./harness/invariants.js";
 import { holdTableLock, waitForLockWaiter } from "./harness/locks.js";
 import { eventually, type ServiceProcess, sleep } from "./harness/processes.js";
 import { Receiver } from "./harness/receiver.js";
-import { Stack } from "./harness/stack.js";
+import { type Stack, startWorld } from "./harness/stack.js";
 
 let stack: Stack;
 let world: World;
@@ -13,13 +13,9 @@ let defaultBlocks: ServiceProcess;
 const today = new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  stack = await Stack.create();
   // The first request to the receiver never gets an answer: its worker is killed while waiting.
   receiver = await Receiver.start((index) => (index === 0 ? "hang" : 204));
-  defaultBlocks = await stack.startWorker("worker-blocks", ["blocks"]);
-  await stack.startApi();
-  world = await createWorld(stack.api);
-  await waitForReserve(stack.api, world.gameId, 4);
+  ({ stack, world, worker: defaultBlocks } = await startWorld());
 });
 afterAll(async () => {
   await stack?.close();

@@ -3,7 +3,7 @@ import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } f
 import { Queue } from "bullmq";
 import { Cluster, Redis } from "ioredis";
 import postgres, { type Sql } from "postgres";
-import { ApiClient, FAULT_ADMIN_TOKEN } from "./http.js";
+import { ApiClient, createWorld, FAULT_ADMIN_TOKEN, type World, waitForReserve } from "./http.js";
 import { eventually, freePort, ServiceProcess, startApi } from "./processes.js";
 
 export interface StackOptions {
@@ -147,5 +147,35 @@ export class Stack {
     for (const connection of this.connections) connection.disconnect();
     await this.sql.end();
     await this.database.drop();
+  }
+}
+
+export interface WorldOptions {
+  stack?: StackOptions;
+  /** The worker that fills the reserve (default `worker-blocks` with the `blocks` role alone). */
+  worker?: { name: string; roles: string[] };
+  apiName?: string;
+  /** Ready blocks to wait for before the test starts (default 4). */
+  readyBlocks?: number;
+}
+
+/**
+ * A stack with a blocks worker and the API, and a world whose game has its reserve filled: where
+ * most fault tests start. A failure on the way closes the stack, as the caller never received it.
+ */
+export async function startWorld(
+  options: WorldOptions = {},
+): Promise<{ stack: Stack; world: World; worker: ServiceProcess }> {
+  const { name, roles } = options.worker ?? { name: "worker-blocks", roles: ["blocks"] };
+  const stack = await Stack.create(options.stack);
+  try {
+    const worker = await stack.startWorker(name, roles);
+    await stack.startApi(options.apiName);
+    const world = await createWorld(stack.api);
+    await waitForReserve(stack.api, world.gameId, options.readyBlocks ?? 4);
+    return { stack, world, worker };
+  } catch (error) {
+    await stack.close().catch(() => {});
+    throw error;
   }
 }
