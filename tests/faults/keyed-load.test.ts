@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectLedgerIntact, expectOutcomesIntact } from "./harness/expect-intact.js";
 import type { World } from "./harness/http.js";
-import {
-  checkKeyedSpins,
-  checkLedger,
-  checkOutcomes,
-  expectLedgerIntact,
-  expectOutcomesIntact,
-} from "./harness/invariants.js";
+import { checkKeyedSpins, checkLedger, checkOutcomes } from "./harness/invariants.js";
 import { type PhaseFigures, SpinLoad, type SpinRecord, uncleanWhileRedisFails } from "./harness/load.js";
 import { sleep } from "./harness/processes.js";
 import { PrivateRedis } from "./harness/redis-server.js";

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectLedgerIntact } from "./harness/expect-intact.js";
 import type { World } from "./harness/http.js";
-import { checkLedger, checkOutcomes, expectLedgerIntact } from "./harness/invariants.js";
+import { checkLedger, checkOutcomes } from "./harness/invariants.js";
 import { SpinLoad } from "./harness/load.js";
 import { PostgresProxy } from "./harness/pg-proxy.js";
 import { eventually, sleep } from "./harness/processes.js";

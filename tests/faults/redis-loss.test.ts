@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectLedgerIntact, expectOutcomesIntact } from "./harness/expect-intact.js";
 import { registerGame, type World, waitForReserve } from "./harness/http.js";
-import { checkLedger, checkOutcomes, expectLedgerIntact, expectOutcomesIntact } from "./harness/invariants.js";
+import { checkLedger, checkOutcomes } from "./harness/invariants.js";
 import { SpinLoad, uncleanWhileRedisFails } from "./harness/load.js";
 import { sleep } from "./harness/processes.js";
 import { PrivateRedis } from "./harness/redis-server.js";
