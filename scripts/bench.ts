@@ -4,8 +4,8 @@ import { rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { decodeQueuedOutcome, presentationOf } from "@outcomes/core";
-import { createDatabase, createGame, migrateDatabase, spins } from "@outcomes/db";
+import { codecOfBlockHead, parseQueueItem, presentationOf, queueItemOutcome } from "@outcomes/core";
+import { blocks, createDatabase, createGame, migrateDatabase, spins } from "@outcomes/db";
 import { createWorkerRedis, type RedisClient, redisKeys } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import { count, eq, sql } from "drizzle-orm";
@@ -194,7 +194,15 @@ try {
     );
     const item = await redis.lindex(keys.outcomeQueue(seeded.game), 0);
     if (!item) throw new Error("the seeded queue is empty");
-    const outcome = decodeQueuedOutcome(item);
+    const parsed = parseQueueItem(item);
+    const [stored] = await database.db
+      .select({ entries: blocks.entries })
+      .from(blocks)
+      .where(eq(blocks.id, parsed.blockId));
+    const outcome = {
+      ...queueItemOutcome(parsed, codecOfBlockHead(stored?.entries ?? Buffer.alloc(0))),
+      blockId: parsed.blockId,
+    };
     await database.db.execute(sql`create sequence pgbench_outcome_index start 1000000000`);
     pgbenchScript = spinShapedScript(
       { partnerId: seeded.partnerId, gameId: game.id, blockId: outcome.blockId, presentation: presentationOf(outcome) },

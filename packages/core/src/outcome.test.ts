@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { decodeQueuedOutcome, encodeQueuedOutcome, presentationOf, type QueuedOutcome } from "./outcome.js";
+import {
+  decodeQueuedOutcome,
+  encodeCompactItem,
+  encodeQueuedOutcome,
+  parseQueueItem,
+  presentationOf,
+  type QueuedOutcome,
+} from "./outcome.js";
 
 const window = [
   ["A", "SEVEN", "B"],
@@ -21,6 +28,14 @@ describe("queued outcomes", () => {
       '{"b":7,"i":3,"t":"T6","m":1000000000,"r":[["A","SEVEN","B"],["C","SEVEN","D"],["E","SEVEN","F"]]}',
     );
     expect(decodeQueuedOutcome(item)).toEqual(outcome);
+    const { blockId, index, ...rest } = outcome;
+    expect(parseQueueItem(item)).toEqual({ blockId, index, outcome: rest });
+  });
+
+  it("encode compact: the position, then the entry's stored bytes in hex", () => {
+    const item = encodeCompactItem(1_234_567, 9_999, Uint8Array.of(1, 0, 15, 255));
+    expect(item).toBe("~1234567.9999.01000fff");
+    expect(parseQueueItem(item)).toEqual({ blockId: 1_234_567, index: 9_999, entry: Buffer.from("01000fff", "hex") });
   });
 });
 

@@ -19,8 +19,37 @@ export interface OutcomePosition {
 export interface QueuedOutcome extends Outcome, OutcomePosition {}
 
 /**
- * The Redis list item: compact JSON `{b, i, t, m, r}`. Self-contained, so a spin needs no PAR-sheet
- * look-up to answer.
+ * A Redis list item (what the spin path pops) is one of two forms:
+ * - compact, `~<blockId>.<index>.<entry>`: the entry's stored bytes (tier index, then one symbol
+ *   index per cell, entries.ts) in lowercase hex. 30–40 bytes for a 3×3 game, so Redis keeps it in
+ *   one allocation (≤ 44 bytes) and an RPUSH of a block costs it about half of what ~120 bytes of
+ *   JSON did; the spin path reads the tier and symbols from the block's header (cached per block).
+ *   What the blocks worker writes for every block in the binary form.
+ * - JSON `{b, i, t, m, r}`, self-contained: blocks sealed in the legacy JSON form, and test fixtures.
+ */
+export type QueueItem = OutcomePosition & ({ outcome: Outcome } | { entry: Buffer });
+
+const COMPACT_ITEM = /^~(\d{1,15})\.(\d{1,9})\.((?:[0-9a-f]{2})+)$/;
+
+/** The compact item of entry `index` of block `blockId`, whose stored bytes are `entry`. */
+export function encodeCompactItem(blockId: number, index: number, entry: Uint8Array): string {
+  return `~${blockId}.${index}.${Buffer.from(entry.buffer, entry.byteOffset, entry.byteLength).toString("hex")}`;
+}
+
+/** Reads either form of a queue item; throws on anything else. */
+export function parseQueueItem(item: string): QueueItem {
+  const compact = COMPACT_ITEM.exec(item);
+  if (compact) {
+    return { blockId: Number(compact[1]), index: Number(compact[2]), entry: Buffer.from(compact[3] as string, "hex") };
+  }
+  const { blockId, index, ...outcome } = decodeQueuedOutcome(item);
+  if (!Number.isSafeInteger(blockId) || !Number.isSafeInteger(index)) throw new Error("not a queue item");
+  return { blockId, index, outcome };
+}
+
+/**
+ * The JSON form of a queue item: compact JSON `{b, i, t, m, r}`. Self-contained, so a spin needs no
+ * PAR-sheet look-up to answer.
  */
 export function encodeQueuedOutcome(outcome: QueuedOutcome): string {
   return JSON.stringify({

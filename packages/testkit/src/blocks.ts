@@ -1,6 +1,22 @@
-import { decodeQueuedOutcome, newId, presentationOf } from "@outcomes/core";
-import { type BlockProgress, insertEvents, markBlockProgress, players, spinOutcomes, spins } from "@outcomes/db";
+import {
+  codecOfBlockHead,
+  newId,
+  parseQueueItem,
+  presentationOf,
+  type QueuedOutcome,
+  queueItemOutcome,
+} from "@outcomes/core";
+import {
+  type BlockProgress,
+  blocks,
+  insertEvents,
+  markBlockProgress,
+  players,
+  spinOutcomes,
+  spins,
+} from "@outcomes/db";
 import type { Job } from "bullmq";
+import { eq } from "drizzle-orm";
 import type { TestApi } from "./api.js";
 
 /**
@@ -41,7 +57,7 @@ export async function serveOutcomes(
   for (let served = 0; served < count; served++) {
     const item = await api.deps.redis.lpop(queue);
     if (item === null) throw new Error(`the queue ran out after ${served} outcomes`);
-    const outcome = decodeQueuedOutcome(item);
+    const outcome = await outcomeOfItem(api, item);
     results.push(
       await db.transaction(async (tx) => {
         const id = newId("spn");
@@ -68,4 +84,15 @@ export async function serveOutcomes(
     );
   }
   return results;
+}
+
+/** A queue item's outcome, read with its block's codec from the record as the spin path does. */
+export async function outcomeOfItem(api: TestApi, raw: string): Promise<QueuedOutcome> {
+  const item = parseQueueItem(raw);
+  const [block] = await api.database.db
+    .select({ entries: blocks.entries })
+    .from(blocks)
+    .where(eq(blocks.id, item.blockId));
+  if (!block) throw new Error(`queue item of unknown block ${item.blockId}`);
+  return { ...queueItemOutcome(item, codecOfBlockHead(block.entries)), blockId: item.blockId, index: item.index };
 }

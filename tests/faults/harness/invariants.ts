@@ -1,4 +1,4 @@
-import { decodeQueuedOutcome } from "@outcomes/core";
+import { parseQueueItem } from "@outcomes/core";
 import { type RedisClient, redisKeys } from "@outcomes/queue";
 import type { Sql } from "postgres";
 
@@ -113,7 +113,7 @@ export async function checkOutcomes(
   let foreignQueued = 0;
   let queuedButSpent = 0;
   for (const item of items) {
-    const outcome = decodeQueuedOutcome(item);
+    const outcome = parseQueueItem(item);
     const key = `${outcome.blockId}:${outcome.index}`;
     const size = sizes.get(String(outcome.blockId));
     if (size === undefined || outcome.index < 0 || outcome.index >= size) foreignQueued++;

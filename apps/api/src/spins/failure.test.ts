@@ -1,6 +1,7 @@
-import { encodeQueuedOutcome } from "@outcomes/core";
+import { encodeQueuedOutcome, parseQueueItem } from "@outcomes/core";
 import { events, spins } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { registerTestGame } from "@outcomes/testkit/games";
 import { addBlock, createGame, type FixtureGame, queueItems, queueLength, spin } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -124,5 +125,28 @@ describe("outcomes that cannot be used", () => {
       1,
     ]);
     expect(await queueLength(api, own.gameId)).toBe(0);
+  });
+
+  it("drops compact items of an unknown block, of another layout or with an index out of range, and serves the next", async () => {
+    const registered = await registerTestGame(api);
+    const queue = api.deps.keys.outcomeQueue(await api.gameOwner(registered.gameId));
+    const next = parseQueueItem((await api.deps.redis.lindex(queue, 0)) as string);
+    const length = await queueLength(api, registered.gameId);
+    const entryHex = (bytes: number[]) => Buffer.from(bytes).toString("hex");
+    await api.deps.redis.lpush(
+      queue,
+      `~987654.0.${entryHex(Array(10).fill(0))}`, // no such block
+      `~${next.blockId}.5.${entryHex([1, 2])}`, // 2 bytes: not an entry of a 3×3 game
+      `~${next.blockId}.6.${entryHex([200, ...Array(9).fill(0)])}`, // tier 200 of 7
+      `~${next.blockId}.7.${entryHex([1, ...Array(9).fill(99)])}`, // symbol 99 of 8
+    );
+    const response = await spin(api, registered.apiKey, {
+      gameId: registered.gameId,
+      playerId: "compact",
+      wagerUsd: 1,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.fairness).toEqual({ blockId: next.blockId, index: next.index });
+    expect(await queueLength(api, registered.gameId)).toBe(length - 1);
   });
 });

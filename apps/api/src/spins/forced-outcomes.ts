@@ -18,7 +18,7 @@ export class ForcedOutcomes {
   /**
    * An outcome of `tier`; KS-4101 when the game's sheet has no such tier. A sheet not compiled yet
    * is read on `client` (a keyed spin's own transaction), and a read in flight is not shared, for the
-   * reason `BlockSizes` gives.
+   * reason `BlockFactsCache` gives.
    */
   async draw(game: GameRules, tier: string, client: SqlClient): Promise<Outcome> {
     const outcome = (await this.drawerOf(game.parSheetId, client)).drawOutcomeOfTier(tier);

@@ -1,4 +1,4 @@
-import { decodeQueuedOutcome, type QueuedOutcome, ServiceError } from "@outcomes/core";
+import { parseQueueItem, type QueueItem, ServiceError } from "@outcomes/core";
 import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { SPIN_TAKE_SCRIPT, type SpinGate } from "../middleware/gcra.js";
 
@@ -12,7 +12,8 @@ const EXHAUSTED_RETRY_AFTER_SECONDS = 2;
 export class UnusableOutcomeError extends Error {}
 
 export interface TakenOutcome {
-  outcome: QueuedOutcome;
+  /** Where its outcome is, and the outcome or its entry's bytes (read with its block's codec when planned). */
+  item: QueueItem;
   /** The list item exactly as popped, so a failed spin can put back the very same bytes. */
   raw: string;
   /** The list it was popped from, where it goes back. */
@@ -93,8 +94,8 @@ export class OutcomeQueue {
       throw new ServiceError("KS-4203", { retryAfterSeconds: EXHAUSTED_RETRY_AFTER_SECONDS });
     }
     try {
-      const outcome = decodeQueuedOutcome(raw);
-      return { outcome, raw, queue, retiredMarker: this.keys.outcomesRetired(game, outcome.blockId), remaining };
+      const item = parseQueueItem(raw);
+      return { item, raw, queue, retiredMarker: this.keys.outcomesRetired(game, item.blockId), remaining };
     } catch (error) {
       throw new UnusableOutcomeError(`unreadable queue item: ${raw.slice(0, 200)}`, { cause: error });
     }

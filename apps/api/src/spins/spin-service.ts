@@ -1,4 +1,4 @@
-import { type Outcome, type OutcomePosition, ServiceError } from "@outcomes/core";
+import { type Outcome, type OutcomePosition, queueItemOutcome, ServiceError } from "@outcomes/core";
 import {
   type Database,
   isDuplicateOutcome,
@@ -14,7 +14,7 @@ import { countSpin, type Env, type Logger } from "@outcomes/runtime";
 import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { SpinGate } from "../middleware/gcra.js";
 import { drawSpinGate } from "../middleware/rate-limit.js";
-import { BlockSizes } from "./block-sizes.js";
+import { BlockFactsCache } from "./block-facts.js";
 import { ForcedOutcomes } from "./forced-outcomes.js";
 import type { GameCache, GameRules } from "./game-cache.js";
 import { type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
@@ -68,11 +68,10 @@ const UNUSABLE = Symbol("unusable outcome");
  * A spin's outcome: the game's next one from its queue (the request's first take also draws the
  * spin bucket), or for a forced spin one drawn from the game's sheet (no block, nothing taken).
  */
-interface SourcedOutcome {
-  outcome: Outcome;
-  /** Taken from the queue: given back when the spin fails. */
-  taken?: TakenOutcome;
-}
+type SourcedOutcome =
+  | { outcome: Outcome; taken?: undefined }
+  /** Taken from the queue: read when planned (a compact item needs its block's codec), given back when the spin fails. */
+  | { taken: TakenOutcome };
 type OutcomeSource = (game: GameRules, client: SqlClient) => Promise<SourcedOutcome>;
 
 /** A keyed spin's transaction either replays the first response or writes a new spin. */
@@ -88,7 +87,7 @@ type KeyedOutcome = { replayed: SpinResultBody } | { written: WrittenSpin };
 export class SpinService {
   private readonly games: GameCache;
   private readonly queue: OutcomeQueue;
-  private readonly blockSizes: BlockSizes;
+  private readonly blocks: BlockFactsCache;
   private readonly forcedOutcomes = new ForcedOutcomes();
   /** The spin path's own statements are prepared on postgres.js directly (see `SqlClient`). */
   private readonly sql: SqlPool;
@@ -102,7 +101,7 @@ export class SpinService {
     });
     this.games = deps.games;
     this.queue = new OutcomeQueue(deps.redis, deps.keys);
-    this.blockSizes = new BlockSizes();
+    this.blocks = new BlockFactsCache();
   }
 
   async spin(partner: PartnerAuth, request: SpinRequest, gate: SpinGate, idempotencyKey?: string): Promise<SpinReply> {
@@ -135,7 +134,7 @@ export class SpinService {
       firstTake = undefined;
       // That was the list's last outcome: ask for generation now rather than at the next spin's KS-4203.
       if (taken.remaining === 0) void this.requestGeneration(game.id);
-      return { outcome: taken.outcome, taken };
+      return { taken };
     };
   }
 
@@ -277,11 +276,17 @@ export class SpinService {
   private async plan(context: SpinContext, sourced: SourcedOutcome, client: SqlClient): Promise<SpinPlan> {
     const minReadyBlocks = this.deps.env.MIN_READY_BLOCKS;
     if (!sourced.taken) return planSpin({ ...context, outcome: sourced.outcome, block: null, minReadyBlocks });
-    const { blockId, index } = sourced.taken.outcome;
-    const size = await this.blockSizes.sizeOf(blockId, client);
-    if (size === null) throw new UnusableOutcomeError(`outcome of unknown block ${blockId}`);
-    const position: OutcomePosition = { blockId, index };
-    return planSpin({ ...context, outcome: sourced.outcome, block: { position, size }, minReadyBlocks });
+    const { item } = sourced.taken;
+    const block = await this.blocks.of(item.blockId, client);
+    if (block === null) throw new UnusableOutcomeError(`outcome of unknown block ${item.blockId}`);
+    let outcome: Outcome;
+    try {
+      outcome = queueItemOutcome(item, block.codec);
+    } catch (error) {
+      throw new UnusableOutcomeError(`unreadable queue item: ${sourced.taken.raw.slice(0, 200)}`, { cause: error });
+    }
+    const position: OutcomePosition = { blockId: item.blockId, index: item.index };
+    return planSpin({ ...context, outcome, block: { position, size: block.size }, minReadyBlocks });
   }
 
   /** Hints that only shorten other processes' waits: sent after the commit, never inside it. */
@@ -299,15 +304,15 @@ export class SpinService {
   /** After a rollback: drop an unusable outcome, give any other one back, and name the failure. */
   private async recover(error: unknown, gameId: number, taken: TakenOutcome | undefined): Promise<typeof UNUSABLE> {
     if (error instanceof UnusableOutcomeError || (taken && isDuplicateOutcome(error))) {
-      const where = taken ? { blockId: taken.outcome.blockId, index: taken.outcome.index } : {};
+      const where = taken ? { blockId: taken.item.blockId, index: taken.item.index } : {};
       this.deps.logger.error({ err: error, gameId, ...where }, "dropped an outcome that cannot be used");
       return UNUSABLE;
     }
     if (taken) {
-      const outcome = taken.outcome;
+      const { blockId } = taken.item;
       await this.queue.giveBack(taken).catch((pushError: unknown) => {
         // The outcome stays unserved in its sealed block in Postgres, from where queues are rebuilt.
-        this.deps.logger.error({ err: pushError, gameId, blockId: outcome.blockId }, "outcome give-back failed");
+        this.deps.logger.error({ err: pushError, gameId, blockId }, "outcome give-back failed");
       });
     }
     if (error instanceof ServiceError) {

@@ -1,5 +1,12 @@
 import { fillReserve } from "@outcomes/blocks";
-import { decodeBlockEntries, encodeQueuedOutcome, payoutMicros, sampleParSheet, verifyBlock } from "@outcomes/core";
+import {
+  decodeBlockEntries,
+  EntryCodec,
+  encodeCompactItem,
+  payoutMicros,
+  sampleParSheet,
+  verifyBlock,
+} from "@outcomes/core";
 import { blocks, games, poolCycles } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { recordingJob } from "@outcomes/testkit/blocks";
@@ -25,11 +32,13 @@ async function blockRows(gameId: number) {
   return api.database.db.select().from(blocks).where(eq(blocks.gameId, gameId)).orderBy(asc(blocks.sequence));
 }
 
-/** The queue items a block's stored entries must have produced, in serving order. */
+/** The queue items a block's stored entries must have produced, in serving order: each entry's compact item. */
 function expectedItems(block: { id: number; entries: Buffer }): string[] {
-  return decodeBlockEntries(block.entries).map((outcome, index) =>
-    encodeQueuedOutcome({ ...outcome, blockId: block.id, index }),
-  );
+  const { codec, size, bodyStart } = EntryCodec.read(block.entries);
+  return Array.from({ length: size }, (_, index) => {
+    const at = bodyStart + index * codec.entryBytes;
+    return encodeCompactItem(block.id, index, block.entries.subarray(at, at + codec.entryBytes));
+  });
 }
 
 describe("blocks.generate", () => {

@@ -1,5 +1,5 @@
 import { appendOutcomes, fillReserve, sealNextBlock } from "@outcomes/blocks";
-import { assertValidParSheet, decodeQueuedOutcome, OutcomeDrawer, queuedItems, SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { assertValidParSheet, OutcomeDrawer, parseQueueItem, queuedItems, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { blocks, events, games, spins } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { recordingJob, serveOutcomes } from "@outcomes/testkit/blocks";
@@ -46,7 +46,7 @@ describe("a lost Redis list", () => {
     expect(items).toHaveLength(18);
     const used = await api.database.db.select().from(spins).where(eq(spins.gameId, game.gameId));
     const usedKeys = new Set(used.map((spin) => `${spin.blockId}:${spin.outcomeIndex}`));
-    const listed = items.map(decodeQueuedOutcome).map((outcome) => `${outcome.blockId}:${outcome.index}`);
+    const listed = items.map(parseQueueItem).map((outcome) => `${outcome.blockId}:${outcome.index}`);
     expect(listed.filter((key) => usedKeys.has(key))).toEqual([]);
     expect(new Set(listed).size).toBe(18);
   });
@@ -58,7 +58,7 @@ describe("a lost Redis list", () => {
     const result = await generate(game.gameId);
     expect(result.rebuiltOutcomes).toBeNull();
     expect(result.blocksSealed).toBe(3);
-    const sequences = (await queueItems(api, game.gameId)).map((item) => decodeQueuedOutcome(item).blockId);
+    const sequences = (await queueItems(api, game.gameId)).map((item) => parseQueueItem(item).blockId);
     const [first] = await api.database.db
       .select()
       .from(blocks)
@@ -78,7 +78,7 @@ describe("a lost Redis list", () => {
     expect(result).toMatchObject({ appendedOutcomes: 5, blocksSealed: 0, readyBlocks: 3 });
     const items = await queueItems(api, game.gameId);
     expect(items.slice(0, 10)).toEqual(before);
-    expect(items.slice(10).map((item) => decodeQueuedOutcome(item).blockId)).toEqual(Array(5).fill(orphan.blockId));
+    expect(items.slice(10).map((item) => parseQueueItem(item).blockId)).toEqual(Array(5).fill(orphan.blockId));
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeQueuedOutcome, encodeQueuedOutcome } from "../outcome.js";
+import { encodeCompactItem, encodeQueuedOutcome, parseQueueItem } from "../outcome.js";
 import { assertValidParSheet } from "./analyze.js";
 import {
   blockQueueItems,
@@ -9,6 +9,7 @@ import {
   drawIndependentBlock,
   queuedItems,
   queuedItemsText,
+  queueItemOutcome,
 } from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
 import { EntryCodec } from "./entries.js";
@@ -22,10 +23,19 @@ describe("queuedItemsText", () => {
     const draft = sealed(1_000, 1_234_567_890);
     const text = queuedItemsText(draft).toString("latin1");
     expect(text.split("\n")).toEqual(queuedItems(draft));
+    // Each is the compact item of its entry's stored bytes, and reads back as that entry's outcome.
     const outcomes = decodeBlockEntries(draft.entries);
+    const { codec, bodyStart } = EntryCodec.read(draft.entries);
     text.split("\n").forEach((item, index) => {
-      expect(item).toBe(encodeQueuedOutcome({ ...outcomes[index]!, blockId: 1_234_567_890, index }));
-      expect(decodeQueuedOutcome(item).index).toBe(index);
+      const entry = draft.entries.subarray(
+        bodyStart + index * codec.entryBytes,
+        bodyStart + (index + 1) * codec.entryBytes,
+      );
+      expect(item).toBe(encodeCompactItem(1_234_567_890, index, entry));
+      expect(item.length).toBeLessThanOrEqual(44); // one allocation in Redis
+      const parsed = parseQueueItem(item);
+      expect(parsed).toMatchObject({ blockId: 1_234_567_890, index });
+      expect(queueItemOutcome(parsed, codec)).toEqual(outcomes[index]);
     });
   });
 
@@ -43,7 +53,7 @@ describe("queuedItemsText", () => {
     expect(kept.split("\n")).toEqual(all.filter((_, index) => index % 3 !== 0));
   });
 
-  it("writes cell by cell when the columns are too many to precompute (20 symbols, 5 rows)", () => {
+  it("reads back every outcome of a wide layout (20 symbols, 2 reels of 5 rows)", () => {
     const symbols = Array.from({ length: 20 }, (_, index) => `S${index}`);
     const codec = new EntryCodec({
       reels: 2,
@@ -58,8 +68,20 @@ describe("queuedItemsText", () => {
     const entries = Buffer.concat([codec.headerFor(3), body]);
     const outcomes = decodeBlockEntries(entries);
     expect(outcomes[0]?.reelSymbols[1]).toHaveLength(5);
-    const items = outcomes.map((outcome, index) => encodeQueuedOutcome({ ...outcome, blockId: 4, index }));
-    expect(blockQueueItems(entries, 4).toString("latin1").split("\n")).toEqual(items);
+    const items = blockQueueItems(entries, 4).toString("latin1").split("\n");
+    expect(items.map((item) => queueItemOutcome(parseQueueItem(item), codec))).toEqual(outcomes);
+  });
+
+  it("refuses items that are neither form, and entries that are not of the block's layout", () => {
+    for (const bad of ["", "~1.2.", "~1.2.0", "~1.2.zz", "~a.2.00", "{", '{"b":"x"}', "~1.2.00\n"]) {
+      expect(() => parseQueueItem(bad), bad).toThrow();
+    }
+    const codec = drawer.codec;
+    const tooShort = parseQueueItem("~1.2.0001");
+    expect(() => queueItemOutcome(tooShort, codec)).toThrow(/bytes/);
+    const outOfRange = parseQueueItem(`~1.2.ff${"00".repeat(codec.entryBytes - 1)}`);
+    expect(() => queueItemOutcome(outOfRange, codec)).toThrow(/out of range/);
+    expect(() => queueItemOutcome(outOfRange, null)).toThrow(/no binary entries/);
   });
 
   it("writes the same items of a legacy block stored as JSON text", () => {

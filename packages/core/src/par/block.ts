@@ -8,7 +8,7 @@ import {
   seedHashOf,
   writeEntries,
 } from "@outcomes/sdk";
-import { encodeQueuedOutcome, type Outcome } from "../outcome.js";
+import { encodeQueuedOutcome, type Outcome, type QueueItem } from "../outcome.js";
 import type { OutcomeDrawer } from "./draw.js";
 import { EntryCodec, type QueueItemWriter } from "./entries.js";
 import { leafLayoutOf, STORED_FROM_LEVEL } from "./fairness.js";
@@ -136,8 +136,9 @@ function legacyItemWriter(entries: Uint8Array | string, blockId: number): QueueI
 }
 
 /**
- * A sealed block's Redis list items, in serving order, joined by newlines: exactly
- * `encodeQueuedOutcome` of each entry. `skip(index)` leaves out outcomes already used by a spin.
+ * A sealed block's Redis list items, in serving order, joined by newlines: the compact item of each
+ * entry (`encodeCompactItem`; legacy JSON blocks: `encodeQueuedOutcome`). `skip(index)` leaves out
+ * outcomes already used by a spin.
  */
 export function blockQueueItems(
   entries: Uint8Array | string,
@@ -164,6 +165,21 @@ export function queuedItemsText(draft: Pick<BlockDraft, "entries" | "blockId">):
 export function queuedItems(draft: Pick<BlockDraft, "entries" | "blockId" | "size">): string[] {
   if (draft.size === 0) return [];
   return queuedItemsText(draft).toString("latin1").split("\n");
+}
+
+/**
+ * The codec of a block from the head of its stored entries (at least its header): null for a legacy
+ * JSON block, whose queue items carry their outcomes.
+ */
+export function codecOfBlockHead(head: Uint8Array): EntryCodec | null {
+  return isLegacyJson(head) ? null : EntryCodec.readHeader(head).codec;
+}
+
+/** The outcome of a queue item: its own (JSON form), or its entry read with its block's codec (compact form). */
+export function queueItemOutcome(item: QueueItem, codec: EntryCodec | null): Outcome {
+  if ("outcome" in item) return item.outcome;
+  if (!codec) throw new Error(`block ${item.blockId} has no binary entries to read a compact item with`);
+  return codec.decodeEntry(item.entry);
 }
 
 /** Decodes stored entries into outcomes (audits, tests). */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { deriveBlockEntries, drawTiers, seedHashOf } from "@outcomes/sdk";
 import { describe, expect, it } from "vitest";
 import { microsToUsd } from "../money.js";
-import { encodeQueuedOutcome } from "../outcome.js";
+import { parseQueueItem } from "../outcome.js";
 import { assertValidParSheet } from "./analyze.js";
 import {
   commitmentOf,
@@ -12,6 +12,7 @@ import {
   drawBlock,
   drawIndependentBlock,
   queuedItems,
+  queueItemOutcome,
   verifyBlock,
 } from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
@@ -205,12 +206,11 @@ describe("blocks", () => {
     expect(verifyBlock(spaced, commitmentOf(spaced))).toBe(false);
   });
 
-  it("builds queue items identical to encodeQueuedOutcome", () => {
+  it("builds queue items that read back as the block's outcomes, in order", () => {
     const drawer = new OutcomeDrawer(sample);
     const draft = draftBlock(drawer, drawIndependentBlock(drawer, 500), 77);
-    const items = queuedItems(draft);
-    outcomesOf(draft).forEach((outcome, index) => {
-      expect(items[index]).toBe(encodeQueuedOutcome({ ...outcome, blockId: 77, index }));
-    });
+    const items = queuedItems(draft).map(parseQueueItem);
+    expect(items.map((item) => [item.blockId, item.index])).toEqual(items.map((_, index) => [77, index]));
+    expect(items.map((item) => queueItemOutcome(item, drawer.codec))).toEqual(outcomesOf(draft));
   });
 });

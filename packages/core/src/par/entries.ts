@@ -1,5 +1,5 @@
 import type { Outcome } from "../outcome.js";
-import { writeDecimal } from "./decimal.js";
+import { decimalDigits, writeDecimal } from "./decimal.js";
 
 /**
  * The stored form of a block's entries (`blocks.entries`, bytea), and what its SHA-256 commitment
@@ -27,16 +27,13 @@ export interface EntryLayout {
 const MAGIC = Buffer.from("KSB1", "latin1");
 const FIXED_HEADER = 14;
 const SIZE_OFFSET = 10;
-/** Column JSON is precomputed up to this many possible columns (symbols^rows). */
-const COLUMN_TABLE_LIMIT = 4096;
-const COMMA = 0x2c;
-const OPEN = 0x5b;
-const CLOSE = 0x5d;
+const DOT = 0x2e;
+const HEX_DIGITS = Buffer.from("0123456789abcdef", "latin1");
 const ascii = (text: string) => Buffer.from(text, "latin1");
 
 /**
- * A block's Redis queue items, written one at a time into the caller's buffer: exactly
- * `encodeQueuedOutcome` of each entry, by index in serving order. The caller separates or frames
+ * A block's Redis queue items (outcome.ts, `QueueItem`), written one at a time into the caller's
+ * buffer, by index in serving order. The caller separates or frames
  * them (newlines in `blockQueueItems`, RESP in the RPUSH encoder of @outcomes/blocks).
  */
 export interface QueueItemWriter {
@@ -54,40 +51,28 @@ export class EntryCodec {
   readonly header: Buffer;
   readonly entryBytes: number;
   private readonly cells: number;
-  private readonly symbolJson: Buffer[];
-  private readonly tierJson: Buffer[];
-  private readonly columns: Buffer[] | null;
-  private readonly maxItemBytes: number;
-  /** The shortest and longest `writeBody` output. */
-  private readonly bodyBytes: { min: number; max: number };
 
   constructor(readonly layout: EntryLayout) {
-    const { reels, rows, symbols, tiers } = layout;
+    const { reels, rows } = layout;
     this.cells = reels * rows;
     this.entryBytes = 1 + this.cells;
     this.header = encodeHeader(layout);
-    this.symbolJson = symbols.map((id) => ascii(JSON.stringify(id)));
-    this.tierJson = tiers.map((tier) =>
-      ascii(`"t":${JSON.stringify(tier.name)},"m":${tier.multiplierMillionths},"r":[`),
-    );
-    this.columns = symbols.length ** rows <= COLUMN_TABLE_LIMIT ? this.columnTable() : null;
-    const longest = (list: Buffer[]) => Math.max(...list.map((bytes) => bytes.length));
-    // `{"b":` + id + `,"i":` + index + `,` + tier part + window + `]}` + newline, generously.
-    this.maxItemBytes = 64 + longest(this.tierJson) + reels * (3 + rows * (longest(this.symbolJson) + 1));
-    const lengths = (list: Buffer[]) => list.map((bytes) => bytes.length);
-    const columnLengths = this.columns
-      ? lengths(this.columns)
-      : [Math.min(...lengths(this.symbolJson)), Math.max(...lengths(this.symbolJson))].map(
-          (symbol) => rows * (symbol + 1) + 1,
-        );
-    // The tier part, the columns, a comma between columns, the closing `]}`.
-    const body = (pick: (values: number[]) => number) =>
-      pick(lengths(this.tierJson)) + reels * pick(columnLengths) + reels + 1;
-    this.bodyBytes = { min: body((values) => Math.min(...values)), max: body((values) => Math.max(...values)) };
   }
 
-  /** Reads the header of stored entries; throws on anything that is not a well-formed block. */
+  /** Reads the header of stored entries and checks their length; throws on anything that is not a well-formed block. */
   static read(entries: Uint8Array): { codec: EntryCodec; size: number; bodyStart: number } {
+    const read = EntryCodec.readHeader(entries);
+    if (entries.length !== read.bodyStart + read.size * read.codec.entryBytes) {
+      throw new Error("block body length does not match its size");
+    }
+    return read;
+  }
+
+  /**
+   * Reads the header at the start of stored entries (the body may be cut off, as when only the head
+   * of a block is read); throws on anything that is not a well-formed header.
+   */
+  static readHeader(entries: Uint8Array): { codec: EntryCodec; size: number; bodyStart: number } {
     const bytes = Buffer.from(entries.buffer, entries.byteOffset, entries.byteLength);
     if (bytes.length < FIXED_HEADER || !bytes.subarray(0, 4).equals(MAGIC)) throw new Error("not a KSB1 block");
     const reels = bytes.readUInt8(4);
@@ -107,7 +92,6 @@ export class EntryCodec {
     const tiers = Array.from({ length: tierCount }, () => ({ name: text(), multiplierMillionths: Number(text()) }));
     const codec = new EntryCodec({ reels, rows, symbols, tiers });
     if (!codec.headerFor(size).equals(bytes.subarray(0, at))) throw new Error("block header is not canonical");
-    if (bytes.length !== at + size * codec.entryBytes) throw new Error("block body length does not match its size");
     return { codec, size, bodyStart: at };
   }
 
@@ -147,77 +131,38 @@ export class EntryCodec {
   }
 
   /**
-   * The queue items of the block of `size` entries at `bodyStart`, written from precomputed JSON
-   * pieces (no string per item).
+   * The compact queue items (outcome.ts) of the block of `size` entries at `bodyStart`: each
+   * `~<blockId>.<index>.` and its entry's bytes in hex, written straight into the caller's buffer.
    */
   queueItemWriter(entries: Uint8Array, bodyStart: number, size: number, blockId: number): QueueItemWriter {
-    const head = ascii(`{"b":${blockId},"i":`);
-    const { min, max } = this.bodyBytes;
+    const head = ascii(`~${blockId}.`);
+    const entryBytes = this.entryBytes;
+    // The head, the index, a dot, two hex digits per byte of the entry.
+    const itemBytes = (indexDigits: number) => head.length + indexDigits + 1 + 2 * entryBytes;
     return {
       size,
-      maxItemBytes: this.maxItemBytes + head.length,
-      // The head, the index, a comma, the body.
-      itemBytes: (indexDigits) => ({
-        min: head.length + indexDigits + 1 + min,
-        max: head.length + indexDigits + 1 + max,
-      }),
+      maxItemBytes: itemBytes(decimalDigits(Math.max(0, size - 1))),
+      itemBytes: (indexDigits) => ({ min: itemBytes(indexDigits), max: itemBytes(indexDigits) }),
       write: (index, out, at) => {
         out.set(head, at);
-        const end = writeDecimal(out, at + head.length, index);
-        out[end] = COMMA;
-        return this.writeBody(entries, bodyStart + index * this.entryBytes, out, end + 1);
+        let end = writeDecimal(out, at + head.length, index);
+        out[end++] = DOT;
+        for (let cell = bodyStart + index * entryBytes, last = cell + entryBytes; cell < last; cell++) {
+          const byte = entries[cell] as number;
+          out[end++] = HEX_DIGITS[byte >> 4] as number;
+          out[end++] = HEX_DIGITS[byte & 15] as number;
+        }
+        return end;
       },
     };
   }
 
-  /** Writes `"t":…,"m":…,"r":[[…],…]}` of the entry whose tier byte is at `cell`. */
-  private writeBody(entries: Uint8Array, cell: number, out: Buffer, at: number): number {
-    const { reels, rows } = this.layout;
-    const tier = this.tierJson[entries[cell++] as number] as Buffer;
-    out.set(tier, at);
-    at += tier.length;
-    for (let reel = 0; reel < reels; reel++, cell += rows) {
-      if (reel > 0) out[at++] = COMMA;
-      if (this.columns) {
-        const code = this.columnCode(entries, cell);
-        const column = this.columns[code] as Buffer;
-        out.set(column, at);
-        at += column.length;
-      } else {
-        out[at++] = OPEN;
-        for (let row = 0; row < rows; row++) {
-          if (row > 0) out[at++] = COMMA;
-          const symbol = this.symbolJson[entries[cell + row] as number] as Buffer;
-          out.set(symbol, at);
-          at += symbol.length;
-        }
-        out[at++] = CLOSE;
-      }
-    }
-    out[at++] = CLOSE;
-    out[at++] = 0x7d; // }
-    return at;
-  }
-
-  private columnCode(entries: Uint8Array, cell: number): number {
-    const symbolCount = this.layout.symbols.length;
-    let code = 0;
-    for (let row = this.layout.rows - 1; row >= 0; row--) code = code * symbolCount + (entries[cell + row] as number);
-    return code;
-  }
-
-  /** `["A","B","C"]` of every possible column, indexed by Σ symbol(row) × symbols^row. */
-  private columnTable(): Buffer[] {
-    const { rows, symbols } = this.layout;
-    return Array.from({ length: symbols.length ** rows }, (_, code) => {
-      const cells: string[] = [];
-      let rest = code;
-      for (let row = 0; row < rows; row++) {
-        cells.push((this.symbolJson[rest % symbols.length] as Buffer).toString("latin1"));
-        rest = Math.floor(rest / symbols.length);
-      }
-      return ascii(`[${cells.join(",")}]`);
-    });
+  /** The outcome of one entry's stored bytes (a compact queue item's); throws when they are not one of this layout's. */
+  decodeEntry(entry: Uint8Array): Outcome {
+    if (entry.length !== this.entryBytes) throw new Error(`an entry of this block is ${this.entryBytes} bytes`);
+    const entries = Buffer.from(entry.buffer, entry.byteOffset, entry.byteLength);
+    if (!this.indexesInRange(entries, 0)) throw new Error("entry index out of range");
+    return this.decode(entries, 0, 1)[0] as Outcome;
   }
 }
 

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS } from "@outcomes/blocks";
-import { decodeQueuedOutcome, EntryCodec, SAMPLE_PAR_SHEET, sampleParSheet } from "@outcomes/core";
+import { EntryCodec, parseQueueItem, SAMPLE_PAR_SHEET, sampleParSheet } from "@outcomes/core";
 import { blocks } from "@outcomes/db";
 import {
   type ParSheetDocument,
@@ -269,7 +269,7 @@ describe("provable fairness", () => {
     // An API process took index 3 and died before its spin committed.
     const stranded = (await api.deps.redis.lpop(queue)) as string;
     await spinAll(client, game.gameId, BLOCK_SIZE - 4);
-    const { blockId } = decodeQueuedOutcome(stranded);
+    const { blockId } = parseQueueItem(stranded);
     const start = Date.now();
     expect(await revealTestBlocks(api, start)).toMatchObject({ closedBlocks: 0, waitingBlocks: 1 });
     expect((await client.blocks.get(game.gameId, blockId)).status).toBe("serving");
@@ -282,7 +282,7 @@ describe("provable fairness", () => {
     expect(await api.deps.redis.exists(retiredMarker)).toBe(1);
     // A spin in flight with it fails now: the entry is dropped, not given back.
     await new OutcomeQueue(api.deps.redis, api.deps.keys).giveBack({
-      outcome: decodeQueuedOutcome(stranded),
+      item: parseQueueItem(stranded),
       raw: stranded,
       queue,
       retiredMarker,
@@ -300,7 +300,7 @@ describe("provable fairness", () => {
     // Redis loses the list: the rebuild from Postgres leaves the closed block out.
     await api.deps.redis.del(queue, `${queue}:loaded-through`);
     await fillTestGameQueue(api, game.gameId);
-    const rebuilt = (await api.deps.redis.lrange(queue, 0, -1)).map((item) => decodeQueuedOutcome(item).blockId);
+    const rebuilt = (await api.deps.redis.lrange(queue, 0, -1)).map((item) => parseQueueItem(item).blockId);
     expect(rebuilt).not.toContain(blockId);
   });
 
