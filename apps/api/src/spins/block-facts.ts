@@ -1,14 +1,11 @@
-import { codecOfBlockHead, type EntryCodec } from "@outcomes/core";
+import { BLOCK_HEADER_MAX_BYTES, codecOfBlockHead, type EntryCodec } from "@outcomes/core";
 import type { SqlClient } from "@outcomes/db";
 import { setBounded } from "../bounded-map.js";
 
 /** A process serves a handful of blocks at a time; older entries are simply dropped. */
 const MAX_ENTRIES = 1000;
-/**
- * A block's size and the head of its entries: the KSB1 header is at most ~10 kB (256 symbol ids of up
- * to 32 characters, 256 tiers), so 16 kB always holds it.
- */
-const BLOCK_FACTS = "select size, substring(entries from 1 for 16384) as head from blocks where id = $1";
+/** A block's size and the head of its entries, which holds its whole header. */
+const BLOCK_FACTS = `select size, substring(entries from 1 for ${BLOCK_HEADER_MAX_BYTES}) as head from blocks where id = $1`;
 
 /** A header that cannot be read gives no codec: the block's compact items are then dropped as unusable. */
 function codecOrNull(head: Uint8Array): EntryCodec | null {

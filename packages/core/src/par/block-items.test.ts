@@ -3,6 +3,7 @@ import { encodeCompactItem, encodeQueuedOutcome, parseQueueItem } from "../outco
 import { assertValidParSheet } from "./analyze.js";
 import {
   blockQueueItems,
+  codecOfBlockHead,
   decodeBlockEntries,
   draftBlock,
   drawBlock,
@@ -12,7 +13,7 @@ import {
   queueItemOutcome,
 } from "./block.js";
 import { OutcomeDrawer } from "./draw.js";
-import { EntryCodec } from "./entries.js";
+import { BLOCK_HEADER_MAX_BYTES, EntryCodec } from "./entries.js";
 import { SAMPLE_PAR_SHEET } from "./sample-sheet.js";
 
 describe("queuedItemsText", () => {
@@ -70,6 +71,24 @@ describe("queuedItemsText", () => {
     expect(outcomes[0]?.reelSymbols[1]).toHaveLength(5);
     const items = blockQueueItems(entries, 4).toString("latin1").split("\n");
     expect(items.map((item) => queueItemOutcome(parseQueueItem(item), codec))).toEqual(outcomes);
+  });
+
+  it("fits the largest header a PAR sheet allows in BLOCK_HEADER_MAX_BYTES, and reads a codec from a block's head", () => {
+    const largest = new EntryCodec({
+      reels: 5,
+      rows: 5,
+      symbols: Array.from({ length: 256 }, (_, index) => `S${index}`.padEnd(32, "X")),
+      tiers: Array.from({ length: 256 }, (_, index) => ({
+        name: `T${index}`,
+        multiplierMillionths: 1_000_000_000_000,
+      })),
+    });
+    expect(largest.headerFor(10_000).length).toBe(13_216);
+    expect(largest.headerFor(10_000).length).toBeLessThanOrEqual(BLOCK_HEADER_MAX_BYTES);
+    const draft = sealed(100, 12);
+    const head = draft.entries.subarray(0, Math.min(draft.entries.length, 300));
+    expect(codecOfBlockHead(head)?.header.equals(drawer.codec.header)).toBe(true);
+    expect(codecOfBlockHead(Buffer.from("[]"))).toBeNull();
   });
 
   it("refuses items that are neither form, and entries that are not of the block's layout", () => {

@@ -26,6 +26,12 @@ export interface EntryLayout {
 
 const MAGIC = Buffer.from("KSB1", "latin1");
 const FIXED_HEADER = 14;
+/**
+ * No block's header is longer: 256 symbol ids of up to 32 characters and 256 tiers (T0..T255, their
+ * multipliers up to 1,000,000 in millionths) make 13,216 bytes. A reader of a block's head reads this
+ * much (`codecOfBlockHead`).
+ */
+export const BLOCK_HEADER_MAX_BYTES = 16_384;
 const SIZE_OFFSET = 10;
 const DOT = 0x2e;
 const HEX_DIGITS = Buffer.from("0123456789abcdef", "latin1");
