@@ -1,4 +1,4 @@
-import { type BlockDraft, type DrawnBlock, drawIndependentBlock, type OutcomeDrawer } from "@outcomes/core";
+import { type BlockDraft, drawIndependentBlock, type OutcomeDrawer } from "@outcomes/core";
 import type { Database } from "@outcomes/db";
 import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { appendOutcomes } from "./outcome-list.js";
@@ -24,7 +24,6 @@ export interface BlockRun {
 /** A turn's block ids, reserved ahead (at least `count`), and its first block, its tree being built. */
 export interface HeadStart {
   ids: readonly number[];
-  drawn: DrawnBlock;
   draft: Promise<BlockDraft>;
 }
 
@@ -37,7 +36,7 @@ export function headStart(drawer: OutcomeDrawer, blockSize: number, reserving: P
   const ahead = reserving.then((ids) => {
     const draft = draftOffThread(drawer, drawn, ids[0] as number);
     draft.catch(() => {});
-    return { ids, drawn, draft };
+    return { ids, draft };
   });
   ahead.catch(() => {});
   return ahead;
@@ -70,19 +69,19 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
   const independent = run.drawer.sheet.drawMode !== "finite_pool";
   const ids = run.ahead?.ids ?? (independent ? await reserveBlockIds(run.db, run.count) : []);
   // independent: drawn here, in order, up to `end`; each tree is built on a tree thread meanwhile.
-  const drawnBlocks: DrawnBlock[] = [];
   const drafts: Promise<BlockDraft>[] = [];
   const drawUpTo = (end: number) => {
     while (independent && drafts.length < Math.min(end, run.count)) {
       const index = drafts.length;
       if (index === 0 && run.ahead) {
-        drawnBlocks.push(run.ahead.drawn);
         drafts.push(run.ahead.draft);
         continue;
       }
-      const drawn = drawIndependentBlock(run.drawer, run.blockSize);
-      drawnBlocks.push(drawn);
-      const drafting = draftOffThread(run.drawer, drawn, ids[index] as number);
+      const drafting = draftOffThread(
+        run.drawer,
+        drawIndependentBlock(run.drawer, run.blockSize),
+        ids[index] as number,
+      );
       // Awaited by its seal; observed now so a failure while something else is awaited is not "unhandled".
       drafting.catch(() => {});
       drafts.push(drafting);
@@ -95,8 +94,8 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
     sealing.catch(() => {});
     return sealing;
   };
-  // A block's command is written while Postgres seals it (independent: its entries are known from
-  // the draw; finite_pool: once sealed) and Redis still loads the previous block, into one of two
+  // A block's command is written while Postgres seals it (independent: once its tree is back;
+  // finite_pool: once sealed) and Redis still loads the previous block, into one of two
   // buffers taken in turn: the one of block n − 2, whose load has settled by then (ioredis is done
   // with a command's buffer once its reply is in).
   const buffers: ItemScratch[] = [{ bytes: Buffer.alloc(0) }, { bytes: Buffer.alloc(0) }];
@@ -114,8 +113,9 @@ export async function sealAndLoad(run: BlockRun): Promise<void> {
       if (loadFailure) break;
       const list = run.keys.outcomeQueue(run.game);
       const scratch = buffers[index % 2];
-      const drawn = drawnBlocks[index];
-      const written = drawn && blockRpush(drawn.entries, ids[index] as number, list, { scratch });
+      // independent: its tree (which its seal waits for too) is back before its command is written.
+      const drafted = independent ? await drafts[index] : undefined;
+      const written = drafted && blockRpush(drafted.entries, drafted.blockId, list, { scratch });
       const sealed = await sealing;
       if (index + 1 < run.count) {
         sealing = seal(index + 1);
