@@ -72,6 +72,12 @@ export const metrics = {
     buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers,
   }),
+  spinBatchReruns: new Counter({
+    name: "outcomes_spin_batch_reruns_total",
+    help: "Group commits run again: whole, after Postgres chose them as a deadlock's victim (conflict), or in halves, after one of their spins was refused (split)",
+    labelNames: ["reason"] as const,
+    registers,
+  }),
   collectErrors: new Counter({
     name: "outcomes_metrics_collect_errors_total",
     help: "Scrape-time readings that failed (the gauge is left empty for that scrape)",

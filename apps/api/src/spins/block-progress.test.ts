@@ -1,6 +1,8 @@
+import { encodeQueuedOutcome } from "@outcomes/core";
 import { blocks, events, games } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
-import { addBlock, createGame, spin } from "@outcomes/testkit/spin-path";
+import { parseExposition } from "@outcomes/testkit/metrics";
+import { addBlock, createGame, spin, windowFor } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
@@ -107,4 +109,57 @@ describe("a block-boundary batch chosen as a deadlock's victim", () => {
     const spins = await api.database.sql`select count(*)::int as n from spins where partner_id = ${partnerId}`;
     expect(spins[0]?.n).toBe(2);
   });
+});
+
+describe("bursts over small blocks", () => {
+  /** Conflict reruns (deadlock victims) counted by this process's /metrics. */
+  async function conflictReruns(): Promise<number> {
+    const response = await api.request("/metrics");
+    const sample = parseExposition(response.body).find(
+      (s) => s.name === "outcomes_spin_batch_reruns_total" && s.labels.reason === "conflict",
+    );
+    return sample?.value ?? 0;
+  }
+
+  it("never deadlock: 50 bursts of 400 spins over 2-outcome blocks", { timeout: 240_000 }, async () => {
+    const { partnerId, apiKey } = await api.createPartner();
+    const game = await createGame(api, partnerId, { maxWagerUsd: 100 });
+    const before = await conflictReruns();
+    const statuses: Record<number, number> = {};
+    for (let burst = 0; burst < 50; burst++) {
+      await addTwoOutcomeBlocks(game.gameId, 200);
+      const answers = await Promise.all(
+        Array.from({ length: 400 }, (_, i) =>
+          spin(api, apiKey, { gameId: game.gameId, playerId: `p${burst}-${i}`, wagerUsd: 1 }),
+        ),
+      );
+      for (const { status } of answers) statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+    expect(statuses).toEqual({ 200: 50 * 400 });
+    expect((await conflictReruns()) - before).toBe(0);
+  });
+
+  /** `count` blocks of two T0 outcomes, sealed in one statement and queued in one RPUSH. */
+  async function addTwoOutcomeBlocks(gameId: number, count: number): Promise<void> {
+    const rows = await api.database.sql<{ id: string }[]>`
+      insert into blocks (game_id, sequence, size, entries, commitment)
+      select ${gameId}, s, 2, convert_to('[["T0",0],["T0",0]]', 'UTF8'), 'fixture'
+      from generate_series(
+        (select coalesce(max(sequence), 0) + 1 from blocks where game_id = ${gameId}),
+        (select coalesce(max(sequence), 0) + ${count} from blocks where game_id = ${gameId})) s
+      order by s
+      returning id`;
+    const items = rows.flatMap(({ id }) =>
+      [0, 1].map((index) =>
+        encodeQueuedOutcome({
+          blockId: Number(id),
+          index,
+          tier: "T0",
+          multiplierMillionths: 0,
+          reelSymbols: windowFor("T0"),
+        }),
+      ),
+    );
+    await api.deps.redis.rpush(api.deps.keys.outcomeQueue(await api.gameOwner(gameId)), ...items);
+  }
 });

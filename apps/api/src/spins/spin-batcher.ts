@@ -1,4 +1,4 @@
-import { isDuplicateOutcome, isRetryableConflict, type SqlPool } from "@outcomes/db";
+import { isRetryableConflict, refusedStatement, type SqlPool } from "@outcomes/db";
 import { metrics } from "@outcomes/runtime";
 import { type SpinPlan, type WrittenSpin, writeSpinBatch } from "./spin-writer.js";
 
@@ -22,8 +22,9 @@ interface Waiting {
  * Group commit: spins that arrive within `maxWaitMs` of a batch's first spin (or until `maxSize`)
  * are committed together (see `writeSpinBatch`), and each caller's promise settles only after its
  * batch committed or failed, so a 200 still means committed. Batches are independent: several may
- * be in flight at once (their row locks are taken in a consistent order), and a failure rejects
- * exactly the spins of its batch, whose callers then give their outcomes back.
+ * be in flight at once (their row locks are taken in a consistent order). A batch the database
+ * refuses is split until the spin that cannot be written is alone (CONTRACT §9: one partner's spin
+ * never fails another's), and only that spin's caller sees the failure and gives its outcome back.
  *
  * The only state here is the batch being gathered in this process; anything shared between
  * processes goes through Postgres (row locks, the unique outcome key).
@@ -64,16 +65,20 @@ export class SpinBatcher {
       );
       for (const [i, waiting] of batch.entries()) waiting.resolve(written[i] as WrittenSpin);
     } catch (error) {
-      // A reused outcome fails its whole statement; only its own spin must see that (and be served
-      // a fresh outcome), so the others are committed one by one.
-      if (batch.length > 1 && isDuplicateOutcome(error)) {
-        await Promise.all(batch.map((waiting) => this.commit([waiting])));
-        return;
-      }
       // Chosen as a deadlock's victim (a block-boundary batch against a fill, a reveal or another
       // batch): rolled back whole, so the same batch runs again rather than failing its spins.
       if (isRetryableConflict(error) && attempt < CONFLICT_ATTEMPTS) {
+        metrics.spinBatchReruns.inc({ reason: "conflict" });
         await this.commit(batch, attempt + 1);
+        return;
+      }
+      // One row fails the whole statement (a reused outcome, a player past a bound, whatever the
+      // reason): the halves run again apart, so the good spins commit and the bad one ends alone,
+      // in about 2 × log2(n) statements. A lost connection may hide a commit: never re-run then.
+      if (batch.length > 1 && refusedStatement(error)) {
+        metrics.spinBatchReruns.inc({ reason: "split" });
+        const half = Math.ceil(batch.length / 2);
+        await Promise.all([this.commit(batch.slice(0, half)), this.commit(batch.slice(half))]);
         return;
       }
       for (const waiting of batch) waiting.reject(error);

@@ -1,6 +1,8 @@
-import { type Outcome, type OutcomePosition, queueItemOutcome, ServiceError } from "@outcomes/core";
+import { formatScaledDecimal, type Outcome, type OutcomePosition, queueItemOutcome, ServiceError } from "@outcomes/core";
 import {
+  type BoundedPlayerFigure,
   type Database,
+  exceededPlayerBound,
   isDuplicateOutcome,
   mayHaveCommitted,
   type SqlClient,
@@ -22,6 +24,18 @@ import { OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome
 import { SpinBatcher } from "./spin-batcher.js";
 import { committedWrite, planSpin, type SpinPlan, type WrittenSpin, writeSpin } from "./spin-writer.js";
 import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
+
+/**
+ * The player's figures are kept exact as JSON numbers (CONTRACT §9): the database refused a spin that
+ * would take one past its bound, and nothing was written.
+ */
+function playerBoundError(figure: BoundedPlayerFigure): ServiceError {
+  const bound = figure === "totalSpins" ? "2147483647 spins" : `${formatScaledDecimal(Number.MAX_SAFE_INTEGER)} USD`;
+  return new ServiceError("KS-4103", {
+    message: `Spin refused: it would take the player's ${figure} past ${bound}, the most it can show exactly; nothing was written`,
+    details: [{ path: "wagerUsd", message: `would take the player's ${figure} past ${bound}` }],
+  });
+}
 
 /** What the spin path runs on: the API process's own clients and game cache (see buildApi). */
 export interface SpinServiceDeps {
@@ -319,6 +333,8 @@ export class SpinService {
       if (error.code === "KS-4203") await this.requestGeneration(gameId);
       throw error;
     }
+    const figure = exceededPlayerBound(error);
+    if (figure !== null) throw playerBoundError(figure);
     this.deps.logger.error({ err: error, gameId }, "spin failed");
     throw new ServiceError("KS-5003", { cause: error });
   }

@@ -3,7 +3,7 @@ import {
   drizzleTransactionOn,
   findRecordedSpin,
   insertEvents,
-  markBlockProgress,
+  markBlocksProgress,
   type NewEvent,
   type NewSpin,
   type RecordedSpin,
@@ -12,7 +12,6 @@ import {
   type SqlClient,
   type SqlPool,
   type SqlTransaction,
-  type Transaction,
 } from "@outcomes/db";
 import { presentSpin, type SpinResultBody } from "@outcomes/records";
 import type { PartnerAuth } from "../auth/key-verifier.js";
@@ -140,49 +139,47 @@ export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<Wri
 
 /**
  * The extras of spins just recorded in `tx`. Row locks come in one order in every spin transaction:
- * every player row (taken by the spins' insert), then block rows in block order, then the event
- * counters (`insertEvents`, one statement for all the events, last). A transaction outside the spin
- * path that holds a block row and then waits for a row a batch holds closes a cycle; Postgres then
+ * every player row (taken by the spins' insert), then block rows in block order, then the games
+ * whose blocks started, in game order (`markBlocksProgress`), then the event counters
+ * (`insertEvents`, one statement for all the events, last). A transaction outside the spin path
+ * that holds a block row and then waits for a row a batch holds closes a cycle; Postgres then
  * rolls the batch back and SpinBatcher runs it again.
  */
 async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; written: WrittenSpin }[]): Promise<void> {
-  const boundary = ({ plan }: { plan: SpinPlan }) => plan.blockBoundary ?? { blockId: 0, index: 0 };
-  spins.sort((a, b) => boundary(a).blockId - boundary(b).blockId || boundary(a).index - boundary(b).index);
   const txDb = drizzleTransactionOn(tx);
-  const events: NewEvent[] = [];
-  for (const { plan, written } of spins) written.generationNeeded = await writeExtras(txDb, plan, written.body, events);
+  const events: NewEvent[] = spins
+    .filter(({ plan }) => plan.largeWin)
+    .map(({ plan, written }) => largeWinEvent(plan, written.body));
+  const boundaries = spins.filter(({ plan }) => plan.blockBoundary !== null);
+  if (boundaries.length > 0) {
+    const progress = await markBlocksProgress(
+      txDb,
+      boundaries.map(({ plan }) => plan.blockBoundary!),
+      { minReadyBlocks: boundaries[0]!.plan.minReadyBlocks },
+    );
+    for (const [i, { written }] of boundaries.entries()) {
+      const { lowReserve, enqueueGeneration } = progress[i]!;
+      if (lowReserve) events.push(lowReserve);
+      written.generationNeeded = enqueueGeneration;
+    }
+  }
   await insertEvents(txDb, events);
 }
 
-/**
- * The block's bookkeeping, and the spin's events (a large win, a low reserve) added to `events`,
- * to be stored last (see `insertEvents`); true when generation should be asked for.
- */
-async function writeExtras(
-  txDb: Transaction,
-  plan: SpinPlan,
-  body: SpinResultBody,
-  events: NewEvent[],
-): Promise<boolean> {
-  if (plan.largeWin) {
-    events.push({
-      partnerId: plan.partner.partnerId,
-      environment: plan.partner.environment,
-      type: "spin.large_win",
-      now: new Date(body.createdAt),
-      data: {
-        spinId: body.spinId,
-        gameId: body.gameId,
-        playerId: body.playerId,
-        wagerUsd: body.wagerUsd,
-        payoutUsd: body.outcome.payoutUsd,
-        prizeTier: body.outcome.prizeTier,
-        multiplier: body.outcome.multiplier,
-      },
-    });
-  }
-  if (!plan.blockBoundary) return false;
-  const progress = await markBlockProgress(txDb, plan.blockBoundary, { minReadyBlocks: plan.minReadyBlocks });
-  if (progress.lowReserve) events.push(progress.lowReserve);
-  return progress.enqueueGeneration;
+function largeWinEvent(plan: SpinPlan, body: SpinResultBody): NewEvent {
+  return {
+    partnerId: plan.partner.partnerId,
+    environment: plan.partner.environment,
+    type: "spin.large_win",
+    now: new Date(body.createdAt),
+    data: {
+      spinId: body.spinId,
+      gameId: body.gameId,
+      playerId: body.playerId,
+      wagerUsd: body.wagerUsd,
+      payoutUsd: body.outcome.payoutUsd,
+      prizeTier: body.outcome.prizeTier,
+      multiplier: body.outcome.multiplier,
+    },
+  };
 }

@@ -25,16 +25,60 @@ export interface BlockProgress {
 }
 
 /**
- * Call in the spin's transaction, after the spin row is written, for the outcome it used. Costs
- * one indexed statement that changes nothing for the outcomes between a block's first and last;
- * only those two lock the block row, so spins never queue on it. The lock is FOR NO KEY UPDATE:
- * it does not wait for the key-share locks other spins' foreign keys hold on the block.
+ * Call in the spin's transaction, after the spin row is written, for the outcome it used (see
+ * `markBlocksProgress`, of which this is the one-outcome case).
  */
 export async function markBlockProgress(
   tx: Transaction,
   outcome: { blockId: number; index: number },
   settings: ReserveSettings,
 ): Promise<BlockProgress> {
+  const [progress] = await markBlocksProgress(tx, [outcome], settings);
+  return progress!;
+}
+
+/**
+ * The block bookkeeping of a transaction's spins, for the outcomes they used that are a block's first
+ * or last (answered in the order given). Costs one indexed statement per outcome that changes
+ * nothing for the outcomes between a block's first and last; only those two lock the block row, so
+ * spins never queue on it. The lock is FOR NO KEY UPDATE: it does not wait for the key-share locks
+ * other spins' foreign keys hold on the block.
+ *
+ * Locks come in one global order: every block row first, in block order, then the games whose
+ * blocks started, in game order. A batch that took a game's lock and then reached for a block
+ * another batch held (which in turn waited for that game) was a deadlock on small blocks.
+ */
+export async function markBlocksProgress(
+  tx: Transaction,
+  outcomes: readonly { blockId: number; index: number }[],
+  settings: ReserveSettings,
+): Promise<BlockProgress[]> {
+  const order = outcomes.map((_, i) => i);
+  order.sort((a, b) => outcomes[a]!.blockId - outcomes[b]!.blockId || outcomes[a]!.index - outcomes[b]!.index);
+  const progress: BlockProgress[] = outcomes.map(() => ({
+    started: false,
+    enqueueGeneration: false,
+    gameId: null,
+    lowReserve: null,
+  }));
+  for (const i of order) {
+    const { started, gameId } = await markBlock(tx, outcomes[i]!);
+    Object.assign(progress[i]!, { started, gameId });
+  }
+  const startedGames = [...new Set(progress.filter((p) => p.started).map((p) => p.gameId!))].sort((a, b) => a - b);
+  for (const gameId of startedGames) {
+    const reserve = await onBlockStarted(tx, gameId, settings);
+    const first = progress.find((p) => p.started && p.gameId === gameId)!;
+    first.lowReserve = reserve.lowReserve;
+    for (const p of progress) if (p.started && p.gameId === gameId) p.enqueueGeneration = reserve.enqueueGeneration;
+  }
+  return progress;
+}
+
+async function markBlock(
+  tx: Transaction,
+  outcome: { blockId: number; index: number },
+): Promise<{ started: boolean; gameId: number | null }> {
   const rows = await tx.execute<{ game_id: number; previous: string }>(sql`
     with target as (
       select id, status as previous from ${blocks}
@@ -50,11 +94,7 @@ export async function markBlockProgress(
     returning b.game_id, target.previous`);
   const row = rows[0];
   // The last index may commit before index 0 (parallel spins): the block starts with whichever is first.
-  if (row?.previous !== "ready") {
-    return { started: false, enqueueGeneration: false, gameId: row?.game_id ?? null, lowReserve: null };
-  }
-  const { enqueueGeneration, lowReserve } = await onBlockStarted(tx, row.game_id, settings);
-  return { started: true, enqueueGeneration, gameId: row.game_id, lowReserve };
+  return { started: row?.previous === "ready", gameId: row?.game_id ?? null };
 }
 
 /**

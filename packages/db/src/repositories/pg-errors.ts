@@ -45,3 +45,35 @@ export function mayHaveCommitted(error: unknown): boolean {
   }
   return true;
 }
+
+/**
+ * The server refused the statement itself (an ERROR reply), for a reason that may lie in one of its
+ * rows: not a lost connection (08), a server short of resources (53), or a statement cancelled or
+ * timed out (57), which would fail any part of it the same way.
+ */
+export function refusedStatement(error: unknown): boolean {
+  for (const { severity, code } of causes(error)) {
+    if (severity === "ERROR") return typeof code === "string" && !/^(08|53|57)/.test(code);
+  }
+  return false;
+}
+
+/** The player figure (as the API names it) whose bound a failed spin write would have passed, if that was why it failed. */
+export type BoundedPlayerFigure = "balanceUsd" | "totalWageredUsd" | "totalPaidUsd" | "totalSpins";
+
+const PLAYER_BOUNDS: Record<string, BoundedPlayerFigure> = {
+  players_balance_bound: "balanceUsd",
+  players_total_wagered_bound: "totalWageredUsd",
+  players_total_paid_bound: "totalPaidUsd",
+};
+
+/**
+ * A spin write refused because a player's figure would leave its exact range: a `players_*_bound`
+ * check (2^53 − 1 micro-USD), or an integer out of range (22003: `total_spins` past 2^31 − 1).
+ */
+export function exceededPlayerBound(error: unknown): BoundedPlayerFigure | null {
+  const code = pgErrorCode(error);
+  if (code === "22003") return "totalSpins";
+  if (code !== "23514") return null;
+  return PLAYER_BOUNDS[constraintName(error) ?? ""] ?? null;
+}

@@ -87,8 +87,8 @@ describe("sealSpinRollups", { timeout: 90_000 }, () => {
         row.totalPaidMicros,
       ]),
     ).toEqual([
-      ["2026-03-10T05:00:00.000Z", fixture.gameIds[0], 2, 3_000_000, 2_500_000],
-      ["2026-03-10T06:00:00.000Z", fixture.gameIds[1], 2, 7_000_000, 4_000_000],
+      ["2026-03-10T05:00:00.000Z", fixture.gameIds[0], 2, 3_000_000n, 2_500_000n],
+      ["2026-03-10T06:00:00.000Z", fixture.gameIds[1], 2, 7_000_000n, 4_000_000n],
     ]);
   });
 
@@ -127,7 +127,7 @@ describe("sealSpinRollups", { timeout: 90_000 }, () => {
       await sealUntil(new Date(boundary.getTime() + 7 * 60_000), boundary);
       const sealed = (await hourRows()).filter((row) => row.hour.getTime() === hourStart.getTime());
       // 07:00 already had one spin of 9 USD (the open hour of the previous test).
-      const expected = round === 0 ? [[2, 14_000_000]] : [[1, 5_000_000]];
+      const expected = round === 0 ? [[2, 14_000_000n]] : [[1, 5_000_000n]];
       expect(sealed.map((row) => [row.totalSpins, row.totalWageredMicros])).toEqual(expected);
     }
   });
@@ -184,3 +184,48 @@ async function insertRawSpin(
     values (${`spn_raw_${block!.id}`}, ${owner.partnerId}, ${owner.environment}, ${gameId}, ${owner.playerId},
       ${block!.id}, 0, 'T0', 0, ${spinRow.wagerMicros}, 0, 0, '{}', ${spinRow.createdAt.toISOString()})`;
 }
+
+describe("a partner whose hour passes the bigint range (CONTRACT §9)", () => {
+  it("is summed exactly, and the seal goes on for every partner", async () => {
+    const flooder = await createSpinFixture(database.db, { environment: "sandbox" });
+    const whaleDay = (time: string) => new Date(`2026-03-11T${time}Z`);
+    // 1,100 payouts of 9e15 micro-USD (each within a player's bound) sum to 9.9e18, past 2^63 − 1.
+    await insertFixtureSpins(
+      database.db,
+      flooder,
+      Array.from({ length: 1_100 }, () => ({
+        gameId: flooder.gameIds[0]!,
+        wagerMicros: 9_000_000_000_000,
+        payoutMicros: 9_000_000_000_000_000,
+        createdAt: whaleDay("01:10:00.000"),
+      })),
+    );
+    await insertFixtureSpins(database.db, fixture, [
+      { ...spin("00:00:00.000", 2_000_000), createdAt: whaleDay("01:20:00.000") },
+    ]);
+
+    await sealSpinRollups(database.db, { now: whaleDay("02:05:00.000") });
+    await sealUntil(whaleDay("02:06:00.000"), whaleDay("02:00:00.000"));
+
+    const [flooded] = await database.db
+      .select()
+      .from(spinHourlyTotals)
+      .where(
+        and(eq(spinHourlyTotals.partnerId, flooder.partnerId), eq(spinHourlyTotals.hour, whaleDay("01:00:00.000"))),
+      );
+    expect(flooded).toMatchObject({ totalSpins: 1_100, totalPaidMicros: 9_900_000_000_000_000_000n });
+    const others = { ...key(), reportDate: "2026-03-11" };
+    expect(await computeReportFigures(database.db, others)).toMatchObject({
+      totalSpins: 1,
+      totalWageredMicros: 2_000_000,
+    });
+    // Its own report cannot show 9.9e18 micro-USD exactly as a JSON number: refused, for it alone.
+    await expect(
+      computeReportFigures(database.db, {
+        partnerId: flooder.partnerId,
+        environment: "sandbox",
+        reportDate: "2026-03-11",
+      }),
+    ).rejects.toThrow(/settlement figure out of range/);
+  });
+});

@@ -89,6 +89,7 @@ export async function sealSpinRollups(db: Database, options: { now?: Date } = {}
 /**
  * Sums [from, to) per partner, environment, UTC hour and game: one index range scan of
  * `spins_settlement_idx` per partner and environment (every spin's game is registered to them).
+ * Sums stay numeric (the columns' type), so no partner's figures can overflow the statement.
  */
 async function sumHours(tx: Transaction, from: Date, to: Date): Promise<void> {
   await tx.execute(sql`
@@ -98,7 +99,7 @@ async function sumHours(tx: Transaction, from: Date, to: Date): Promise<void> {
     from (select distinct ${games.partnerId} as partner_id, ${games.environment} as environment from ${games}) owner
     cross join lateral (
       select date_trunc('hour', ${spins.createdAt}, 'UTC') as hour, ${spins.gameId} as game_id, count(*) as spins,
-        sum(${spins.wagerMicros})::bigint as wagered, sum(${spins.payoutMicros})::bigint as paid
+        sum(${spins.wagerMicros}) as wagered, sum(${spins.payoutMicros}) as paid
       from ${spins}
       where ${spins.partnerId} = owner.partner_id and ${spins.environment} = owner.environment
         and ${spins.createdAt} >= ${from.toISOString()}::timestamptz

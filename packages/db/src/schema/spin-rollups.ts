@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, integer, pgTable, primaryKey, smallint, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, check, integer, numeric, pgTable, primaryKey, smallint, text, timestamp } from "drizzle-orm/pg-core";
 import { environment } from "./columns.js";
 
 const hour = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
@@ -18,9 +18,13 @@ export const spinHourlyTotals = pgTable(
     hour: hour("hour").notNull(),
     gameId: integer("game_id").notNull(),
     totalSpins: bigint("total_spins", { mode: "number" }).notNull(),
-    /** Summed as numeric, stored as bigint: an hour of one game stays far below 2^63 micro-USD. */
-    totalWageredMicros: bigint("total_wagered_micros", { mode: "number" }).notNull(),
-    totalPaidMicros: bigint("total_paid_micros", { mode: "number" }).notNull(),
+    /**
+     * numeric, as summed: every player is bounded (players_*_bound), but an hour of a game with
+     * many players at the bound can pass 2^63, and one partner's figures must never stop the
+     * roll-up for the others (CONTRACT §9). Read as BigInt.
+     */
+    totalWageredMicros: numeric("total_wagered_micros", { mode: "bigint" }).notNull(),
+    totalPaidMicros: numeric("total_paid_micros", { mode: "bigint" }).notNull(),
   },
   (table) => [primaryKey({ columns: [table.partnerId, table.environment, table.hour, table.gameId] })],
 );
