@@ -1,4 +1,10 @@
-import { formatScaledDecimal, type Outcome, type OutcomePosition, queueItemOutcome, ServiceError } from "@outcomes/core";
+import {
+  formatScaledDecimal,
+  type Outcome,
+  type OutcomePosition,
+  queueItemOutcome,
+  ServiceError,
+} from "@outcomes/core";
 import {
   type BoundedPlayerFigure,
   type Database,
