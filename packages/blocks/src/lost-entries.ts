@@ -1,37 +1,43 @@
+import { compactItemPrefix } from "@outcomes/core";
 import { blocks, games } from "@outcomes/db";
 import { sql } from "drizzle-orm";
-import { RETIRE_AFTER_MS, RETIRED_MARKER_TTL_MS, unusedItems } from "./retirement.js";
+import { RETIRE_AFTER_MS, RETIRED_MARKER_TTL_MS } from "./retirement.js";
 import type { RevealDeps } from "./reveal.js";
 import { lockGame } from "./seal.js";
 
-/**
- * How long a block's "gone since" time is kept without being looked at: the sweep looks every few
- * seconds while the block waits; a block whose stragglers did commit is forgotten soon after. A
- * sweep that pauses longer only makes the block wait again.
- */
+/** Long past RETIRE_AFTER_MS; a sweep that pauses longer only makes the block wait again. */
 const GONE_SINCE_TTL_MS = 10 * RETIRE_AFTER_MS;
 
 /**
  * KEYS: the game's list, the block's "gone since" time, its retirement marker (one hash tag).
- * ARGV: now, RETIRE_AFTER_MS, the two TTLs, then the block's unused items.
- * Any item in the list: the block is not waiting (-1). Else since when all of them have been seen
- * gone (now, the first time); once that is RETIRE_AFTER_MS ago, the retirement marker is set in the
- * same step, so none of them can be given back after they were last seen gone.
+ * ARGV: now, RETIRE_AFTER_MS, the two TTLs, the prefix of the block's items.
+ * Answers -1 when an item of the block is in the list, else since when none has been (now, the
+ * first time). The list is read when the block is first seen and when its wait is over, not in
+ * between: one pass of LRANGE pages, whatever the number of entries missing. Once the wait is
+ * over the retirement marker is set in the same step, so none of them can be given back after the
+ * list was last seen without them.
  */
 const GONE_SINCE_SCRIPT = `
-for i = 5, #ARGV do
-  if redis.call('LPOS', KEYS[1], ARGV[i]) then
-    redis.call('DEL', KEYS[2])
-    return -1
+local now = tonumber(ARGV[1])
+local since = redis.call('GET', KEYS[2])
+if since and now - tonumber(since) < tonumber(ARGV[2]) then return tonumber(since) end
+local prefix, length, from = ARGV[5], #ARGV[5], 0
+repeat
+  local page = redis.call('LRANGE', KEYS[1], from, from + 999)
+  for i = 1, #page do
+    if string.sub(page[i], 1, length) == prefix then
+      redis.call('DEL', KEYS[2])
+      return -1
+    end
   end
+  from = from + 1000
+until #page < 1000
+if not since then
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
+  return now
 end
-local since = redis.call('GET', KEYS[2]) or ARGV[1]
-if tonumber(ARGV[1]) - tonumber(since) < tonumber(ARGV[2]) then
-  redis.call('SET', KEYS[2], since, 'PX', ARGV[3])
-else
-  redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[4])
-  redis.call('DEL', KEYS[2])
-end
+redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[4])
+redis.call('DEL', KEYS[2])
 return tonumber(since)`;
 
 type Passed = { id: string; game_id: number; partner_id: string; environment: string };
@@ -41,19 +47,19 @@ type Passed = { id: string; game_id: number; partner_id: string; environment: st
  * never commits (its API process died between LPOP and commit, or its give-back failed), the block
  * would stay `serving` (`ready` if index 0 went the same way) for ever and never be revealed. Such
  * a block is found once a later block of its game has started: the list had then served past it,
- * so each of its unused entries is in the list (given back), in flight, or lost. Once none of them
- * has been in the list for RETIRE_AFTER_MS, the block is marked exhausted as of when they were first
- * seen gone, and the usual retirement (reveal.ts) closes and reveals it RETIRE_SETTLE_MS later.
+ * so each of its unused entries is in the list (given back), in flight, or lost. Once no item of
+ * the block has been in the list for RETIRE_AFTER_MS, the block is marked exhausted as of when that
+ * was first seen, and the usual retirement (reveal.ts) closes and reveals it RETIRE_SETTLE_MS later.
  *
  * Why no spin in flight can commit one of its entries after the reveal: the retirement marker is set
- * in the same script that sees them all gone (GONE_SINCE_SCRIPT), so none goes back to the list
- * after that (a failed spin drops it instead, GIVE_BACK_SCRIPT in the API), and a spin holding one
- * took it before the marker; the reveal waits RETIRE_SETTLE_MS past the marker, longer than a spin
- * holds an outcome, and counts as retired only the entries no spin has used by then. This is the
- * reasoning of the stranded entries' retirement, which takes over from here. An entry still in the
- * list is never retired by this path: the block is left alone. A rebuild of a lost list
- * (recovery.ts) queues its entries again, but only after Redis lost the list and with it the marker
- * and the time, so the wait starts over.
+ * in the same script that last sees the list without them (GONE_SINCE_SCRIPT), so none goes back to
+ * the list after that (a failed spin drops it instead, GIVE_BACK_SCRIPT in the API), and a spin
+ * holding one took it before the marker; the reveal waits RETIRE_SETTLE_MS past the marker, longer
+ * than a spin holds an outcome, and counts as retired only the entries no spin has used by then.
+ * This is the reasoning of the stranded entries' retirement, which takes over from here. An entry
+ * in the list is never retired by this path: the block is left alone, and waits again once it is
+ * gone. A rebuild of a lost list (recovery.ts) queues its entries again, but only after Redis lost
+ * the list and with it the marker and the time, so the wait starts over.
  */
 export async function endLostBlocks(
   deps: RevealDeps,
@@ -93,7 +99,8 @@ async function endIfLost(
     // Named by the game's owner: the same hash tag as the game's list (docs/redis-cluster.md).
     const game = { id: block.game_id, partnerId: block.partner_id, environment: block.environment };
     // EVAL, not a defined command: defining one while an auto-pipeline gathers commands breaks
-    // that pipeline (redis/ioredis#1931), and the sweep runs every few seconds only.
+    // that pipeline (redis/ioredis#1931), and the sweep runs every few seconds only. Blocks with a
+    // seed are all in the binary form, so their items are compact.
     const since = (await deps.redis.eval(
       GONE_SINCE_SCRIPT,
       3,
@@ -104,7 +111,7 @@ async function endIfLost(
       RETIRE_AFTER_MS,
       GONE_SINCE_TTL_MS,
       RETIRED_MARKER_TTL_MS,
-      ...(await unusedItems(lock, block.id)),
+      compactItemPrefix(blockId),
     )) as number;
     if (since < 0) return "queued";
     if (now - since < RETIRE_AFTER_MS) return "waiting";

@@ -1,7 +1,3 @@
-import { blockQueueItemWriter } from "@outcomes/core";
-import { blocks, type Executor, spinOutcomes } from "@outcomes/db";
-import { sql } from "drizzle-orm";
-
 /**
  * How long after its last index was taken a block waits before its unused entries are retired.
  * An entry given back after a failed spin goes to the front of the queue, so on a game being
@@ -18,18 +14,3 @@ export const RETIRE_AFTER_MS = 60_000;
 export const RETIRE_SETTLE_MS = 60_000;
 /** The retirement marker outlives any give-back by far; then Redis forgets it. */
 export const RETIRED_MARKER_TTL_MS = 24 * 3600 * 1000;
-
-/** The queue items of the block's entries that no spin used, byte for byte as the game's list holds them. */
-export async function unusedItems(db: Executor, blockId: string): Promise<Buffer[]> {
-  const [stored] = await db.execute<{ entries: Buffer }>(sql`select entries from ${blocks} where id = ${blockId}`);
-  const used = await db.execute<{ index: number }>(sql`
-    select outcome_index as index from ${spinOutcomes} where block_id = ${blockId}`);
-  if (!stored) throw new Error(`block ${blockId} is missing`);
-  const spent = new Set(used.map((row) => row.index));
-  const items = blockQueueItemWriter(stored.entries, Number(blockId));
-  const scratch = Buffer.allocUnsafe(items.maxItemBytes);
-  const unused: Buffer[] = [];
-  for (let index = 0; index < items.size; index++)
-    if (!spent.has(index)) unused.push(Buffer.from(scratch.subarray(0, items.write(index, scratch, 0))));
-  return unused;
-}

@@ -1,9 +1,10 @@
+import { blockQueueItemWriter } from "@outcomes/core";
 import { blocks, type Database, type Executor, games, poolCycles, spinOutcomes } from "@outcomes/db";
 import type { RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Logger } from "@outcomes/runtime";
 import { sql } from "drizzle-orm";
 import { endLostBlocks } from "./lost-entries.js";
-import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS, RETIRED_MARKER_TTL_MS, unusedItems } from "./retirement.js";
+import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS, RETIRED_MARKER_TTL_MS } from "./retirement.js";
 import { lockGame } from "./seal.js";
 
 export { RETIRE_AFTER_MS, RETIRE_SETTLE_MS } from "./retirement.js";
@@ -163,15 +164,26 @@ async function retireUnused(
     const game = { id: block.game_id, partnerId: block.partner_id, environment: block.environment };
     const marker = deps.keys.outcomesRetired(game, blockId);
     const markedAt = await deps.redis.get(marker);
-    const unused = await unusedItems(lock, block.id);
+    const [stored] = await lock.execute<{ entries: Buffer }>(sql`select entries from ${blocks} where id = ${block.id}`);
+    const used = await lock.execute<{ index: number }>(sql`
+      select outcome_index as index from ${spinOutcomes} where block_id = ${block.id}`);
+    if (!stored) throw new Error(`block ${blockId} is missing`);
+    const spent = new Set(used.map((row) => row.index));
+    const items = blockQueueItemWriter(stored.entries, blockId);
+    const scratch = Buffer.allocUnsafe(items.maxItemBytes);
     const tx = deps.redis.multi();
     if (markedAt === null) tx.set(marker, String(now), "PX", RETIRED_MARKER_TTL_MS);
-    for (const item of unused) tx.lrem(deps.keys.outcomeQueue(game), 0, item);
+    let unused = 0;
+    for (let index = 0; index < items.size; index++) {
+      if (spent.has(index)) continue;
+      unused++;
+      tx.lrem(deps.keys.outcomeQueue(game), 0, Buffer.from(scratch.subarray(0, items.write(index, scratch, 0))));
+    }
     const results = await tx.exec();
     for (const [error] of results ?? []) if (error) throw error;
     if (markedAt === null || now - Number(markedAt) < RETIRE_SETTLE_MS) return "waiting";
     // Closed under the lock: a rebuild, which skips closed blocks, cannot queue them again meanwhile.
     const closed = await closeBlocks(lock, [block.id]);
-    return closed.length > 0 ? unused.length : "closed already";
+    return closed.length > 0 ? unused : "closed already";
   });
 }
