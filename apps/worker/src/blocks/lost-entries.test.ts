@@ -2,6 +2,7 @@ import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS } from "@outcomes/blocks";
 import { parseQueueItem, SAMPLE_PAR_SHEET, sampleParSheet } from "@outcomes/core";
 import { type ParSheetDocument, PartnerClient, verifyRevealedBlock } from "@outcomes/sdk";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { serveOutcomes } from "@outcomes/testkit/blocks";
 import { registerTestGame, revealTestBlocks, type TestGame } from "@outcomes/testkit/games";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -145,6 +146,24 @@ describe("entries lost between LPOP and the spin's commit, in a block a later bl
     const revealed = await client.blocks.entries(game.gameId, blockId);
     expect(verifyRevealedBlock(block, revealed, SAMPLE_PAR_SHEET)).toEqual({ ok: true, reason: null });
     expect(revealed.entries.filter((entry) => entry.spinId === null).map((entry) => entry.index)).toEqual([0, 4]);
+  });
+
+  it("a spin that held the lost entry and commits before the reveal is listed with it: nothing is retired", async () => {
+    const game = await registerTestGame(api);
+    const { client, queue, lost } = await play(game, [...spins(4), "lost", "spin"]);
+    const { blockId } = parseQueueItem(lost[0] as string);
+    const start = Date.now();
+    await revealTestBlocks(api, start);
+    expect(await revealTestBlocks(api, start + RETIRE_AFTER_MS)).toMatchObject({ lostBlocks: 1 });
+    // It was in flight all along (stalled past the wait, within the settle): it commits now.
+    await api.deps.redis.lpush(queue, lost[0] as string);
+    await serveOutcomes(api, game, 1);
+    const sweep = await revealTestBlocks(api, start + RETIRE_AFTER_MS + RETIRE_SETTLE_MS);
+    expect(sweep).toMatchObject({ closedBlocks: 1, retiredOutcomes: 0 });
+    const block = await client.blocks.get(game.gameId, blockId);
+    const revealed = await client.blocks.entries(game.gameId, blockId);
+    expect(verifyRevealedBlock(block, revealed, SAMPLE_PAR_SHEET)).toEqual({ ok: true, reason: null });
+    expect(revealed.entries.filter((entry) => entry.spinId === null)).toEqual([]);
   });
 
   it("two sweeps at once (two blocks workers) end the block and retire its entry once", async () => {
