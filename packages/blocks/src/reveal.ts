@@ -3,23 +3,11 @@ import { blocks, type Database, type Executor, games, poolCycles, spinOutcomes }
 import type { RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Logger } from "@outcomes/runtime";
 import { sql } from "drizzle-orm";
+import { endLostBlocks } from "./lost-entries.js";
+import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS, RETIRED_MARKER_TTL_MS } from "./retirement.js";
 import { lockGame } from "./seal.js";
 
-/**
- * How long after its last index was taken a block waits before its unused entries are retired.
- * An entry given back after a failed spin goes to the front of the queue, so on a game being
- * played it is served long before this; what is left is stranded (an API process died between
- * taking it and committing its spin) or waits on a game nobody plays.
- */
-export const RETIRE_AFTER_MS = 60_000;
-/**
- * Between taking a block's unused entries out of the queue and revealing it: longer than a spin
- * can hold an outcome it took (a 5 s connection wait, then statements of at most 15 s), so none
- * still in flight commits, or is given back, after its seed is shown.
- */
-export const RETIRE_SETTLE_MS = 60_000;
-/** The retirement marker outlives any give-back by far; then Redis forgets it. */
-const RETIRED_MARKER_TTL_MS = 24 * 3600 * 1000;
+export { RETIRE_AFTER_MS, RETIRE_SETTLE_MS } from "./retirement.js";
 
 export interface RevealDeps {
   db: Database;
@@ -31,6 +19,11 @@ export interface RevealDeps {
 export interface RevealSweep {
   /** Blocks found with every entry served or retired (the public `exhausted`). */
   closedBlocks: number;
+  /**
+   * Blocks whose last index was lost in flight (a later block is being served): marked exhausted,
+   * to be retired like any other (lost-entries.ts).
+   */
+  lostBlocks: number;
   /** Entries of those blocks that no spin used. */
   retiredOutcomes: number;
   /** Seeds shown: independent blocks, and finite_pool cycles whose every block is closed. */
@@ -54,17 +47,21 @@ type Candidate = {
 /**
  * The reveal sweep (the `blocks.reveal` job, every few seconds): a block whose last index was
  * taken is closed once every entry is used by a spin, or, RETIRE_AFTER_MS later, once its unused
- * entries are retired (retireUnused). Closing an independent block reveals its seed; a finite_pool
- * cycle's seed is revealed when every block of the cycle is cut and closed. Blocks sealed before
- * provable fairness (no seed) are never closed here.
+ * entries are retired (retireUnused). A block whose last index was lost in flight is first marked
+ * exhausted (endLostBlocks). Closing an independent block reveals its seed; a finite_pool cycle's
+ * seed is revealed when every block of the cycle is cut and closed. Blocks sealed before provable
+ * fairness (no seed) are never closed here. Any number of sweeps may run at once: each block is
+ * closed, and each seed revealed, by one of them.
  */
 export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()): Promise<RevealSweep> {
+  const lost = await endLostBlocks(deps, now);
   const sweep: RevealSweep = {
     closedBlocks: 0,
+    lostBlocks: lost.endedBlocks,
     retiredOutcomes: 0,
     revealedBlocks: 0,
     revealedCycles: 0,
-    waitingBlocks: 0,
+    waitingBlocks: lost.waitingBlocks,
   };
   // bigint ids come back from postgres.js as strings.
   const candidates = await deps.db.execute<Candidate>(sql`
@@ -80,19 +77,22 @@ export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()):
     else if (now - block.exhausted_ms < RETIRE_AFTER_MS) sweep.waitingBlocks++;
     else {
       const retired = await retireUnused(deps, block, now);
-      if (retired === null) sweep.waitingBlocks++;
-      else {
+      if (retired === "waiting") sweep.waitingBlocks++;
+      else if (retired !== "closed already") {
         sweep.retiredOutcomes += retired;
         retiredBlocks.push(block);
       }
     }
   }
-  if (spent.length > 0)
-    await closeBlocks(
-      deps.db,
-      spent.map((block) => block.id),
-    );
-  const closed = [...spent, ...retiredBlocks];
+  const spentClosed = new Set(
+    spent.length > 0
+      ? await closeBlocks(
+          deps.db,
+          spent.map((block) => block.id),
+        )
+      : [],
+  );
+  const closed = [...spent.filter((block) => spentClosed.has(block.id)), ...retiredBlocks];
   sweep.closedBlocks = closed.length;
   sweep.revealedBlocks = closed.filter((block) => block.cycle === 0).length;
   const cycles = closed.filter((block) => block.cycle > 0);
@@ -101,18 +101,24 @@ export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()):
     sweep.revealedCycles = revealed.cycles;
     sweep.revealedBlocks += revealed.blocks;
   }
+  if (sweep.lostBlocks > 0) deps.logger.warn(sweep, "blocks whose last outcomes were lost in flight marked exhausted");
   if (sweep.retiredOutcomes > 0) deps.logger.warn(sweep, "retired unused outcomes of exhausted blocks");
   return sweep;
 }
 
-/** Every entry served or retired: closed, and an independent block's seed shown with it. */
-async function closeBlocks(db: Executor, ids: string[]): Promise<void> {
-  await db.execute(sql`
+/**
+ * Every entry served or retired: closed, and an independent block's seed shown with it. Answers
+ * the ids it closed (not those another sweep closed first).
+ */
+async function closeBlocks(db: Executor, ids: string[]): Promise<string[]> {
+  const closed = await db.execute<{ id: string }>(sql`
     update ${blocks} set closed_at = now(), revealed_at = case when seed is not null then now() end
     where id in (${sql.join(
       ids.map((id) => sql`${id}`),
       sql`, `,
-    )}) and closed_at is null`);
+    )}) and closed_at is null
+    returning id`);
+  return closed.map((row) => String(row.id));
 }
 
 /** The cycles of these blocks whose every entry is in a closed block: seeds shown, on every block of theirs. */
@@ -143,9 +149,14 @@ async function revealCompleteCycles(db: Database, touched: Candidate[]): Promise
  * (so no queue rebuild runs in between): the first sets the block's retirement marker, which makes
  * the spin path drop rather than give back any of its entries, and removes them from the queue;
  * a sweep RETIRE_SETTLE_MS later removes them again (a spin in flight may have given one back
- * before the marker), closes the block and answers how many were retired. Null while that wait lasts.
+ * before the marker), closes the block and answers how many were retired. "waiting" while that wait
+ * lasts; "closed already" when another sweep closed it first.
  */
-async function retireUnused(deps: RevealDeps, block: Candidate, now: number): Promise<number | null> {
+async function retireUnused(
+  deps: RevealDeps,
+  block: Candidate,
+  now: number,
+): Promise<number | "waiting" | "closed already"> {
   const blockId = Number(block.id);
   return deps.db.transaction(async (lock) => {
     await lockGame(lock, block.game_id);
@@ -170,9 +181,9 @@ async function retireUnused(deps: RevealDeps, block: Candidate, now: number): Pr
     }
     const results = await tx.exec();
     for (const [error] of results ?? []) if (error) throw error;
-    if (markedAt === null || now - Number(markedAt) < RETIRE_SETTLE_MS) return null;
+    if (markedAt === null || now - Number(markedAt) < RETIRE_SETTLE_MS) return "waiting";
     // Closed under the lock: a rebuild, which skips closed blocks, cannot queue them again meanwhile.
-    await closeBlocks(lock, [block.id]);
-    return unused;
+    const closed = await closeBlocks(lock, [block.id]);
+    return closed.length > 0 ? unused : "closed already";
   });
 }

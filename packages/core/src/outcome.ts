@@ -31,9 +31,14 @@ export type QueueItem = OutcomePosition & ({ outcome: Outcome } | { entry: Buffe
 
 const COMPACT_ITEM = /^~(\d{1,15})\.(\d{1,9})\.((?:[0-9a-f]{2})+)$/;
 
+/** How every compact item of block `blockId` begins (and no item of another block). */
+export function compactItemPrefix(blockId: number): string {
+  return `~${blockId}.`;
+}
+
 /** The compact item of entry `index` of block `blockId`, whose stored bytes are `entry`. */
 export function encodeCompactItem(blockId: number, index: number, entry: Uint8Array): string {
-  return `~${blockId}.${index}.${Buffer.from(entry.buffer, entry.byteOffset, entry.byteLength).toString("hex")}`;
+  return `${compactItemPrefix(blockId)}${index}.${Buffer.from(entry.buffer, entry.byteOffset, entry.byteLength).toString("hex")}`;
 }
 
 /** Reads either form of a queue item; throws on anything else. */

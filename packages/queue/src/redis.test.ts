@@ -35,12 +35,15 @@ describe.runIf(env.REDIS_CLUSTER_NODES)("key names on a Redis Cluster", () => {
     const slot = async (key: string) => Number(await redis.cluster("KEYSLOT", key));
     const keys = redisKeys("ks");
     const owner = { partnerId: "ptr_01HZX3", environment: "production" };
-    // The spin script (bucket + list), the blocks MULTI (list + marker), every game of the owner.
+    // The spin script (bucket + list), the blocks MULTI (list + marker), the give-back and reveal
+    // sweep's scripts (list + a block's markers), every game of the owner.
     const together = [
       keys.rateLimit("spin", owner.partnerId, owner.environment),
       keys.rateLimit("default", owner.partnerId, owner.environment),
       keys.outcomeQueue({ id: 7, ...owner }),
       keys.outcomesLoadedThrough({ id: 7, ...owner }),
+      keys.outcomesRetired({ id: 7, ...owner }, 1042),
+      keys.outcomesGoneSince({ id: 7, ...owner }, 1042),
       keys.outcomeQueue({ id: 8, ...owner }),
     ];
     expect(new Set(await Promise.all(together.map(slot))).size).toBe(1);

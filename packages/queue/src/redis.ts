@@ -124,6 +124,11 @@ export function redisKeys(prefix: string) {
      * then drops its entry of that block instead of giving it back.
      */
     outcomesRetired: (game: GameOwner, blockId: number) => `${outcomeQueue(game)}:retired:${blockId}`,
+    /**
+     * Since when (ms) none of a block's unused entries has been in the list, once a later block has
+     * started (packages/blocks lost-entries.ts): its last index was lost in flight.
+     */
+    outcomesGoneSince: (game: GameOwner, blockId: number) => `${outcomeQueue(game)}:gone-since:${blockId}`,
     rateLimit: (bucket: string, partnerId: string, environment: string) =>
       `${prefix}:${tag(partnerId, environment)}:ratelimit:${bucket}`,
     /** Per client address: look-ups of keys not found (apps/api auth/failed-auth-throttle.ts). */

@@ -63,5 +63,9 @@ export const blocks = pgTable(
     index("blocks_closing_idx")
       .on(table.gameId)
       .where(sql`status = 'exhausted' and closed_at is null and seed_hash is not null`),
+    // What it looks at for entries lost in flight: blocks whose last index is not taken yet (reveal.ts).
+    index("blocks_unfinished_idx")
+      .on(table.gameId, table.sequence)
+      .where(sql`status <> 'exhausted' and closed_at is null and seed_hash is not null`),
   ],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX "blocks_unfinished_idx" ON "blocks" USING btree ("game_id","sequence") WHERE status <> 'exhausted' and closed_at is null and seed_hash is not null;
