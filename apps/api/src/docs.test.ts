@@ -81,6 +81,17 @@ describe("OpenAPI documents", () => {
     for (const key of documented) expect(served.has(key), `${key} is documented but not served`).toBe(true);
   });
 
+  it("names every operation with a camelCase operationId, unique in its document", () => {
+    for (const document of [partnerDoc, adminDoc]) {
+      const ids = operations(document).map(([path, method, op]) => {
+        const id = (op as { operationId?: string }).operationId;
+        expect(id, `${method} ${path} has no operationId`).toMatch(/^[a-z][A-Za-z0-9]*$/);
+        return id;
+      });
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+  });
+
   it("lists the common error answers on every operation", () => {
     for (const [path, method, op] of operations(partnerDoc)) {
       if (path.endsWith("/openapi.json")) continue;
