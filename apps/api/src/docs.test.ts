@@ -81,6 +81,17 @@ describe("OpenAPI documents", () => {
     for (const key of documented) expect(served.has(key), `${key} is documented but not served`).toBe(true);
   });
 
+  it("names every operation with a camelCase operationId, unique in its document", () => {
+    for (const document of [partnerDoc, adminDoc]) {
+      const ids = operations(document).map(([path, method, op]) => {
+        const id = (op as { operationId?: string }).operationId;
+        expect(id, `${method} ${path} has no operationId`).toMatch(/^[a-z][A-Za-z0-9]*$/);
+        return id;
+      });
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+  });
+
   it("lists the common error answers on every operation", () => {
     for (const [path, method, op] of operations(partnerDoc)) {
       if (path.endsWith("/openapi.json")) continue;
@@ -131,8 +142,14 @@ describe("the reference at /docs in a browser without internet", () => {
       expect(errors).toEqual([]);
       // The built-in client calls the service directly, not through a proxy elsewhere.
       await page.getByRole("button", { name: "Test Request" }).first().click();
+      const sent = page.waitForRequest((request) => request.url().startsWith(`${api.baseUrl}${PARTNER_BASE}/`));
       await page.getByRole("button", { name: "Send Request" }).click();
       await page.getByText('"KS-4001"').waitFor();
+      // The body it sends is the document's example, one the service accepts (openapi-clients.test.ts).
+      const request = await sent;
+      const operation = partnerDoc.paths[new URL(request.url()).pathname][request.method().toLowerCase()];
+      expect(operation.requestBody.content["application/json"].example).toBeDefined();
+      expect(request.postDataJSON()).toEqual(operation.requestBody.content["application/json"].example);
       expect(external).toEqual([]);
     } finally {
       await close();

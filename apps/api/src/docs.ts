@@ -61,6 +61,7 @@ const PARTNER_TAGS: Tag[] = [
       "inclusion proof, and each block's seed and entries once it is exhausted (docs/fairness.md)",
   },
   { name: "Webhooks", description: "Signed event notifications and their deliveries" },
+  { name: "Events", description: "The event log webhooks deliver from, read in sequence order" },
   { name: "Settlements", description: "Daily settlement reports: acknowledge or dispute" },
   { name: "API description", description: "This document" },
 ];
@@ -95,6 +96,7 @@ function documentRoute(security: Array<Record<string, string[]>>, errors: Return
   return createRoute({
     method: "get",
     path: "/openapi.json",
+    operationId: "getOpenApiDocument",
     tags: ["API description"],
     summary: "This OpenAPI 3.1 document",
     security,

@@ -44,9 +44,37 @@ export const PARTNER_COMMON_ERRORS: ErrorCode[] = [
 /** Codes every operator route can answer with. */
 export const ADMIN_COMMON_ERRORS: ErrorCode[] = ["KS-4001", "KS-4002", "KS-5001", "KS-5002"];
 
-/** JSON body helper for `request.body`. */
-export function jsonBody<T extends z.ZodType>(schema: T) {
-  return { required: true, content: { "application/json": { schema } } } as const;
+/** A body `T` accepts, possibly deeply readonly (`as const` examples). */
+type Example<T> = T extends readonly (infer Item)[]
+  ? readonly Example<Item>[]
+  : T extends object
+    ? { readonly [K in keyof T]: Example<T[K]> }
+    : T;
+
+/**
+ * JSON body helper for `request.body`. `example` is the body the interactive reference shows and sends
+ * as it is (typed clients show it too), so it must be one the route accepts: openapi-clients.test.ts
+ * sends every example to the service.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T, example: Example<z.input<T>>) {
+  return { required: true, content: { "application/json": { schema, example } } } as const;
+}
+
+/** `jsonBody` for a body that may be left out. */
+export function optionalJsonBody<T extends z.ZodType>(schema: T, example: Example<z.input<T>>) {
+  return { required: false, content: { "application/json": { schema, example } } } as const;
+}
+
+/**
+ * A path parameter that is an integer id (`gameId`, `blockId`). It is declared an integer, as the API
+ * returns the id, but validated as the text a path segment is: the route's own parser answers text
+ * that names nothing with its not-found code (KS-4006, KS-4201, KS-4215), as for any unknown id.
+ */
+export function integerPathParam(
+  name: string,
+  options: { format: "int32" | "int64"; maximum: number; example: number },
+) {
+  return z.string().openapi({ param: { name, in: "path" }, type: "integer", minimum: 1, ...options });
 }
 
 export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {

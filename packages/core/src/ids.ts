@@ -56,7 +56,7 @@ export function couldBeId(text: string): boolean {
 }
 
 /** games.id is an int4. */
-const MAX_GAME_ID = 2_147_483_647;
+export const MAX_GAME_ID = 2_147_483_647;
 
 /**
  * A game id given as text (a path segment, a CLI argument) as a number. Anything that cannot be a

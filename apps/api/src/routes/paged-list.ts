@@ -40,6 +40,8 @@ export function pagedListRoute<Row, Params extends z.ZodObject = typeof NoParams
   router: OpenAPIHono<AppEnv>,
   route: {
     path: string;
+    /** Stable camelCase name of the operation (generated clients name their methods by it). */
+    operationId: string;
     tags: string[];
     summary: string;
     params?: Params;
@@ -58,6 +60,7 @@ export function pagedListRoute<Row, Params extends z.ZodObject = typeof NoParams
     createRoute({
       method: "get",
       path: route.path,
+      operationId: route.operationId,
       tags: route.tags,
       summary: route.summary,
       request: { params: route.params ?? NoParams, query: PageQuery },

@@ -35,7 +35,7 @@ describe("Idempotency-Key on POST /spins", () => {
     for (const key of ["", "   ", "\t"]) {
       const refused = await spin(api, apiKey, body, key);
       expect([refused.status, refused.body.errorCode]).toEqual([400, "KS-4101"]);
-      expect(refused.body.details).toEqual([expect.objectContaining({ path: "idempotency-key" })]);
+      expect(refused.body.details).toEqual([expect.objectContaining({ path: "Idempotency-Key" })]);
     }
     expect([await queueLength(api, game.gameId), await spinCount()]).toEqual(before);
   });

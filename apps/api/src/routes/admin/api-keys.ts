@@ -9,7 +9,7 @@ import {
   presentIssuedKey,
 } from "@outcomes/records";
 import { announceChange } from "../../invalidation.js";
-import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse } from "../../openapi.js";
+import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse, optionalJsonBody } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { pagedListRoute } from "../paged-list.js";
 import { FutureTimestamp, PartnerKeyParams, PartnerParams } from "./schemas.js";
@@ -45,9 +45,10 @@ apiKeysRouter.openapi(
   createRoute({
     method: "post",
     path: "/partners/{partnerId}/api-keys",
+    operationId: "issueApiKey",
     tags,
     summary: "Issue an API key (the whole key is shown once, in this answer)",
-    request: { params: PartnerParams, body: jsonBody(IssueKeyBody) },
+    request: { params: PartnerParams, body: jsonBody(IssueKeyBody, { environment: "sandbox" }) },
     responses: {
       201: jsonResponse(IssuedApiKeySchema, "The new key"),
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4209", "KS-4210", "KS-5008"),
@@ -67,6 +68,7 @@ apiKeysRouter.openapi(
 
 pagedListRoute(apiKeysRouter, {
   path: "/partners/{partnerId}/api-keys",
+  operationId: "listApiKeys",
   tags,
   summary: "List a partner's keys, newest first (never their secrets)",
   params: PartnerParams,
@@ -82,6 +84,7 @@ apiKeysRouter.openapi(
   createRoute({
     method: "post",
     path: "/partners/{partnerId}/api-keys/{keyId}/revoke",
+    operationId: "revokeApiKey",
     tags,
     summary: "Revoke a key: it answers KS-4003 on every API process within 1 s",
     request: { params: PartnerKeyParams },
@@ -102,11 +105,12 @@ apiKeysRouter.openapi(
   createRoute({
     method: "post",
     path: "/partners/{partnerId}/api-keys/{keyId}/rotate",
+    operationId: "rotateApiKey",
     tags,
     summary: "Rotate a key: a new key of the same environment; the old one expires after the overlap",
     request: {
       params: PartnerKeyParams,
-      body: { required: false, content: { "application/json": { schema: RotateKeyBody } } },
+      body: optionalJsonBody(RotateKeyBody, { overlapHours: DEFAULT_ROTATION_OVERLAP_HOURS }),
     },
     responses: {
       201: jsonResponse(IssuedApiKeySchema, "The new key"),

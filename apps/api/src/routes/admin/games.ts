@@ -28,6 +28,7 @@ adminGamesRouter.openapi(
   createRoute({
     method: "get",
     path: "/games/{gameId}/reserve",
+    operationId: "getGameReserve",
     tags: ["Operator: games"],
     summary: "A game's outcome reserve",
     request: { params: GameParams },

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { runKeyExpiryNow, runSettlementsNow } from "@outcomes/queue";
 import { ReportDateSchema } from "@outcomes/records";
-import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
+import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse, optionalJsonBody } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { reportDateBodyGuard } from "../settlement-schemas.js";
 
@@ -22,6 +22,7 @@ jobsRouter.openapi(
   createRoute({
     method: "post",
     path: "/jobs/settlements/run",
+    operationId: "runSettlementJob",
     tags,
     summary: "Run the daily settlement now",
     description:
@@ -29,9 +30,7 @@ jobsRouter.openapi(
       "environment with registered games, leaving acknowledged and disputed reports unchanged. Progress is on " +
       "the job (dashboard at /admin/queues).",
     middleware: [reportDateBodyGuard],
-    request: {
-      body: { required: false, content: { "application/json": { schema: RunSettlementsBody } } },
-    },
+    request: { body: optionalJsonBody(RunSettlementsBody, { reportDate: "2026-05-01" }) },
     responses: {
       202: jsonResponse(QueuedJob, "Queued"),
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4105"),
@@ -47,6 +46,7 @@ jobsRouter.openapi(
   createRoute({
     method: "post",
     path: "/jobs/key-expiry/run",
+    operationId: "runKeyExpiryJob",
     tags,
     summary: "Run the key-expiry notice sweep now",
     description:

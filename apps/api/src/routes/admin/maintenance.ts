@@ -17,10 +17,11 @@ maintenanceRouter.openapi(
   createRoute({
     method: "post",
     path: "/maintenance",
+    operationId: "setMaintenance",
     tags,
     summary: "Turn maintenance mode on or off",
     description,
-    request: { body: jsonBody(SetMaintenanceBody) },
+    request: { body: jsonBody(SetMaintenanceBody, { enabled: true }) },
     responses: {
       200: jsonResponse(MaintenanceState, "The state now in force"),
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4102"),
@@ -38,6 +39,7 @@ maintenanceRouter.openapi(
   createRoute({
     method: "get",
     path: "/maintenance",
+    operationId: "getMaintenance",
     tags,
     summary: "Whether maintenance mode is on",
     description,

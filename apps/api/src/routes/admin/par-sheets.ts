@@ -13,6 +13,7 @@ adminParSheetsRouter.openapi(
   createRoute({
     method: "post",
     path: "/par-sheets/{parSheetId}/approve",
+    operationId: "approveParSheet",
     tags,
     summary: "Approve a PAR sheet (PENDING_APPROVAL → ACTIVE)",
     description: "Approving an ACTIVE sheet changes nothing. A RETIRED sheet cannot be approved (400 KS-4208).",
@@ -33,6 +34,7 @@ adminParSheetsRouter.openapi(
   createRoute({
     method: "post",
     path: "/par-sheets/{parSheetId}/retire",
+    operationId: "retireParSheet",
     tags,
     summary: "Retire a PAR sheet (→ RETIRED, final)",
     description:

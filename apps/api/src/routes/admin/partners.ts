@@ -32,9 +32,12 @@ partnersRouter.openapi(
   createRoute({
     method: "post",
     path: "/partners",
+    operationId: "createPartner",
     tags,
     summary: "Create a partner",
-    request: { body: jsonBody(CreatePartnerBody) },
+    request: {
+      body: jsonBody(CreatePartnerBody, { slug: "acme", name: "Acme Gaming", contactEmail: "ops@acme.example" }),
+    },
     responses: {
       201: jsonResponse(PartnerSchema, "The new, active partner"),
       ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4211", "KS-5007"),
@@ -49,6 +52,7 @@ partnersRouter.openapi(
 
 pagedListRoute(partnersRouter, {
   path: "/partners",
+  operationId: "listPartners",
   tags,
   summary: "List partners, newest first",
   schema: { name: "PartnerList", key: "partners", item: PartnerSchema },
@@ -63,6 +67,7 @@ for (const action of ["deactivate", "activate"] as const) {
     createRoute({
       method: "post",
       path: `/partners/{partnerId}/${action}`,
+      operationId: `${action}Partner`,
       tags,
       summary:
         action === "deactivate"

@@ -29,6 +29,7 @@ adminSettlementsRouter.openapi(
   createRoute({
     method: "post",
     path: "/partners/{partnerId}/settlements",
+    operationId: "generateSettlement",
     tags,
     summary: "Generate (or refresh) a partner's report of a UTC day",
     description:
@@ -36,7 +37,10 @@ adminSettlementsRouter.openapi(
       "`settlement.report_ready` event follows whenever the figures are new). An acknowledged or disputed " +
       "report is never changed: 409 KS-4304.",
     middleware: [reportDateBodyGuard],
-    request: { params: PartnerParams, body: jsonBody(GenerateBody) },
+    request: {
+      params: PartnerParams,
+      body: jsonBody(GenerateBody, { reportDate: "2026-05-01", environment: "sandbox" }),
+    },
     responses: {
       201: jsonResponse(SettlementReportSchema, "The report"),
       ...errorResponses(
@@ -65,10 +69,11 @@ adminSettlementsRouter.openapi(
   createRoute({
     method: "post",
     path: "/partners/{partnerId}/settlements/{reportDate}/reissue",
+    operationId: "reissueSettlement",
     tags,
     summary: "Resolve a dispute: recompute a disputed report, which becomes PENDING",
     middleware: [reportDatePathGuard],
-    request: { params: PartnerParams.merge(ReportDateParams), body: jsonBody(ReissueBody) },
+    request: { params: PartnerParams.merge(ReportDateParams), body: jsonBody(ReissueBody, { environment: "sandbox" }) },
     responses: {
       200: jsonResponse(SettlementReportSchema, "The reissued report"),
       ...errorResponses(

@@ -11,7 +11,7 @@ import {
 } from "@outcomes/records";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context.js";
-import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import { errorResponses, integerPathParam, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { pagedListRoute } from "../paged-list.js";
 import { GameParams } from "./game-schemas.js";
@@ -19,7 +19,7 @@ import { GameParams } from "./game-schemas.js";
 const tags = ["Provable fairness"];
 
 const BlockParams = GameParams.extend({
-  blockId: z.string().openapi({ param: { name: "blockId", in: "path" }, example: "1042" }),
+  blockId: integerPathParam("blockId", { format: "int64", maximum: Number.MAX_SAFE_INTEGER, example: 1042 }),
 });
 
 const SpinParams = z.object({
@@ -36,6 +36,7 @@ export const blocksRouter = createRouter();
 
 pagedListRoute(blocksRouter, {
   path: "/games/{gameId}/blocks",
+  operationId: "listBlocks",
   tags,
   summary: "List a game's outcome blocks, newest first",
   params: GameParams,
@@ -53,6 +54,7 @@ blocksRouter.openapi(
   createRoute({
     method: "get",
     path: "/games/{gameId}/blocks/{blockId}",
+    operationId: "getBlock",
     tags,
     summary: "Get one of a game's blocks",
     request: { params: BlockParams },
@@ -72,6 +74,7 @@ blocksRouter.openapi(
   createRoute({
     method: "get",
     path: "/games/{gameId}/blocks/{blockId}/entries",
+    operationId: "getBlockEntries",
     tags,
     summary: "A revealed block's entries, salts and seed",
     description:
@@ -96,6 +99,7 @@ blocksRouter.openapi(
   createRoute({
     method: "get",
     path: "/spins/{spinId}/proof",
+    operationId: "getSpinProof",
     tags,
     summary: "A spin's RFC 9162 inclusion proof",
     description:

@@ -29,6 +29,7 @@ const EventLogQuery = z.object({
 const listEventsRoute = createRoute({
   method: "get",
   path: "/events",
+  operationId: "listEvents",
   tags: ["Events"],
   summary: "Read the event log, in ascending sequence",
   description:

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { usdToMicros } from "@outcomes/core";
+import { MAX_GAME_ID, usdToMicros } from "@outcomes/core";
+import { integerPathParam } from "../../openapi.js";
 
 /** A positive USD amount with at most 6 decimals (anything else KS-4101). */
 const UsdAmount = z
@@ -30,7 +31,7 @@ export const UpdateGameBody = z
   .openapi("UpdateGame", { description: "Only the fields sent change; unknown fields are refused (KS-4101)." });
 
 export const GameParams = z.object({
-  gameId: z.string().openapi({ param: { name: "gameId", in: "path" }, example: "1" }),
+  gameId: integerPathParam("gameId", { format: "int32", maximum: MAX_GAME_ID, example: 1 }),
 });
 
 /** Path ids are parsed by the same rule everywhere (core). */

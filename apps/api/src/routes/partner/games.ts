@@ -53,6 +53,7 @@ gamesRouter.openapi(
   createRoute({
     method: "post",
     path: "/games",
+    operationId: "registerGame",
     tags,
     summary: "Register a game from an ACTIVE PAR sheet",
     description:
@@ -61,7 +62,14 @@ gamesRouter.openapi(
       "after it succeeds. With no blocks worker running it answers at once, and until blocks are loaded a " +
       "spin answers 503 KS-4203 with Retry-After. `maxWagerUsd` × the sheet's largest multiplier may pay " +
       "at most 2^53 − 1 micro-USD (else KS-4101 naming the largest allowed maxWagerUsd).",
-    request: { body: jsonBody(RegisterGameBody) },
+    request: {
+      body: jsonBody(RegisterGameBody, {
+        parSheetId: "par_0Nf3kQ2h7yXwz3KpL0aBcDeFg1",
+        name: "Lucky Sevens",
+        minWagerUsd: 0.1,
+        maxWagerUsd: 100,
+      }),
+    },
     responses: {
       201: jsonResponse(GameSchema, "The game"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4108", "KS-4109", "KS-4205", "KS-4208"),
@@ -90,6 +98,7 @@ gamesRouter.openapi(
 
 pagedListRoute(gamesRouter, {
   path: "/games",
+  operationId: "listGames",
   tags,
   summary: "List your games (by gameConfigId)",
   schema: { name: "GameList", key: "games", item: GameSchema },
@@ -103,6 +112,7 @@ gamesRouter.openapi(
   createRoute({
     method: "get",
     path: "/games/{gameId}",
+    operationId: "getGame",
     tags,
     summary: "Get a game",
     description: "A gameId you do not own in this environment (or one that cannot be an id) is 403 KS-4006.",
@@ -123,13 +133,14 @@ gamesRouter.openapi(
   createRoute({
     method: "patch",
     path: "/games/{gameId}",
+    operationId: "updateGame",
     tags,
     summary: "Update a game",
     description:
       "Only the fields sent change. `isActive: false` makes spins fail with KS-4202 (within a second on every " +
       "API process). The bounds are checked after merging with the stored ones (min ≥ max: KS-4109); a new " +
       "`maxWagerUsd` × the sheet's largest multiplier may pay at most 2^53 − 1 micro-USD (else KS-4101).",
-    request: { params: GameParams, body: jsonBody(UpdateGameBody) },
+    request: { params: GameParams, body: jsonBody(UpdateGameBody, { maxWagerUsd: 250, largeWinThresholdUsd: 5000 }) },
     responses: {
       200: jsonResponse(GameSchema, "The updated game"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006", "KS-4101", "KS-4102", "KS-4109"),

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { analyzeParSheet, jsonPath, ParSheetDocumentSchema, ServiceError } from "@outcomes/core";
+import { analyzeParSheet, jsonPath, ParSheetDocumentSchema, SAMPLE_PAR_SHEET, ServiceError } from "@outcomes/core";
 import { insertParSheet, listParSheets, requireOwnParSheet } from "@outcomes/db";
 import {
   ParSheetSchema,
@@ -37,6 +37,7 @@ parSheetsRouter.openapi(
   createRoute({
     method: "post",
     path: "/par-sheets",
+    operationId: "uploadParSheet",
     tags,
     summary: "Upload a PAR sheet",
     description:
@@ -45,7 +46,7 @@ parSheetsRouter.openapi(
       "(400 KS-4104). A sandbox sheet is ACTIVE at once; a production sheet is PENDING_APPROVAL until an " +
       "operator approves it. Unknown top-level fields are kept in the stored document and otherwise ignored.",
     middleware: [keepRawBody] as const,
-    request: { body: jsonBody(ParSheetDocumentSchema) },
+    request: { body: jsonBody(ParSheetDocumentSchema, SAMPLE_PAR_SHEET) },
     responses: {
       201: jsonResponse(ParSheetSchema, "The stored sheet and its figures"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4104"),
@@ -64,6 +65,7 @@ parSheetsRouter.openapi(
 
 pagedListRoute(parSheetsRouter, {
   path: "/par-sheets",
+  operationId: "listParSheets",
   tags,
   summary: "List PAR sheets, newest first",
   schema: { name: "ParSheetList", key: "parSheets", item: ParSheetSchema },
@@ -77,6 +79,7 @@ parSheetsRouter.openapi(
   createRoute({
     method: "get",
     path: "/par-sheets/{parSheetId}",
+    operationId: "getParSheet",
     tags,
     summary: "Get a PAR sheet with its document",
     request: { params: ParSheetParams },

@@ -18,6 +18,7 @@ const PlayerSpins = pageSchema("PlayerSpins", "spins", SpinResultSchema);
 const getPlayerRoute = createRoute({
   method: "get",
   path: "/players/{playerId}",
+  operationId: "getPlayer",
   tags: ["Players"],
   summary: "Get a player",
   description: "Players are created by their first successful spin; until then (and in another environment) 404.",
@@ -31,6 +32,7 @@ const getPlayerRoute = createRoute({
 const listSpinsRoute = createRoute({
   method: "get",
   path: "/players/{playerId}/spins",
+  operationId: "listPlayerSpins",
   tags: ["Players"],
   summary: "List a player's spins, newest first",
   request: { params: PlayerParams, query: PageQuery },

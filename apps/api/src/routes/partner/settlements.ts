@@ -32,6 +32,7 @@ export const settlementsRouter = createRouter();
 
 pagedListRoute(settlementsRouter, {
   path: "/settlements",
+  operationId: "listSettlements",
   tags,
   summary: "List settlement reports, newest day first",
   schema: { name: "SettlementReportList", key: "reports", item: SettlementReportSchema },
@@ -45,6 +46,7 @@ settlementsRouter.openapi(
   createRoute({
     method: "get",
     path: "/settlements/{reportDate}",
+    operationId: "getSettlement",
     tags,
     summary: "Get the settlement report of a UTC day",
     middleware: [reportDatePathGuard],
@@ -64,6 +66,7 @@ settlementsRouter.openapi(
   createRoute({
     method: "post",
     path: "/settlements/{reportDate}/acknowledge",
+    operationId: "acknowledgeSettlement",
     tags,
     summary: "Acknowledge a GENERATED or PENDING report; it can no longer change",
     middleware: [reportDatePathGuard],
@@ -84,10 +87,14 @@ settlementsRouter.openapi(
   createRoute({
     method: "post",
     path: "/settlements/{reportDate}/dispute",
+    operationId: "disputeSettlement",
     tags,
     summary: "Dispute a GENERATED or PENDING report, with a reason; the operator reissues it",
     middleware: [reportDatePathGuard],
-    request: { params: ReportDateParams, body: jsonBody(DisputeBody) },
+    request: {
+      params: ReportDateParams,
+      body: jsonBody(DisputeBody, { reason: "Wagered total differs from our ledger by 12.50 USD" }),
+    },
     responses: {
       200: jsonResponse(SettlementReportSchema, "The disputed report"),
       ...errorResponses(...TRANSITION_ERRORS, "KS-4101", "KS-4102"),

@@ -37,6 +37,7 @@ export const SpinRequestBody = z
 const spinRoute = createRoute({
   method: "post",
   path: "/spins",
+  operationId: "createSpin",
   middleware: [spinBucket] as const,
   tags: ["Spins"],
   summary: "Run a spin",
@@ -48,15 +49,16 @@ const spinRoute = createRoute({
     "KS-5003 means nothing was deducted and the spin may be retried.",
   request: {
     headers: z.object({
-      "idempotency-key": z
+      // Matched case-insensitively; declared as spelled, so typed clients send `Idempotency-Key`.
+      "Idempotency-Key": z
         .string()
         .max(255)
         // An empty key would silently make every later keyless-looking retry replay the first spin.
         .refine((key) => key.trim() !== "", "must not be empty or only spaces")
         .optional()
-        .openapi({ description: "`Idempotency-Key`: 1 to 255 characters (not only spaces), one per intended spin" }),
+        .openapi({ description: "1 to 255 characters (not only spaces), one per intended spin" }),
     }),
-    body: jsonBody(SpinRequestBody),
+    body: jsonBody(SpinRequestBody, { gameId: 1, playerId: "player-42", wagerUsd: 1.5 }),
   },
   responses: {
     200: jsonResponse(SpinResultSchema, "The spin's outcome, presentation and the player's balance"),
@@ -76,7 +78,7 @@ const spinRoute = createRoute({
 
 export const spinsRouter = createRouter().openapi(spinRoute, async (c) => {
   const request = c.req.valid("json");
-  const idempotencyKey = c.req.valid("header")["idempotency-key"];
+  const idempotencyKey = c.req.valid("header")["Idempotency-Key"];
   const reply = await c.var.deps.spins.spin(c.var.partner, request, c.var.spinGate, idempotencyKey);
   if (reply.replayed) c.header("Idempotent-Replayed", "true");
   return c.json(reply.body, 200);

@@ -20,7 +20,7 @@ import {
   WebhookSchema,
 } from "@outcomes/records";
 import type { AppDeps } from "../../context.js";
-import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import { errorResponses, jsonBody, jsonResponse, optionalJsonBody, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { pagedListRoute } from "../paged-list.js";
 import {
@@ -49,11 +49,21 @@ const RecoverBody = z
       )
       .openapi({
         format: "date-time",
-        example: "2026-05-01T09:00:00Z",
         description: `ISO 8601 with a time zone, at most ${RECOVER_WINDOW_DAYS} days back (a minute of clock skew allowed)`,
       }),
   })
   .openapi("RecoverWebhook");
+
+/**
+ * The start of the previous UTC day: a getter, read each time the document is serialized, so the example the
+ * reference sends stays within the window however long the process runs.
+ */
+const recoverExample = {
+  get since() {
+    const yesterday = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
+    return `${yesterday}T00:00:00Z`;
+  },
+};
 
 const Recovery = z
   .object({ recovered: z.number().int().openapi({ description: "New deliveries queued", example: 12 }) })
@@ -105,12 +115,18 @@ webhooksRouter.openapi(
   createRoute({
     method: "post",
     path: "/webhooks",
+    operationId: "registerWebhook",
     tags,
     summary: "Register a webhook",
     description:
       "The `secret` is returned here only, once. Deliveries are signed with it (X-Service-Signature " +
       "and the Standard Webhooks webhook-signature).",
-    request: { body: jsonBody(RegisterWebhookBody) },
+    request: {
+      body: jsonBody(RegisterWebhookBody, {
+        url: "https://hooks.example.com/outcomes",
+        events: ["spin.large_win", "settlement.report_ready"],
+      }),
+    },
     responses: {
       201: jsonResponse(RegisteredWebhookSchema, "The webhook, with its signing secret"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4106", "KS-4107"),
@@ -128,6 +144,7 @@ webhooksRouter.openapi(
 
 pagedListRoute(webhooksRouter, {
   path: "/webhooks",
+  operationId: "listWebhooks",
   tags,
   summary: "List webhooks, newest first (deleted ones included, inactive)",
   schema: { name: "WebhookList", key: "webhooks", item: WebhookSchema },
@@ -141,6 +158,7 @@ webhooksRouter.openapi(
   createRoute({
     method: "delete",
     path: "/webhooks/{webhookId}",
+    operationId: "deleteWebhook",
     tags,
     summary: "Delete a webhook (soft: kept for audit, receives nothing more; repeating is harmless)",
     request: { params: WebhookParams },
@@ -157,6 +175,7 @@ webhooksRouter.openapi(
 
 pagedListRoute(webhooksRouter, {
   path: "/webhooks/{webhookId}/deliveries",
+  operationId: "listWebhookDeliveries",
   tags,
   summary: "List a webhook's deliveries, newest first",
   params: WebhookParams,
@@ -176,6 +195,7 @@ webhooksRouter.openapi(
   createRoute({
     method: "post",
     path: "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver",
+    operationId: "redeliverWebhookDelivery",
     tags,
     summary: "Deliver an event again",
     description:
@@ -201,6 +221,7 @@ webhooksRouter.openapi(
   createRoute({
     method: "post",
     path: "/webhooks/{webhookId}/recover",
+    operationId: "recoverWebhookDeliveries",
     tags,
     summary: "Deliver again every event whose delivery failed since a given time",
     description:
@@ -209,7 +230,7 @@ webhooksRouter.openapi(
       "failed delivery already delivered again (by an earlier recover, a redeliver or an operator's " +
       "replay) is skipped, so calling this twice, even at once, sends nothing twice. A deleted webhook " +
       "is 404 KS-4206.",
-    request: { params: WebhookParams, body: jsonBody(RecoverBody) },
+    request: { params: WebhookParams, body: jsonBody(RecoverBody, recoverExample) },
     responses: {
       202: jsonResponse(Recovery, "How many deliveries were queued"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", ...OWNERSHIP_ERRORS),
@@ -229,6 +250,7 @@ webhooksRouter.openapi(
   createRoute({
     method: "post",
     path: "/webhooks/{webhookId}/rotate-secret",
+    operationId: "rotateWebhookSecret",
     tags,
     summary: "Rotate the signing secret, with an overlap",
     description:
@@ -238,7 +260,7 @@ webhooksRouter.openapi(
       "within the overlap retires the oldest secret at once. A deleted webhook is 404 KS-4206.",
     request: {
       params: WebhookParams,
-      body: { required: false, content: { "application/json": { schema: RotateSecretBody } } },
+      body: optionalJsonBody(RotateSecretBody, { overlapSeconds: DEFAULT_OVERLAP_SECONDS }),
     },
     responses: {
       200: jsonResponse(RotatedSecret, "The new secret"),
