@@ -92,6 +92,7 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     method: "get",
     path: p("/games/{gameId}/blocks/{blockId}/entries"),
     params: blockParams,
+    query: { page: "1", limit: "1000" },
     foreign: { kind: "game" },
     // The world's block is still being served: 409 KS-4216 until it is revealed.
     ownStatus: 409,

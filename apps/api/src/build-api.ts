@@ -8,6 +8,7 @@ import type { AppDeps } from "./context.js";
 import { subscribeInvalidations } from "./invalidation.js";
 import { withGcra } from "./middleware/gcra.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
+import { revealedPageCache } from "./routes/partner/revealed-pages.js";
 import { GameCache } from "./spins/game-cache.js";
 import { withGiveBack, withSpinTake } from "./spins/outcome-queue.js";
 import { SpinService } from "./spins/spin-service.js";
@@ -73,7 +74,7 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     shutdown.register("invalidation subscriber", () => subscriber.quit());
 
     const services = { env, db: database.db, readDb, redis, keys, producers, logger, keyVerifier, maintenance, games };
-    const deps: AppDeps = { ...services, spins: new SpinService(services) };
+    const deps: AppDeps = { ...services, spins: new SpinService(services), revealedPages: revealedPageCache() };
     return { app: createApp(deps), deps, close: () => shutdown.shutdown() };
   } catch (error) {
     // A start-up that fails half-way closes what it had opened.

@@ -3,6 +3,7 @@ import type { Database } from "@outcomes/db";
 import type { Producers, RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
 import type { KeyVerifier, PartnerAuth } from "./auth/key-verifier.js";
+import type { ByteBoundedCache } from "./byte-bounded-cache.js";
 import type { SpinGate } from "./middleware/gcra.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
 import type { GameCache } from "./spins/game-cache.js";
@@ -27,6 +28,8 @@ export interface AppDeps {
   games: GameCache;
   /** The spin path (POST /spins); it holds the process's group-commit batcher. */
   spins: SpinService;
+  /** Serialised pages of revealed blocks' entries (routes/partner/revealed-pages.ts). */
+  revealedPages: ByteBoundedCache;
   /** DNS for webhook URL checks; the OS resolver when absent (tests set one, needing no DNS). */
   resolveHost?: HostResolver;
 }

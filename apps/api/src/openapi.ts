@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES, type ErrorCode } from "@outcomes/core";
+import type { Context, TypedResponse } from "hono";
 
 /** The error body every route may answer with. */
 export const ErrorBody = z
@@ -79,4 +80,12 @@ export function integerPathParam(
 
 export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } } as const;
+}
+
+/**
+ * A 200 answer of JSON serialised beforehand (a kept page): the same bytes and header `c.json`
+ * writes for the value, typed as its answer so the route's typed handler accepts it.
+ */
+export function serialisedJson<T>(c: Context, json: Uint8Array<ArrayBuffer>): TypedResponse<T, 200, "json"> {
+  return c.body(json, 200, { "Content-Type": "application/json" }) as unknown as TypedResponse<T, 200, "json">;
 }

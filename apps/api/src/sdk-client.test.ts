@@ -225,7 +225,7 @@ describe("the SDK against the running service", () => {
       client.spin(spin),
       client.blocks.list(1),
       client.blocks.get(1, 2),
-      client.blocks.entries(1, 2),
+      client.blocks.entriesPage(1, 2),
       client.spinProof("spn_1"),
       client.players.get("p"),
       client.players.spins("p"),

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { BlockRow, RevealedBlockEntries, SpinProofView } from "@outcomes/db";
+import type { BlockRow, RevealedBlock, RevealedEntryRow, SpinProofView } from "@outcomes/db";
 import { TimestampSchema } from "./fields.js";
 
 const HashSchema = z
@@ -108,17 +108,33 @@ export const RevealedEntrySchema = z
   })
   .openapi("RevealedEntry");
 
-export const RevealedEntriesSchema = z
+export const RevealedEntriesPageSchema = z
   .object({
     blockId: z.number().int(),
     seed: z.string().openapi({ description: "The seed every entry and salt derives from, lowercase hex" }),
-    entries: z.array(RevealedEntrySchema),
+    entries: z.array(RevealedEntrySchema).openapi({ description: "The page's entries, in index order" }),
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int().openapi({ description: "Entries in the block: its size" }),
   })
-  .openapi("RevealedEntries");
-export type RevealedEntriesView = z.infer<typeof RevealedEntriesSchema>;
+  .openapi("RevealedEntriesPage");
+export type RevealedEntriesPageView = z.infer<typeof RevealedEntriesPageSchema>;
 
-/** The revealed entries as the repository reads them are already the record's shape. */
-export const presentRevealedEntries = (revealed: RevealedBlockEntries): RevealedEntriesView => revealed;
+/** A page of a revealed block's entries (`entries`: the page's, read by `revealedEntryRange`). */
+export function presentRevealedEntriesPage(
+  block: RevealedBlock,
+  entries: RevealedEntryRow[],
+  page: { page: number; limit: number },
+): RevealedEntriesPageView {
+  return {
+    blockId: block.blockId,
+    seed: block.seed.toString("hex"),
+    entries,
+    page: page.page,
+    limit: page.limit,
+    total: block.size,
+  };
+}
 
 export const SpinProofSchema = z
   .object({

@@ -18,7 +18,7 @@ import type {
   ParSheetWithDocumentSchema,
   PlayerSchema,
   RegisteredWebhookSchema,
-  RevealedEntriesSchema,
+  RevealedEntriesPageSchema,
   SettlementGameFiguresSchema,
   SettlementReportSchema,
   SpinProofSchema,
@@ -73,7 +73,7 @@ describe("the SDK's types are the records' shapes", () => {
 
   it("blocks, revealed entries and spin proofs", () => {
     expectTypeOf<Plain<sdk.Block>>().toEqualTypeOf<Inferred<typeof BlockSchema>>();
-    expectTypeOf<Plain<sdk.RevealedEntries>>().toEqualTypeOf<Inferred<typeof RevealedEntriesSchema>>();
+    expectTypeOf<Plain<sdk.RevealedEntriesPage>>().toEqualTypeOf<Inferred<typeof RevealedEntriesPageSchema>>();
     expectTypeOf<Plain<sdk.SpinProof>>().toEqualTypeOf<Inferred<typeof SpinProofSchema>>();
   });
 

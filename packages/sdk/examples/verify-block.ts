@@ -5,10 +5,10 @@
  *   OUTCOMES_API_KEY=ks_sandbox_… OUTCOMES_BASE_URL=https://outcomes.example.com \
  *     npx tsx verify-block.ts <gameId> <blockId>
  *
- * It fetches the block, its revealed entries and the game's PAR sheet, re-derives every entry from
- * the seed and checks the seed hash and the Merkle root recorded at sealing (verifyRevealedBlock),
- * then fetches the proof of every spin served from the block and checks that it proves that very
- * entry under the same root. Prints what it checked; exit code 0 when everything holds, 1 when not.
+ * It fetches the block, its revealed entries (page by page, 1,000 a page: `client.blocks.entries`)
+ * and the game's PAR sheet, re-derives every entry from the seed and checks the seed hash and the
+ * Merkle root recorded at sealing (verifyRevealedBlock), then fetches the proof of every spin served
+ * from the block and checks that it proves that very entry under the same root. Prints what it checked; exit code 0 when everything holds, 1 when not.
  */
 import { outcomeText, PartnerClient, verifyInclusion, verifyRevealedBlock } from "@outcomes/sdk";
 
@@ -26,6 +26,7 @@ const fail = (reason: string): never => {
 };
 
 const block = await client.blocks.get(gameId as number, blockId as number);
+// Every page, concatenated: a block of up to 1,000,000 entries takes up to 1,000 requests.
 const revealed = await client.blocks.entries(block.gameId, block.blockId);
 const game = await client.games.get(block.gameId);
 const { document } = await client.parSheets.get(game.parSheetId);

@@ -15,6 +15,8 @@ import type {
   RecoverWebhookInput,
   RegisterGameInput,
   RevealedEntries,
+  RevealedEntriesPage,
+  RevealedEntry,
   RotatedWebhookSecret,
   RotateWebhookSecretInput,
   SettlementReport,
@@ -57,6 +59,8 @@ export interface SpinOptions {
 const PREFIX = "/api/partner/v1";
 /** The event log's largest page: catching up takes as few requests as possible. */
 const EVENT_LOG_MAX_LIMIT = 1000;
+/** The largest page of a revealed block's entries: a block takes as few requests as possible. */
+const ENTRIES_MAX_LIMIT = 1000;
 const segment = (value: string | number) => encodeURIComponent(String(value));
 const pageQuery = (page: PageRequest = {}) => ({ page: page.page, limit: page.limit });
 
@@ -104,9 +108,24 @@ export class PartnerClient {
     list: (gameId: number, page?: PageRequest) =>
       this.get<{ blocks: Block[] } & PageInfo>(`/games/${segment(gameId)}/blocks`, pageQuery(page)),
     get: (gameId: number, blockId: number) => this.get<Block>(`/games/${segment(gameId)}/blocks/${segment(blockId)}`),
-    /** 409 KS-4216 until the block (finite_pool: its cycle) is exhausted and its seed revealed. */
-    entries: (gameId: number, blockId: number) =>
-      this.get<RevealedEntries>(`/games/${segment(gameId)}/blocks/${segment(blockId)}/entries`),
+    /**
+     * Every entry of a revealed block in index order, fetched page after page (1,000 a page), ready
+     * for `verifyRevealedBlock`. 409 KS-4216 until the block (finite_pool: its cycle) is exhausted
+     * and its seed revealed.
+     */
+    entries: async (gameId: number, blockId: number): Promise<RevealedEntries> => {
+      const entries: RevealedEntry[] = [];
+      for (let page = 1; ; page++) {
+        const answer = await this.blocks.entriesPage(gameId, blockId, { page, limit: ENTRIES_MAX_LIMIT });
+        for (const entry of answer.entries) entries.push(entry);
+        if (answer.entries.length < ENTRIES_MAX_LIMIT || entries.length >= answer.total) {
+          return { blockId: answer.blockId, seed: answer.seed, entries };
+        }
+      }
+    },
+    /** One page of a revealed block's entries: `limit` 1..1000 (default 1000), `total` the block's size. */
+    entriesPage: (gameId: number, blockId: number, page?: PageRequest) =>
+      this.get<RevealedEntriesPage>(`/games/${segment(gameId)}/blocks/${segment(blockId)}/entries`, pageQuery(page)),
   };
 
   readonly parSheets = {

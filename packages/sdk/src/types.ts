@@ -166,12 +166,15 @@ export interface RevealedEntry {
   spinId: string | null;
 }
 
-/** A revealed block's entries (`GET /games/{gameId}/blocks/{blockId}/entries`). */
+/** A revealed block's entries, all of them in index order: what `verifyRevealedBlock` checks. */
 export interface RevealedEntries {
   blockId: number;
   seed: string;
   entries: RevealedEntry[];
 }
+
+/** One page of a revealed block's entries (`GET /games/{gameId}/blocks/{blockId}/entries`); `total` is the block's size. */
+export interface RevealedEntriesPage extends RevealedEntries, PageInfo {}
 
 /** RFC 9162 inclusion proof of a spin's entry in its block's Merkle tree. */
 export interface SpinProof {

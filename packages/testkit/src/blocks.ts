@@ -1,6 +1,9 @@
+import { lockGame, sealNextBlock } from "@outcomes/blocks";
 import {
+  assertValidParSheet,
   codecOfBlockHead,
   newId,
+  OutcomeDrawer,
   parseQueueItem,
   presentationOf,
   type QueuedOutcome,
@@ -16,7 +19,7 @@ import {
   spins,
 } from "@outcomes/db";
 import type { Job } from "bullmq";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { TestApi } from "./api.js";
 
 /**
@@ -95,4 +98,45 @@ export async function outcomeOfItem(api: TestApi, raw: string): Promise<QueuedOu
     .where(eq(blocks.id, item.blockId));
   if (!block) throw new Error(`queue item of unknown block ${item.blockId}`);
   return { ...queueItemOutcome(item, codecOfBlockHead(block.entries)), blockId: item.blockId, index: item.index };
+}
+
+/**
+ * A revealed independent block of `size` entries without serving it: the game's next block is drawn
+ * and sealed as the blocks worker does (`sealNextBlock`, under the game's lock) but not queued, then
+ * recorded as the reveal sweep leaves a block whose entries were all used or retired: exhausted,
+ * closed, its seed shown. The `served` indexes get a `spin_outcomes` row each (the record of which
+ * spin used an entry; the spin ids are made up, no spin row is written); the others count as retired.
+ * Serving a block of BLOCK_SIZE's maximum (1,000,000) spin by spin would take hours; this takes seconds.
+ */
+export async function sealRevealedBlock(
+  api: TestApi,
+  gameId: number,
+  size: number,
+  served: readonly number[] = [],
+): Promise<{ blockId: number; spinIds: Map<number, string> }> {
+  const { db } = api.database;
+  const { blockId } = await db.transaction(async (lock) => {
+    const game = await lockGame(lock, gameId);
+    if (!game) throw new Error(`game ${gameId} does not exist`);
+    const drawer = new OutcomeDrawer(assertValidParSheet(game.document));
+    if (drawer.sheet.drawMode === "finite_pool") throw new Error("sealRevealedBlock makes independent blocks only");
+    return sealNextBlock(db, gameId, drawer, size);
+  });
+  const spinIds = new Map(served.map((index) => [index, newId("spn")]));
+  if (spinIds.size > 0) {
+    await db
+      .insert(spinOutcomes)
+      .values([...spinIds].map(([outcomeIndex, spinId]) => ({ blockId, outcomeIndex, spinId })));
+  }
+  await db
+    .update(blocks)
+    .set({
+      status: "exhausted",
+      startedAt: sql`now()`,
+      exhaustedAt: sql`now()`,
+      closedAt: sql`now()`,
+      revealedAt: sql`now()`,
+    })
+    .where(eq(blocks.id, blockId));
+  return { blockId, spinIds };
 }

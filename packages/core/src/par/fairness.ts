@@ -109,15 +109,33 @@ export function entryProof(block: CommittedBlock, index: number): EntryProof {
 /** A revealed entry (the SDK's) before the spin that used it is joined. */
 export type RevealedEntry = Omit<PublishedEntry, "spinId">;
 
-/** Every entry of a revealed block with its salt, in index order (spins are joined by the caller). */
-export function revealedEntries(block: Omit<CommittedBlock, "merkleLevels" | "blockId">): RevealedEntry[] {
-  const { codec, size, bodyStart } = EntryCodec.read(block.entries);
-  const salts = saltsAt(block.seed, block.position, size);
-  return codec.decode(block.entries, bodyStart, size).map((outcome, index) => ({
-    index,
+/** Some consecutive entries of a revealed block, as stored: just their bytes, with the block's codec and seed. */
+export interface StoredEntryRange {
+  codec: EntryCodec;
+  /** The stored bytes of entries `first`, `first + 1`, …: a whole number of entries. */
+  body: Uint8Array;
+  first: number;
+  /** The block's seed (independent) or its cycle's (finite_pool). */
+  seed: Buffer;
+  /** The block's offset in its finite_pool cycle; 0 for independent blocks. */
+  position: number;
+}
+
+/**
+ * The entries of a range with their salts, in index order (spins are joined by the caller). Only
+ * the range is decoded, and only its salts are computed: the salts' keystream is AES-CTR, so the
+ * salt of any entry is one AES block at its own counter, without the ones before it.
+ */
+export function revealedEntriesOf(range: StoredEntryRange): RevealedEntry[] {
+  const { codec, body, first } = range;
+  const count = body.length / codec.entryBytes;
+  if (!Number.isInteger(count)) throw new Error("a range of stored entries holds a whole number of entries");
+  const salts = saltsAt(range.seed, range.position + first, count);
+  return codec.decode(body, 0, count).map((outcome, at) => ({
+    index: first + at,
     prizeTier: outcome.tier,
     multiplier: microsToUsd(outcome.multiplierMillionths),
     reelSymbols: outcome.reelSymbols,
-    salt: salts.toString("hex", index * SALT_BYTES, (index + 1) * SALT_BYTES),
+    salt: salts.toString("hex", at * SALT_BYTES, (at + 1) * SALT_BYTES),
   }));
 }

@@ -1,8 +1,10 @@
 import {
+  BLOCK_HEADER_MAX_BYTES,
+  EntryCodec,
   type EntryProof,
   entryProof,
   type RevealedEntry,
-  revealedEntries,
+  revealedEntriesOf,
   ServiceError,
   timeOfId,
 } from "@outcomes/core";
@@ -68,26 +70,35 @@ export async function requireGameBlock(db: Executor, gameId: number, blockId: nu
   return row;
 }
 
-export interface RevealedBlockEntries {
+/** A revealed block, as its pages of entries need it. */
+export interface RevealedBlock {
   blockId: number;
-  seed: string;
-  entries: Array<RevealedEntry & { spinId: string | null }>;
+  size: number;
+  /** The block's seed (independent) or its cycle's (finite_pool). */
+  seed: Buffer;
+  /** The block's offset in its finite_pool cycle; 0 for independent blocks. */
+  position: number;
+  /**
+   * The row's version (its `xmin`): any write to the row changes it, so an answer kept under it is
+   * never one the record no longer gives.
+   */
+  version: string;
 }
 
-/** A revealed block's every entry with its salt and the spin that used it; 409 KS-4216 before the reveal. */
-export async function revealedBlockEntries(
-  db: Executor,
-  gameId: number,
-  blockId: number,
-): Promise<RevealedBlockEntries> {
+/** A revealed entry and the spin that used it (null: retired unserved). */
+export type RevealedEntryRow = RevealedEntry & { spinId: string | null };
+
+/** One of the game's revealed blocks; 404 KS-4215 when it has no such block, 409 KS-4216 before the reveal. */
+export async function requireRevealedBlock(db: Executor, gameId: number, blockId: number): Promise<RevealedBlock> {
   const [block] = await db.execute<{
-    entries: Buffer;
+    size: number;
     seed: Buffer | null;
     cycle_offset: number;
+    version: string;
     sealed_before_fairness: boolean;
   }>(sql`
-    select b.entries, case when b.revealed_at is not null then coalesce(b.seed, c.seed) end as seed, b.cycle_offset,
-      b.seed_hash is null as sealed_before_fairness
+    select b.size, case when b.revealed_at is not null then coalesce(b.seed, c.seed) end as seed, b.cycle_offset,
+      b.xmin::text as version, b.seed_hash is null as sealed_before_fairness
     from ${blocks} b left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle
     where b.game_id = ${gameId} and b.id = ${blockId}`);
   if (!block) throw unknownBlock();
@@ -97,16 +108,40 @@ export async function revealedBlockEntries(
     });
   }
   if (!block.seed) throw new ServiceError("KS-4216");
-  const used = await db.execute<{ outcome_index: number; id: string }>(sql`
-    select outcome_index, spin_id as id from ${spinOutcomes} where block_id = ${blockId}`);
+  return { blockId, size: block.size, seed: block.seed, position: block.cycle_offset, version: block.version };
+}
+
+/**
+ * Entries `first` to `first + count − 1` of a revealed block (within its size), with their salts and
+ * spins. Reads the block's header, then only those entries' bytes (a slice of `entries`) and their
+ * `spin_outcomes` rows (a range of its primary key), so a page costs the same in any block.
+ */
+export async function revealedEntryRange(
+  db: Executor,
+  block: RevealedBlock,
+  first: number,
+  count: number,
+): Promise<RevealedEntryRow[]> {
+  const [stored] = await db.execute<{ head: Buffer }>(sql`
+    select substring(entries from 1 for ${BLOCK_HEADER_MAX_BYTES}::int) as head from ${blocks} where id = ${block.blockId}`);
+  if (!stored) throw unknownBlock();
+  const { codec, bodyStart } = EntryCodec.readHeader(stored.head);
+  const [[range], used] = await Promise.all([
+    db.execute<{ body: Buffer }>(sql`
+      select substring(entries from ${bodyStart + first * codec.entryBytes + 1}::int
+        for ${count * codec.entryBytes}::int) as body
+      from ${blocks} where id = ${block.blockId}`),
+    db.execute<{ outcome_index: number; id: string }>(sql`
+      select outcome_index, spin_id as id from ${spinOutcomes}
+      where block_id = ${block.blockId} and outcome_index >= ${first} and outcome_index < ${first + count}`),
+  ]);
+  if (!range || range.body.length !== count * codec.entryBytes) {
+    throw new Error(`block ${block.blockId} holds fewer entries than its size`);
+  }
   const spinOf = new Map(used.map((row) => [row.outcome_index, row.id]));
-  return {
-    blockId,
-    seed: block.seed.toString("hex"),
-    entries: revealedEntries({ entries: block.entries, seed: block.seed, position: block.cycle_offset }).map(
-      (entry) => ({ ...entry, spinId: spinOf.get(entry.index) ?? null }),
-    ),
-  };
+  return revealedEntriesOf({ codec, body: range.body, first, seed: block.seed, position: block.position }).map(
+    (entry) => ({ ...entry, spinId: spinOf.get(entry.index) ?? null }),
+  );
 }
 
 /**

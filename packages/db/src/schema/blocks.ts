@@ -29,7 +29,8 @@ export const blocks = pgTable(
     /**
      * Outcome entries in the binary KSB1 form (packages/core/src/par/entries.ts); the commitment is
      * SHA-256 of exactly these bytes. Blocks sealed before that form hold their canonical JSON text
-     * as bytes (first byte `[`), still readable.
+     * as bytes (first byte `[`), still readable. Stored out of line uncompressed (migration 0012), so
+     * a slice (a block's header, a page of revealed entries) reads only the chunks holding it.
      */
     entries: bytea("entries").notNull(),
     commitment: text("commitment").notNull(),

@@ -122,6 +122,16 @@ describe("provable fairness", () => {
       ]);
     });
 
+    // One page of them, as the API answers it: `total` is the block's size.
+    const page = await client.blocks.entriesPage(game.gameId, sealed.blockId, { page: 2, limit: 10 });
+    expect(page).toEqual({
+      ...revealed,
+      entries: revealed.entries.slice(10, 20),
+      page: 2,
+      limit: 10,
+      total: BLOCK_SIZE,
+    });
+
     // The SDK re-derives every entry from the seed and the PAR sheet, and checks both commitments.
     expect(verifyRevealedBlock(block, revealed, SAMPLE_PAR_SHEET)).toEqual({ ok: true, reason: null });
     proofs.forEach((proof, index) => {
@@ -338,7 +348,11 @@ describe("provable fairness", () => {
     const other = await api.createPartner();
     const production = await issueKey(api, game.partnerId, "production");
     for (const apiKey of [other.apiKey, production]) {
-      for (const path of [`/games/${game.gameId}/blocks`, `/games/${game.gameId}/blocks/${blockId}`]) {
+      for (const path of [
+        `/games/${game.gameId}/blocks`,
+        `/games/${game.gameId}/blocks/${blockId}`,
+        `/games/${game.gameId}/blocks/${blockId}/entries?page=2&limit=10`,
+      ]) {
         const answer = await api.request(`/api/partner/v1${path}`, { apiKey });
         expect([answer.status, answer.body.errorCode], path).toEqual([403, "KS-4006"]);
       }
@@ -351,6 +365,7 @@ describe("provable fairness", () => {
       `/games/${game.gameId}/blocks/0`,
       `/games/${game.gameId}/blocks/abc`,
       `/games/${game.gameId}/blocks/99999999999/entries`,
+      `/games/${otherGame.gameId}/blocks/${blockId}/entries`,
       "/spins/spn_unknown/proof",
       "/spins/%00/proof",
     ]) {

@@ -1,25 +1,43 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { couldBeId, parseBlockId, parseGameId, ServiceError } from "@outcomes/core";
-import { listGameBlocks, requireGameBlock, requireOwnGame, revealedBlockEntries, spinProof } from "@outcomes/db";
+import { listGameBlocks, requireGameBlock, requireOwnGame, requireRevealedBlock, spinProof } from "@outcomes/db";
 import {
   BlockSchema,
   presentBlock,
-  presentRevealedEntries,
   presentSpinProof,
-  RevealedEntriesSchema,
+  RevealedEntriesPageSchema,
+  type RevealedEntriesPageView,
   SpinProofSchema,
 } from "@outcomes/records";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context.js";
-import { errorResponses, integerPathParam, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import {
+  errorResponses,
+  integerPathParam,
+  jsonResponse,
+  PARTNER_COMMON_ERRORS,
+  serialisedJson,
+} from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { pagedListRoute } from "../paged-list.js";
+import { PageQuery, pagedListRoute } from "../paged-list.js";
 import { GameParams } from "./game-schemas.js";
+import { MAX_ENTRIES_PER_PAGE, revealedEntriesPage } from "./revealed-pages.js";
 
 const tags = ["Provable fairness"];
 
 const BlockParams = GameParams.extend({
   blockId: integerPathParam("blockId", { format: "int64", maximum: Number.MAX_SAFE_INTEGER, example: 1042 }),
+});
+
+/** `page` from 1 (default 1), `limit` 1..1000 (default 1000); anything else KS-4101. */
+const EntriesPageQuery = PageQuery.extend({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_ENTRIES_PER_PAGE)
+    .default(MAX_ENTRIES_PER_PAGE)
+    .openapi({ example: MAX_ENTRIES_PER_PAGE }),
 });
 
 const SpinParams = z.object({
@@ -76,22 +94,25 @@ blocksRouter.openapi(
     path: "/games/{gameId}/blocks/{blockId}/entries",
     operationId: "getBlockEntries",
     tags,
-    summary: "A revealed block's entries, salts and seed",
+    summary: "A page of a revealed block's entries, salts and seed",
     description:
-      "Every entry with its salt and the spin that used it (`spinId` null for an entry never served: it was " +
-      "retired). Re-derive them from `seed` and the game's PAR sheet with the SDK's `verifyRevealedBlock` " +
-      "(docs/fairness.md). Before the reveal (the block, or for finite_pool its cycle, not exhausted yet): 409 KS-4216.",
-    request: { params: BlockParams },
+      "The block's entries in index order, `limit` (at most 1,000) a page, each with its salt and the spin that " +
+      "used it (`spinId` null for an entry never served: it was retired); `total` is the block's size, and a page " +
+      "past the end has no entries. Fetch every page (the SDK's `client.blocks.entries` does) and re-derive them " +
+      "from `seed` and the game's PAR sheet with the SDK's `verifyRevealedBlock` (docs/fairness.md). Before the " +
+      "reveal (the block, or for finite_pool its cycle, not exhausted yet): 409 KS-4216.",
+    request: { params: BlockParams, query: EntriesPageQuery },
     responses: {
-      200: jsonResponse(RevealedEntriesSchema, "The revealed block"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006", "KS-4215", "KS-4216"),
+      200: jsonResponse(RevealedEntriesPageSchema, "A page of the revealed block"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4006", "KS-4215", "KS-4216"),
     },
   }),
   async (c) => {
     const params = c.req.valid("param");
-    const gameId = await ownGameId(c, params.gameId);
-    const revealed = await revealedBlockEntries(c.var.deps.db, gameId, parseBlockId(params.blockId));
-    return c.json(presentRevealedEntries(revealed), 200);
+    const page = c.req.valid("query");
+    const { db, revealedPages } = c.var.deps;
+    const block = await requireRevealedBlock(db, await ownGameId(c, params.gameId), parseBlockId(params.blockId));
+    return serialisedJson<RevealedEntriesPageView>(c, await revealedEntriesPage(db, revealedPages, block, page));
   },
 );
 
