@@ -56,7 +56,7 @@ describe("group commit", () => {
     }
   });
 
-  it("fails exactly the spins of a failed batch (KS-5003, outcomes back in front) and commits the other batch", async () => {
+  it("fails only the spin that cannot be written (KS-5003, its outcome back in front); its batch's others commit", async () => {
     // Batches commit only when full: six parallel spins are two batches of three.
     const { api, apiKey, gameId } = await apiWith({ SPIN_BATCH_MAX_SIZE: "3", SPIN_BATCH_MAX_WAIT_MS: "1000" });
     await addBlock(
@@ -77,29 +77,28 @@ describe("group commit", () => {
         wagerUsd: i === 0 ? 13 : 1,
       }));
       const answers = await Promise.all(requests.map((body) => spin(api, apiKey, body)));
-      const failed = answers.filter((answer) => answer.status !== 200);
-      expect(failed.map((answer) => [answer.status, answer.body.errorCode])).toEqual(Array(3).fill([500, "KS-5003"]));
-      expect(answers[0]?.status).toBe(500);
+      // CONTRACT §9: the poisoned spin's batch is split until it is alone; the others commit.
+      expect(answers.map((answer) => answer.status)).toEqual([500, 200, 200, 200, 200, 200]);
+      expect(answers[0]?.body.errorCode).toBe("KS-5003");
 
       const committed = answers.filter((answer) => answer.status === 200);
-      expect(committed).toHaveLength(3);
       const rows = await api.database.db.select().from(spins).where(eq(spins.gameId, gameId));
       expect(rows.map((row) => row.id).sort()).toEqual(committed.map((answer) => answer.body.spinId).sort());
       const playerRows = await api.database.db.select().from(players).where(eq(players.partnerId, rows[0]!.partnerId));
       expect(playerRows.map((row) => row.externalId).sort()).toEqual(
         committed.map((answer) => answer.body.playerId).sort(),
       );
-      // The failed batch's three outcomes are back, in front: the queue lost exactly the committed ones.
+      // The failed spin's outcome is back, in front: the queue lost exactly the committed ones.
       const after = await queueItems(api, gameId);
-      expect(after).toHaveLength(before.length - 3);
-      expect(after.slice(3)).toEqual(before.slice(6));
-      expect(new Set([...after.slice(0, 3), ...rows.map((row) => `${row.blockId}:${row.outcomeIndex}`)]).size).toBe(6);
+      expect(after).toHaveLength(before.length - 5);
+      expect(after.slice(1)).toEqual(before.slice(6));
+      expect(new Set([after[0], ...rows.map((row) => `${row.blockId}:${row.outcomeIndex}`)]).size).toBe(6);
     } finally {
       await sql.unsafe("drop trigger fail_poison on spins; drop function fail_poison();");
     }
     const retried = await spin(api, apiKey, { gameId, playerId: "batch-0", wagerUsd: 13 });
     expect([retried.status, retried.body.balance.balanceUsd]).toEqual([200, 13]);
-    expect(await queueLength(api, gameId)).toBe(before.length - 4);
+    expect(await queueLength(api, gameId)).toBe(before.length - 6);
   });
 
   it("chains one player's spins of one batch in arrival order, and lists them in that order", async () => {

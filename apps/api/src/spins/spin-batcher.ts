@@ -63,7 +63,11 @@ export class SpinBatcher {
         this.sql,
         batch.map((waiting) => waiting.plan),
       );
-      for (const [i, waiting] of batch.entries()) waiting.resolve(written[i] as WrittenSpin);
+      for (const [i, waiting] of batch.entries()) {
+        const answer = written[i]!;
+        if (answer instanceof Error) waiting.reject(answer);
+        else waiting.resolve(answer);
+      }
     } catch (error) {
       // Chosen as a deadlock's victim (a block-boundary batch against a fill, a reveal or another
       // batch): rolled back whole, so the same batch runs again rather than failing its spins.

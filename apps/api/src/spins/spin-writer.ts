@@ -16,6 +16,7 @@ import {
 import { presentSpin, type SpinResultBody } from "@outcomes/records";
 import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { GameRules } from "./game-cache.js";
+import { UnusableOutcomeError } from "./outcome-queue.js";
 
 /** Everything the write of one spin needs, decided before any statement is sent. */
 export interface SpinPlan {
@@ -94,29 +95,35 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
  * A batch of spins (group commit), answered in the batch's order: one autocommit statement (atomic
  * on its own) when no spin has more to write, else one transaction with each spin's extras.
  */
-export async function writeSpinBatch(sql: SqlPool, plans: readonly SpinPlan[]): Promise<WrittenSpin[]> {
+export async function writeSpinBatch(sql: SqlPool, plans: readonly SpinPlan[]): Promise<BatchAnswer[]> {
   if (!plans.some((plan) => plan.needsTransaction)) return recordBatch(sql, plans);
   return sql.begin(async (tx) => {
-    const written = await recordBatch(tx, plans);
+    const answers = await recordBatch(tx, plans);
     await writeExtrasOf(
       tx,
-      plans.flatMap((plan, i) => (plan.needsTransaction ? [{ plan, written: written[i] as WrittenSpin }] : [])),
+      plans.flatMap((plan, i) => {
+        const written = answers[i]!;
+        return plan.needsTransaction && !(written instanceof Error) ? [{ plan, written }] : [];
+      }),
     );
-    return written;
+    return answers;
   });
 }
 
-async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promise<WrittenSpin[]> {
+/** A spin of a batch: written, or left out because its outcome's block was closed meanwhile. */
+export type BatchAnswer = WrittenSpin | UnusableOutcomeError;
+
+async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promise<BatchAnswer[]> {
   const recorded = await recordSpinBatch(
     client,
     plans.map((plan) => plan.spin),
   );
-  return plans.map((plan, i) => ({
-    spin: plan.spin,
-    body: resultOf(plan.spin, recorded[i] as RecordedSpin),
-    largeWin: plan.largeWin,
-    generationNeeded: false,
-  }));
+  return plans.map((plan, i) => writtenOrUnusable(plan, recorded[i] ?? null));
+}
+
+function writtenOrUnusable(plan: SpinPlan, recorded: RecordedSpin | null): BatchAnswer {
+  if (recorded === null) return new UnusableOutcomeError(`outcome of closed block ${plan.spin.position?.blockId}`);
+  return { spin: plan.spin, body: resultOf(plan.spin, recorded), largeWin: plan.largeWin, generationNeeded: false };
 }
 
 /** After a write whose commit went unanswered: the spin as committed, or null when it did not commit. */
@@ -131,8 +138,8 @@ export async function committedWrite(sql: SqlPool, plan: SpinPlan): Promise<Writ
  * win, a block's first or last outcome) go through the drizzle repositories on the same transaction.
  */
 export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<WrittenSpin> {
-  const body = resultOf(plan.spin, await recordSpin(tx, plan.spin));
-  const written = { spin: plan.spin, body, largeWin: plan.largeWin, generationNeeded: false };
+  const written = writtenOrUnusable(plan, await recordSpin(tx, plan.spin));
+  if (written instanceof Error) throw written;
   if (plan.needsTransaction) await writeExtrasOf(tx, [{ plan, written }]);
   return written;
 }

@@ -56,13 +56,16 @@ describe("partition pruning", () => {
       params: ["ptr_x", "sandbox", "k"],
     });
     expect(keyTables.length).toBeLessThanOrEqual(2 + 7);
-    const all = await database.sql`select count(*)::int as n from pg_inherits where inhparent = 'spins'::regclass`;
     const spinTables = await scannedTables({
       sql: "select 1 from spins where id = $1 and created_at > now() - interval '1 day'",
       params: ["spn_x"],
     });
-    expect(spinTables.every((name) => name.startsWith("spins_p"))).toBe(true);
-    // The five January days are pruned: only yesterday's, today's and the days ahead remain.
-    expect(spinTables.length).toBe(all[0]!.n - 5);
+    // The five January days (and any other day ended over a day ago) are pruned: only yesterday's,
+    // today's and the days ahead remain.
+    const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll("-", "");
+    const [yesterday, today] = [dayOf(Date.now() - 24 * 3600_000), dayOf(Date.now())];
+    expect(spinTables.every((name) => name.startsWith("spins_p") && name.slice(7) >= yesterday)).toBe(true);
+    expect(spinTables).toContain(`spins_p${today}`);
+    expect(spinTables.length).toBeGreaterThanOrEqual(7);
   });
 });

@@ -61,7 +61,7 @@ describe("created_at follows commit order per player", () => {
     );
     const [second] = await recordSpinBatch(database.sql, [spinOf(1_000_000, 0)]);
     const [third] = [await recordSpin(database.sql, spinOf(1_000_000, 2_000_000))];
-    const chain = [...first, second!, third!];
+    const chain = [...first, second, third].map((recorded) => recorded!);
     const times = chain.map((spin) => spin.createdAt.getTime());
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(new Set(times).size).toBe(times.length);

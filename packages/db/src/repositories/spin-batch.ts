@@ -18,14 +18,26 @@ import type { SqlClient } from "./sql-client.js";
  *   faster than 1,000 a second would run ahead of the clock by the excess only.)
  * - Each block outcome's row in `spin_outcomes` (unique on block and index across every day of the
  *   partitioned `spins`) fails the whole statement on a reused outcome (see `isDuplicateOutcome`);
- *   the caller then retries the batch's spins one by one. Rows go in outcome order, so two batches
+ *   the caller then retries the batch's spins apart. Rows go in outcome order, so two batches
  *   racing for outcomes wait for each other rather than deadlock.
+ * - A spin whose outcome's block is closed (its unused entries retired, its seed about to be shown)
+ *   is left out, untouched, and answered null. The block row's key-share lock (the one its spins'
+ *   foreign key takes anyway) is taken first: a close holds the row FOR UPDATE, so a spin that
+ *   arrives during it waits and then sees the block closed, and the close waits for the spins
+ *   that hold the lock, whose outcomes it then counts as used.
  */
 const RECORD_SPIN_BATCH = `
-  with input as (
+  with given as (
     select * from json_to_recordset($1::json) as x(n int, id text, partner_id text, environment text,
       external_id text, game_id int, block_id bigint, outcome_index int, forced boolean, prize_tier text,
       multiplier_millionths bigint, wager_micros bigint, payout_micros bigint, presentation jsonb)
+  ),
+  open_block as (
+    select id from blocks where id in (select block_id from given) and closed_at is null
+    order by id for key share
+  ),
+  input as (
+    select * from given where block_id is null or block_id in (select id from open_block)
   ),
   totals as (
     select partner_id, environment, external_id, sum(payout_micros - wager_micros)::bigint as delta,
@@ -69,8 +81,11 @@ const RECORD_SPIN_BATCH = `
   from placed order by n
   returning id, player_id, balance_after_micros, created_at`;
 
-/** The batch's spins as recorded, in the order given. Atomic on its own (one statement). */
-export async function recordSpinBatch(client: SqlClient, batch: readonly NewSpin[]): Promise<RecordedSpin[]> {
+/**
+ * The batch's spins as recorded, in the order given; null for a spin left out because its outcome's
+ * block is closed. Atomic on its own (one statement).
+ */
+export async function recordSpinBatch(client: SqlClient, batch: readonly NewSpin[]): Promise<(RecordedSpin | null)[]> {
   const input = batch.map((spin, n) => ({
     n,
     id: spin.id,
@@ -93,8 +108,9 @@ export async function recordSpinBatch(client: SqlClient, batch: readonly NewSpin
   const byId = new Map(rows.map((row) => [row.id, row]));
   return batch.map((spin) => {
     const row = byId.get(spin.id);
-    if (!row) throw new Error(`spin ${spin.id} was not recorded by its batch`);
-    return recordedSpinOf(row);
+    if (row) return recordedSpinOf(row);
+    if (spin.position === null) throw new Error(`forced spin ${spin.id} was not recorded by its batch`);
+    return null;
   });
 }
 

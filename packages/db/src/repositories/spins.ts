@@ -32,12 +32,12 @@ export interface RecordedSpin {
 
 /**
  * Moves the player's balance and totals and records the spin, in one statement: a batch of one (see
- * `recordSpinBatch` for the balance chain, commit-ordered `created_at` and the unique outcome key).
+ * `recordSpinBatch` for the balance chain, commit-ordered `created_at`, the unique outcome key and
+ * the null of an outcome whose block is closed).
  */
-export async function recordSpin(client: SqlClient, spin: NewSpin): Promise<RecordedSpin> {
+export async function recordSpin(client: SqlClient, spin: NewSpin): Promise<RecordedSpin | null> {
   const [recorded] = await recordSpinBatch(client, [spin]);
-  if (!recorded) throw new Error("spin insert returned no row");
-  return recorded;
+  return recorded ?? null;
 }
 
 /**

@@ -3,8 +3,6 @@ import { bigint, text, timestamp } from "drizzle-orm/pg-core";
 
 /** Money is integer micro-USD; JS numbers hold it exactly up to ~9 billion USD per value. */
 export const micros = (name: string) => bigint(name, { mode: "number" });
-/** 2^53 − 1 as SQL text: the largest micro-USD figure a JSON number (and a JS number) holds exactly. */
-export const MAX_EXACT_MICROS = String(Number.MAX_SAFE_INTEGER);
 export const environment = () => text("environment", { enum: ENVIRONMENTS }).notNull();
 export const createdAt = () => timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow();
 export const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });

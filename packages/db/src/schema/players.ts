@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { at, createdAt, environment, MAX_EXACT_MICROS, micros } from "./columns.js";
+import { at, createdAt, environment, micros } from "./columns.js";
 import { partners } from "./partners.js";
 
 export const players = pgTable(
@@ -24,10 +24,10 @@ export const players = pgTable(
   (table) => [
     uniqueIndex("players_partner_env_external_uq").on(table.partnerId, table.environment, table.externalId),
     // Every figure a player shows stays exact as a JSON number (CONTRACT §9): a spin that would take
-    // one past 2^53 − 1 micro-USD fails here, alone (see `exceededPlayerBound`), and is refused as KS-4103.
+    // one past 2^53 − 1 (Number.MAX_SAFE_INTEGER) micro-USD fails here, alone (see `exceededPlayerBound`), and is refused as KS-4103.
     // Added NOT VALID (migration 0012): enforced on every write, without a scan of existing rows.
-    check("players_balance_bound", sql`abs(${table.balanceMicros}) <= ${sql.raw(MAX_EXACT_MICROS)}`),
-    check("players_total_wagered_bound", sql`${table.totalWageredMicros} <= ${sql.raw(MAX_EXACT_MICROS)}`),
-    check("players_total_paid_bound", sql`${table.totalPaidMicros} <= ${sql.raw(MAX_EXACT_MICROS)}`),
+    check("players_balance_bound", sql`abs(${table.balanceMicros}) <= 9007199254740991`),
+    check("players_total_wagered_bound", sql`${table.totalWageredMicros} <= 9007199254740991`),
+    check("players_total_paid_bound", sql`${table.totalPaidMicros} <= 9007199254740991`),
   ],
 );
