@@ -60,6 +60,10 @@ describe("WEB_CONCURRENCY=2: two API processes on one port", () => {
     const scrapes = [await scrapedSpins(), await scrapedSpins(), await scrapedSpins(), await scrapedSpins()];
     console.log(`FAULT web-concurrency: api processes ${apiProcesses.join(",")}; 200 spins; scrapes ${scrapes}`);
     expect(scrapes).toEqual([200, 200, 200, 200]);
+    // Without TRUSTED_PROXIES: one warning for the port, from the primary, not one per process.
+    const warnings = primary.linesWith("TRUSTED_PROXIES is unset");
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, name: "api-primary" });
   });
 
   it("replaces an API process killed with SIGKILL while the other keeps serving", async () => {
@@ -110,6 +114,8 @@ describe("WEB_CONCURRENCY=2: two API processes on one port", () => {
     const holder = ServiceProcess.api("api-holder", { ...stack.env, WEB_CONCURRENCY: "1" });
     stack.processes.push(holder);
     await holder.start("api listening");
+    // A single API process warns about TRUSTED_PROXIES itself.
+    expect(holder.linesWith("TRUSTED_PROXIES is unset").map((line) => JSON.parse(line).name)).toEqual(["api"]);
     const { code, output } = await runApiToExit(stack.env);
     const lines = output.split("\n");
     console.log(`FAULT web-concurrency/port: exit ${code}; ${lines.filter((line) => line.includes("PORT"))[0]}`);
@@ -124,7 +130,7 @@ describe("WEB_CONCURRENCY=2: two API processes on one port", () => {
     // The cause is outside the process, as the OOM killer's or an operator's would be: SIGKILL to each
     // API process 200 ms after it logs that it listens (by then the primary has its `listening`, or
     // it would count as a process that could not start).
-    const env = { ...stack.env, PORT: String(await freePort()), WEB_CONCURRENCY: "2" };
+    const env = { ...stack.env, PORT: String(await freePort()), WEB_CONCURRENCY: "2", TRUSTED_PROXIES: "10.0.0.0/8" };
     const looping = ServiceProcess.api("api-crash-loop", env);
     stack.processes.push(looping);
     await looping.start("api processes listening");
@@ -175,6 +181,7 @@ describe("WEB_CONCURRENCY=2: two API processes on one port", () => {
     expect(stopLines).toHaveLength(1);
     expect(stopLines[0]).toContain("api processes keep dying: 5 within 60 s, the last by signal SIGKILL; stopping");
     expect(childrenOf(looping.pid)).toEqual([]);
+    expect(looping.linesWith("TRUSTED_PROXIES")).toEqual([]);
     expect(killed.size).toBe(5);
     // The primary itself only waits between its processes' deaths.
     expect(((cpu?.own ?? 0) - (cpuAtStart?.own ?? 0)) / 100).toBeLessThan(1);
