@@ -29,7 +29,10 @@ export async function updateIssuedKeys(redis: RedisClient, keys: RedisKeys, chan
   const multi = redis.multi();
   if (live.length > 0) multi.zadd(keys.issuedApiKeys, ...live.flatMap((key) => [key.expiresAt.getTime(), key.keyHash]));
   if (gone.length > 0) multi.zrem(keys.issuedApiKeys, ...gone);
-  await multi.exec();
+  const replies = await multi.exec();
+  // EXEC answers each command's error beside the others' results rather than failing.
+  const failed = replies?.find(([error]) => error)?.[0];
+  if (failed) throw failed;
 }
 
 /** Whether the key with this hash is listed and not expired at `now`. */
