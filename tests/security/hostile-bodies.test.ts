@@ -189,7 +189,9 @@ describe("integer query parameters", () => {
       if (integers.length === 0) continue;
       const { url, headers, apiKey } = await addressOf(operation.path);
       const method = operation.method.toUpperCase();
-      expect((await send(api, { method, url, headers }, apiKey)).status, url).toBe(200);
+      // Without the parameter the route answers as usual (the world's block is not revealed yet: 409).
+      const usual = await send(api, { method, url, headers }, apiKey);
+      expect([200, 409], `${url}: ${usual.text.slice(0, 200)}`).toContain(usual.status);
       for (const { name } of integers) {
         for (const value of ["0x10", "1e3", "1e2", "", "1.0", "+1", " 1", "1 ", "1_0", "\u0661", "Infinity"]) {
           const request = { method, url: `${url}?${name}=${encodeURIComponent(value)}`, headers };
@@ -210,6 +212,7 @@ describe("integer query parameters", () => {
         `${PARTNER_BASE}/events?limit`,
         `${PARTNER_BASE}/games?page`,
         `${PARTNER_BASE}/players/{playerId}/spins?limit`,
+        `${PARTNER_BASE}/games/{gameId}/blocks/{blockId}/entries?limit`,
         `${ADMIN_BASE}/partners?page`,
       ]),
     );
