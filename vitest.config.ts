@@ -3,16 +3,18 @@ import { configDefaults, defineConfig } from "vitest/config";
 /**
  * The Redis-touching subset that runs a second time against a local Redis Cluster (docs/redis-cluster.md):
  * spins (the rate-limit + pop script, idempotency, give-back), rate limits, blocks fill and
- * recovery, pub/sub invalidations and the maintenance flag, BullMQ (webhook delivery, the
+ * recovery, pub/sub invalidations and the maintenance flag, the unknown-key throttle and the
+ * issued-key set, BullMQ (webhook delivery, the
  * dashboard, workers), the CLI.
  */
 const CLUSTER_INTEGRATION = [
   "apps/api/src/spins/{concurrency,failure,forced,game-changes,idempotency,spin-gate}.test.ts",
   "apps/api/src/routes/partner/spins{,-rate-limit}.test.ts",
   "apps/api/src/{dashboard,metrics,redis-scripts}.test.ts",
-  "apps/api/src/auth/propagation.test.ts",
+  "apps/api/src/auth/{propagation,unknown-keys}.test.ts",
   "apps/api/src/routes/admin/maintenance.test.ts",
   "apps/worker/src/blocks/*.test.ts",
+  "apps/worker/src/key-expiry/issued-keys.test.ts",
   "apps/worker/src/webhooks/delivery.test.ts",
   "apps/worker/src/queue-worker.test.ts",
   "apps/cli/src/cli-operations.test.ts",

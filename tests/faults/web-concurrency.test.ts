@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorld, type World, waitForReserve } from "./harness/http.js";
-import { childrenOf, eventually, runApiToExit, ServiceProcess } from "./harness/processes.js";
+import { childrenOf, eventually, freePort, runApiToExit, ServiceProcess, sleep } from "./harness/processes.js";
 import { Stack } from "./harness/stack.js";
 
 let stack: Stack;
@@ -59,6 +60,10 @@ describe("WEB_CONCURRENCY=2: two API processes on one port", () => {
     const scrapes = [await scrapedSpins(), await scrapedSpins(), await scrapedSpins(), await scrapedSpins()];
     console.log(`FAULT web-concurrency: api processes ${apiProcesses.join(",")}; 200 spins; scrapes ${scrapes}`);
     expect(scrapes).toEqual([200, 200, 200, 200]);
+    // Without TRUSTED_PROXIES: one warning for the port, from the primary, not one per process.
+    const warnings = primary.linesWith("TRUSTED_PROXIES is unset");
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, name: "api-primary" });
   });
 
   it("replaces an API process killed with SIGKILL while the other keeps serving", async () => {
@@ -109,6 +114,8 @@ describe("WEB_CONCURRENCY=2: two API processes on one port", () => {
     const holder = ServiceProcess.api("api-holder", { ...stack.env, WEB_CONCURRENCY: "1" });
     stack.processes.push(holder);
     await holder.start("api listening");
+    // A single API process warns about TRUSTED_PROXIES itself.
+    expect(holder.linesWith("TRUSTED_PROXIES is unset").map((line) => JSON.parse(line).name)).toEqual(["api"]);
     const { code, output } = await runApiToExit(stack.env);
     const lines = output.split("\n");
     console.log(`FAULT web-concurrency/port: exit ${code}; ${lines.filter((line) => line.includes("PORT"))[0]}`);
@@ -118,7 +125,86 @@ describe("WEB_CONCURRENCY=2: two API processes on one port", () => {
     expect(lines.filter((line) => line.includes("PORT")).length).toBeGreaterThanOrEqual(1);
     expect(output).not.toMatch(/"stack"|^\s+at /m);
   });
+
+  it("backs off between replacements of API processes that die right after they listen, then stops with exit 1 naming the cause", async () => {
+    // The cause is outside the process, as the OOM killer's or an operator's would be: SIGKILL to each
+    // API process 200 ms after it logs that it listens (by then the primary has its `listening`, or
+    // it would count as a process that could not start).
+    const env = { ...stack.env, PORT: String(await freePort()), WEB_CONCURRENCY: "2", TRUSTED_PROXIES: "10.0.0.0/8" };
+    const looping = ServiceProcess.api("api-crash-loop", env);
+    stack.processes.push(looping);
+    await looping.start("api processes listening");
+    const started = Date.now();
+    const initial = childrenOf(looping.pid);
+    const cpuAtStart = cpuTicks(looping.pid!);
+    let cpu = cpuAtStart;
+    const firstSeen = new Map<number, number>();
+    const killed = new Set<number>();
+    while (looping.running && Date.now() - started < 90_000) {
+      for (const pid of childrenOf(looping.pid)) if (!firstSeen.has(pid)) firstSeen.set(pid, Date.now());
+      for (const line of looping.linesWith('"msg":"api listening"')) {
+        const { pid, time } = JSON.parse(line) as { pid: number; time: number };
+        if (killed.has(pid) || Date.now() - time < 200) continue;
+        killed.add(pid);
+        process.kill(pid, "SIGKILL");
+      }
+      cpu = cpuTicks(looping.pid!) ?? cpu;
+      await sleep(20);
+    }
+    const elapsedMs = Date.now() - started;
+    const deaths = looping
+      .linesWith("an api process died")
+      .map((line) => JSON.parse(line) as { time: number; delayMs: number; signal: string });
+    const replacements = [...firstSeen].filter(([pid]) => !initial.includes(pid)).map(([, at]) => at);
+    const stopLines = looping.linesWith("keep dying");
+    const treeCpuSeconds = ((cpu?.tree ?? 0) - (cpuAtStart?.tree ?? 0)) / 100;
+    console.log(
+      `FAULT web-concurrency/crash-loop: exit ${looping.exitCode} after ${elapsedMs} ms; delays ${deaths.map(
+        (death) => death.delayMs,
+      )} ms; replacements started ${replacements.map((at, index) => at - deaths[index]!.time)} ms after each death; ` +
+        `CPU ${treeCpuSeconds.toFixed(2)} s (primary and its processes), primary alone ${(((cpu?.own ?? 0) - (cpuAtStart?.own ?? 0)) / 100).toFixed(2)} s; ${stopLines[0]}`,
+    );
+
+    expect(looping.exitCode).toBe(1);
+    expect(elapsedMs).toBeLessThan(60_000);
+    expect(deaths.map((death) => [death.delayMs, death.signal])).toEqual([
+      [100, "SIGKILL"],
+      [200, "SIGKILL"],
+      [400, "SIGKILL"],
+      [800, "SIGKILL"],
+    ]);
+    // Each replacement waited out its delay: it was forked no sooner than its delay after the death.
+    expect(replacements).toHaveLength(4);
+    replacements.forEach((at, index) => {
+      expect(at - deaths[index]!.time).toBeGreaterThanOrEqual(deaths[index]!.delayMs);
+    });
+    expect(stopLines).toHaveLength(1);
+    expect(stopLines[0]).toContain("api processes keep dying: 5 within 60 s, the last by signal SIGKILL; stopping");
+    expect(childrenOf(looping.pid)).toEqual([]);
+    expect(looping.linesWith("TRUSTED_PROXIES")).toEqual([]);
+    expect(killed.size).toBe(5);
+    // The primary itself only waits between its processes' deaths.
+    expect(((cpu?.own ?? 0) - (cpuAtStart?.own ?? 0)) / 100).toBeLessThan(1);
+  });
 });
+
+/**
+ * CPU clock ticks (1/100 s) from /proc: the process's own, and with its children that have ended
+ * (`tree`); undefined once it is gone.
+ */
+function cpuTicks(pid: number): { own: number; tree: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [utime, stime, cutime, cstime] = stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .slice(11, 15)
+      .map(Number) as [number, number, number, number];
+    return { own: utime + stime, tree: utime + stime + cutime + cstime };
+  } catch {
+    return undefined;
+  }
+}
 
 function count(statuses: number[]): Record<number, number> {
   const counts: Record<number, number> = {};

@@ -1,7 +1,8 @@
 import { connect } from "node:net";
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_BASE, PARTNER_BASE } from "../../apps/api/src/router.js";
 import { fromValue, type Json, Obj, Raw, toText, UNPARSEABLE_BODIES, WRONG_SHAPE_BODIES } from "./hostile.js";
 import { NON_JSON_TYPES } from "./hostile-request.js";
 import { expectHarmless, expectServiceError, send } from "./probe.js";
@@ -57,7 +58,8 @@ describe("bodies no route accepts", () => {
     async (_, route) => {
       const method = route.method.toUpperCase();
       const url = urlOf(route);
-      for (const body of UNPARSEABLE_BODIES) {
+      // An empty body where the body is optional is no body (tested below), not an unparseable one.
+      for (const body of UNPARSEABLE_BODIES.filter((text) => text !== "" || !route.bodyOptional)) {
         const answer = await expectHarmless(api, { method, url, headers: JSON_TYPE, body }, world.apiKey);
         expect([answer.status, answer.body.errorCode], JSON.stringify(body)).toEqual([400, "KS-4101"]);
       }
@@ -145,6 +147,137 @@ describe("path ids that cannot name anything", () => {
         expect([answer.status, answer.body.errorCode], `${name}=${segment.slice(0, 20)}`).toEqual(NOT_FOUND[name]);
       }
     }
+  });
+});
+
+/** One operation of the partner or operator API document. */
+interface Operation {
+  path: string;
+  method: string;
+  parameters?: Array<{ name: string; in: string; schema?: { type?: unknown } }>;
+  requestBody?: { required?: boolean };
+}
+
+/** Every operation of both API documents, as served. */
+async function documentedOperations(): Promise<Operation[]> {
+  const partner = (await api.request(`${PARTNER_BASE}/openapi.json`)).body;
+  const admin = (await api.request(`${ADMIN_BASE}/openapi.json`, { admin: true })).body;
+  return [partner, admin].flatMap((document) =>
+    Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ ...operation, path, method })),
+    ),
+  );
+}
+
+/** A documented path filled with the world's ids (and its partner's key id), and how to authenticate there. */
+async function addressOf(path: string): Promise<{ url: string; headers: Record<string, string>; apiKey: string }> {
+  const keys = await api.request(`${ADMIN_BASE}/partners/${world.partnerId}/api-keys`, { admin: true });
+  const ids = { ...world, keyId: keys.body.apiKeys[0].id } as unknown as Record<string, string | number>;
+  const url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(ids[name])));
+  return path.startsWith(ADMIN_BASE)
+    ? { url, headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, apiKey: "" }
+    : { url, headers: {}, apiKey: world.apiKey };
+}
+
+describe("integer query parameters", () => {
+  it("take plain digits only, on every route of both APIs: anything else is 400 KS-4101 naming the parameter", async () => {
+    const checked: string[] = [];
+    for (const operation of await documentedOperations()) {
+      const integers = (operation.parameters ?? []).filter(
+        (parameter) => parameter.in === "query" && parameter.schema?.type === "integer",
+      );
+      if (integers.length === 0) continue;
+      const { url, headers, apiKey } = await addressOf(operation.path);
+      const method = operation.method.toUpperCase();
+      // Without the parameter the route answers as usual (the world's block is not revealed yet: 409).
+      const usual = await send(api, { method, url, headers }, apiKey);
+      expect([200, 409], `${url}: ${usual.text.slice(0, 200)}`).toContain(usual.status);
+      for (const { name } of integers) {
+        for (const value of ["0x10", "1e3", "1e2", "", "1.0", "+1", " 1", "1 ", "1_0", "\u0661", "Infinity"]) {
+          const request = { method, url: `${url}?${name}=${encodeURIComponent(value)}`, headers };
+          const answer = await send(api, request, apiKey);
+          expectServiceError(answer, request.url);
+          expect([answer.status, answer.body.errorCode, answer.body.details?.[0]?.path], request.url).toEqual([
+            400,
+            "KS-4101",
+            name,
+          ]);
+        }
+        checked.push(`${operation.path}?${name}`);
+      }
+    }
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        `${PARTNER_BASE}/events?after`,
+        `${PARTNER_BASE}/events?limit`,
+        `${PARTNER_BASE}/games?page`,
+        `${PARTNER_BASE}/players/{playerId}/spins?limit`,
+        `${PARTNER_BASE}/games/{gameId}/blocks/{blockId}/entries?limit`,
+        `${ADMIN_BASE}/partners?page`,
+      ]),
+    );
+  });
+
+  it("plain digits, leading zeros included, still page", async () => {
+    const answer = await api.request(`${PARTNER_BASE}/events?after=000&limit=0001`, { apiKey: world.apiKey });
+    expect([answer.status, answer.body.events.length]).toEqual([200, 1]);
+  });
+});
+
+describe("optional bodies", () => {
+  it("every route whose JSON body is optional takes an empty body with a JSON Content-Type as none", async () => {
+    const optional = (await documentedOperations()).filter((operation) => operation.requestBody?.required === false);
+    expect(optional.map((operation) => operation.path)).toContain(`${PARTNER_BASE}/webhooks/{webhookId}/rotate-secret`);
+    for (const operation of optional) {
+      const { url, headers, apiKey } = await addressOf(operation.path);
+      const method = operation.method.toUpperCase();
+      const answer = await send(api, { method, url, headers: { ...headers, ...JSON_TYPE }, body: "" }, apiKey);
+      expect(answer.status, `${method} ${url}: ${answer.text.slice(0, 200)}`).toBeGreaterThanOrEqual(200);
+      expect(answer.status, `${method} ${url}: ${answer.text.slice(0, 200)}`).toBeLessThan(300);
+    }
+  });
+
+  it("an empty body rotates a webhook secret with the default overlap, as no body does", async () => {
+    const url = `${PARTNER_BASE}/webhooks/${world.webhookId}/rotate-secret`;
+    const started = Date.now();
+    const answer = await send(api, { method: "POST", url, headers: JSON_TYPE, body: "" }, world.apiKey);
+    expect(answer.status).toBe(200);
+    expect(answer.body.secret).toMatch(/^whsec_/);
+    const overlapMs = Date.parse(answer.body.previousSecretExpiresAt) - started;
+    expect(overlapMs).toBeGreaterThan(23 * 3_600_000);
+    // A body that is there is still judged: whitespace alone is not JSON.
+    const blank = await expectHarmless(api, { method: "POST", url, headers: JSON_TYPE, body: " " }, world.apiKey);
+    expect([blank.status, blank.body.errorCode]).toEqual([400, "KS-4101"]);
+  });
+});
+
+describe("forceTier", () => {
+  const spinWith = (forceTier: string) =>
+    expectHarmless(
+      api,
+      {
+        method: "POST",
+        url: `${PARTNER_BASE}/spins`,
+        headers: JSON_TYPE,
+        body: JSON.stringify({ gameId: world.gameId, playerId: world.playerId, wagerUsd: 1, forceTier }),
+      },
+      world.apiKey,
+    );
+
+  it("longer than 16 characters is 400 KS-4101, and the message does not quote it", async () => {
+    for (const forceTier of ["T".repeat(17), `T${"9".repeat(100_000)}`, `T1${"\u202e".repeat(5_000)}`]) {
+      const answer = await spinWith(forceTier);
+      expect([answer.status, answer.body.errorCode]).toEqual([400, "KS-4101"]);
+      expect(answer.body.details).toEqual([expect.objectContaining({ path: "forceTier" })]);
+      expect(answer.text.length).toBeLessThan(400);
+      expect(answer.text).not.toContain(forceTier.slice(0, 17));
+    }
+  });
+
+  it("an unknown tier of up to 16 characters is named in the message", async () => {
+    const answer = await spinWith("T99999999999999Z");
+    expect([answer.status, answer.body.errorCode]).toEqual([400, "KS-4101"]);
+    expect(answer.body.message).toBe(`forceTier "T99999999999999Z" is not a tier of the game's PAR sheet`);
   });
 });
 

@@ -44,6 +44,8 @@ export interface PartnerRoute extends DeclaredRoute {
   query?: Record<string, string>;
   /** A valid body naming the world's resources. */
   body?: (world: World) => unknown;
+  /** The body may be left out (an empty one counts as left out). */
+  bodyOptional?: true;
   foreign: Foreign;
   /** What a GET of the world's own resource answers when not 200 (it still finds it). */
   ownStatus?: number;
@@ -168,6 +170,7 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     path: p("/webhooks/{webhookId}/rotate-secret"),
     params: webhookParams,
     body: () => ({ overlapSeconds: 60 }),
+    bodyOptional: true,
     foreign: { kind: "webhook" },
   },
   {

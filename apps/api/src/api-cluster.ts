@@ -3,11 +3,13 @@ import type { ShutdownManager } from "@outcomes/runtime";
 import { metricsRegistry } from "@outcomes/runtime";
 import type { Logger } from "pino";
 import { AggregatorRegistry } from "prom-client";
+import { DEATH_WINDOW_MS, MAX_DEATHS, RestartPolicy } from "./restart-policy.js";
 
 /**
  * `WEB_CONCURRENCY` > 1: one primary process forks that many API processes sharing one port
  * (node:cluster hands connections round-robin). The primary serves no request; it replaces an API
- * process that dies after it listened, stops everything when one cannot start (a taken port, a bad
+ * process that dies after it listened (after a growing delay, and stops with exit 1 when they keep
+ * dying: restart-policy.ts), stops everything when one cannot start (a taken port, a bad
  * database), drives graceful shutdown, and gathers `/metrics` from every API process so one scrape
  * sees the whole port.
  */
@@ -29,14 +31,18 @@ function isMessage(value: unknown): value is Message {
 export function runPrimary(processes: number, logger: Logger): void {
   const aggregator = new AggregatorRegistry();
   const alive = new Map<number, Worker>();
-  const listening = new Set<number>();
+  /** When each process that serves began to (its `listening`), by worker id. */
+  const listening = new Map<number, number>();
+  const restarts = new RestartPolicy();
+  /** Replacements waiting out their delay; a shutdown cancels them. */
+  const pendingForks = new Set<NodeJS.Timeout>();
   let stopping: { code: number } | undefined;
 
   const fork = () => {
     const worker = cluster.fork();
     alive.set(worker.id, worker);
     worker.on("listening", () => {
-      listening.add(worker.id);
+      listening.set(worker.id, Date.now());
       if (listening.size === processes) logger.info({ processes }, "api processes listening");
     });
     worker.on("message", (message: unknown) => {
@@ -55,6 +61,8 @@ export function runPrimary(processes: number, logger: Logger): void {
   const stopAll = (code: number) => {
     if (stopping) return;
     stopping = { code };
+    for (const timer of pendingForks) clearTimeout(timer);
+    pendingForks.clear();
     for (const worker of alive.values()) {
       // One that serves is told over IPC, so a Ctrl-C that also reached it directly counts once.
       // One still starting has served nothing and may not listen for messages yet; it is killed
@@ -67,19 +75,36 @@ export function runPrimary(processes: number, logger: Logger): void {
 
   cluster.on("exit", (worker, code, signal) => {
     alive.delete(worker.id);
-    const wasListening = listening.delete(worker.id);
+    const listenedAt = listening.get(worker.id);
+    listening.delete(worker.id);
     if (stopping) {
       if (alive.size === 0) process.exit(stopping.code);
       return;
     }
-    if (!wasListening) {
+    const pid = worker.process.pid;
+    if (listenedAt === undefined) {
       // It never served: a replacement would fail the same way (taken port, bad configuration).
-      logger.fatal({ pid: worker.process.pid, code, signal }, "an api process could not start; stopping");
+      logger.fatal({ pid, code, signal }, "an api process could not start; stopping");
       stopAll(1);
       return;
     }
-    logger.error({ pid: worker.process.pid, code, signal }, "an api process died; starting another");
-    fork();
+    const now = Date.now();
+    const delayMs = restarts.afterDeath(now, now - listenedAt);
+    const cause = signal ? `signal ${signal}` : `exit code ${code}`;
+    if (delayMs === null) {
+      logger.fatal(
+        { pid, code, signal, deaths: MAX_DEATHS, windowMs: DEATH_WINDOW_MS },
+        `api processes keep dying: ${MAX_DEATHS} within ${DEATH_WINDOW_MS / 1000} s, the last by ${cause}; stopping`,
+      );
+      stopAll(1);
+      return;
+    }
+    logger.error({ pid, code, signal, delayMs }, `an api process died (${cause}); starting another in ${delayMs} ms`);
+    const timer = setTimeout(() => {
+      pendingForks.delete(timer);
+      fork();
+    }, delayMs);
+    pendingForks.add(timer);
   });
 
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,10 +1,12 @@
 import {
   createWorkerRedis,
   type Invalidation,
+  type IssuedKeyChange,
   publishInvalidation,
   type RedisClient,
   type RedisKeys,
   type RedisTarget,
+  updateIssuedKeys,
 } from "@outcomes/queue";
 import type { Logger } from "@outcomes/runtime";
 import type { KeyVerifier } from "./auth/key-verifier.js";
@@ -39,6 +41,25 @@ export async function announceChange(
   } catch (error) {
     deps.logger.warn({ err: error, invalidation: what }, "invalidation publish failed; caches expire within 1 s");
   }
+}
+
+/**
+ * Announces committed changes of API keys (issued, rotated, revoked), after updating the issued-key
+ * set (packages/queue issued-keys.ts). A failed update is logged, not raised: the keys work
+ * regardless, and one not listed is only counted against its address, as before the set, until the
+ * key-expiry role lists it (within the hour).
+ */
+export async function announceKeyChange(
+  deps: Parameters<typeof announceChange>[0],
+  change: IssuedKeyChange,
+): Promise<void> {
+  try {
+    await updateIssuedKeys(deps.redis, deps.keys, change);
+  } catch (error) {
+    // The message only: a failed command's error carries its arguments, the keys' hashes.
+    deps.logger.warn({ reason: (error as Error).message }, "issued-key set not updated; the key-expiry role will");
+  }
+  await announceChange(deps, "auth");
 }
 
 /**

@@ -1,19 +1,42 @@
 import cluster from "node:cluster";
 import { serve } from "@hono/node-server";
-import { createLogger, listenErrorMessage, loadEnvOrExit, ShutdownManager } from "@outcomes/runtime";
+import {
+  createLogger,
+  type Env,
+  type Logger,
+  listenErrorMessage,
+  loadEnvOrExit,
+  ShutdownManager,
+} from "@outcomes/runtime";
 import { joinPrimary, runPrimary } from "./api-cluster.js";
 import { buildApi } from "./build-api.js";
 import { answerHttpParserErrors } from "./http-parser-errors.js";
 
 const env = loadEnvOrExit();
 if (env.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
-  runPrimary(env.WEB_CONCURRENCY, createLogger(env.LOG_LEVEL, "api-primary"));
+  const logger = createLogger(env.LOG_LEVEL, "api-primary");
+  warnWithoutTrustedProxies(env, logger);
+  runPrimary(env.WEB_CONCURRENCY, logger);
 } else {
   await startApiProcess();
 }
 
+/**
+ * Once per API start (the primary's, or the one process's): without TRUSTED_PROXIES a load balancer's
+ * address is every partner's, so one client's made-up keys cost them all the unknown-key allowance.
+ */
+function warnWithoutTrustedProxies({ TRUSTED_PROXIES }: Env, logger: Logger) {
+  if (TRUSTED_PROXIES.length > 0) return;
+  logger.warn(
+    "TRUSTED_PROXIES is unset: each client is its connection's peer address and X-Forwarded-For is ignored, " +
+      "so behind a load balancer or proxy every partner shares one address, and 20 unknown API keys a minute " +
+      "from any of them hold up (429 KS-4292) keys not yet known to exist; set it to the proxies' addresses",
+  );
+}
+
 async function startApiProcess() {
   const logger = createLogger(env.LOG_LEVEL, "api");
+  if (cluster.isPrimary) warnWithoutTrustedProxies(env, logger);
   const shutdown = new ShutdownManager(logger);
   shutdown.installSignalHandlers();
   if (cluster.isWorker) joinPrimary(shutdown);

@@ -61,7 +61,7 @@ export function jsonBody<T extends z.ZodType>(schema: T, example: Example<z.inpu
   return { required: true, content: { "application/json": { schema, example } } } as const;
 }
 
-/** `jsonBody` for a body that may be left out. */
+/** `jsonBody` for a body that may be left out (an empty one counts as left out: createRouter). */
 export function optionalJsonBody<T extends z.ZodType>(schema: T, example: Example<z.input<T>>) {
   return { required: false, content: { "application/json": { schema, example } } } as const;
 }

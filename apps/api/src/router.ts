@@ -1,21 +1,35 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "./context.js";
 import { validationError } from "./errors.js";
+import { emptyBodyIsAbsent } from "./middleware/body.js";
 
 export const PARTNER_BASE = "/api/partner/v1";
 export const ADMIN_BASE = "/api/admin/v1";
 
-/** A router whose zod failures become KS-4101/KS-4102 errors; every route group starts from one. */
+/**
+ * A router whose zod failures become KS-4101/KS-4102 errors, and whose routes with an optional JSON
+ * body (`required: false`) take an empty one as none (`emptyBodyIsAbsent`); every route group
+ * starts from one.
+ */
 export function createRouter() {
-  return new OpenAPIHono<AppEnv>({
+  const router = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
         throw validationError(result.error, (result as { data?: unknown }).data, result.target);
       }
     },
   });
+  const openapi = router.openapi;
+  router.openapi = ((route, handler, hook) => openapi(emptyBodyAsAbsent(route), handler, hook)) as typeof openapi;
+  return router;
+}
+
+/** A route with an optional JSON body gets `emptyBodyIsAbsent` ahead of its own middleware. */
+function emptyBodyAsAbsent<R extends RouteConfig>(route: R): R {
+  if (route.request?.body?.required !== false) return route;
+  return { ...route, middleware: [emptyBodyIsAbsent, ...[route.middleware ?? []].flat()] };
 }
 
 /**

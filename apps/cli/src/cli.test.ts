@@ -1,3 +1,4 @@
+import { hashApiKey } from "@outcomes/core";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { cliAgainst } from "@outcomes/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -177,6 +178,24 @@ describe("keys", () => {
 
     const json = await cliJson("keys", "rotate", partner.id, old.id);
     expect(json).toMatchObject({ environment: "production", key: expect.stringMatching(/^kp_prod_/) });
+  });
+
+  it("keeps the issued-key set as it issues, rotates and revokes", async () => {
+    const listedExpiry = async (apiKey: string) => {
+      const score = await api.deps.redis.zscore(api.deps.keys.issuedApiKeys, hashApiKey(apiKey));
+      return score === null ? null : new Date(Number(score)).toISOString();
+    };
+    const partner = await newPartner();
+    const old = await cliJson("keys", "issue", partner.id, "--environment", "sandbox");
+    expect(await listedExpiry(old.key)).toBe(old.expiresAt);
+
+    const rotated = await cliJson("keys", "rotate", partner.id, old.id, "--overlap-hours", "2");
+    const keys = (await cliJson("keys", "list", partner.id)).apiKeys as Array<{ id: string; expiresAt: string }>;
+    expect(await listedExpiry(rotated.key)).toBe(rotated.expiresAt);
+    expect(await listedExpiry(old.key)).toBe(keys.find((key) => key.id === old.id)?.expiresAt);
+
+    await cliJson("keys", "revoke", partner.id, rotated.id);
+    expect(await listedExpiry(rotated.key)).toBeNull();
   });
 
   it("reports the contract's codes", async () => {

@@ -2,12 +2,14 @@ import { createDatabase, type Database, type DatabaseClient, WORKER_CONNECTION_L
 import {
   createRequestRedis,
   type Invalidation,
+  type IssuedKeyChange,
   Producers,
   publishInvalidation,
   type RedisClient,
   type RedisKeys,
   redisKeys,
   untilReady,
+  updateIssuedKeys,
 } from "@outcomes/queue";
 import { type Env, parseEnv } from "@outcomes/runtime";
 
@@ -86,6 +88,22 @@ export class CliContext {
     } catch (error) {
       this.io.stderr(`warning: could not notify API processes (${(error as Error).message}); they follow within 1 s\n`);
     }
+  }
+
+  /**
+   * Announces committed changes of API keys after updating the issued-key set (packages/queue
+   * issued-keys.ts). A failed update is a warning: the keys work regardless, and one not listed is
+   * only counted against its address until the key-expiry role lists it (within the hour).
+   */
+  async announceKeyChange(change: IssuedKeyChange): Promise<void> {
+    try {
+      await updateIssuedKeys(await this.redis(), this.keys, change);
+    } catch (error) {
+      this.io.stderr(
+        `warning: could not update the issued-key set (${(error as Error).message}); the key-expiry role does within the hour\n`,
+      );
+    }
+    await this.announce("auth");
   }
 
   /** JSON for scripts, or the human rendering. */

@@ -23,4 +23,21 @@ describe("error logging", () => {
     expect(logged.err.query).toBe("select 1 where key_hash = $1");
     expect(logged.err.params).toBeUndefined();
   });
+
+  it("drops the arguments of a failed Redis command, keeping its name", () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    // What ioredis rejects a command with when its connection closes (redis/event_handler.js).
+    const error = Object.assign(new Error("Command aborted due to connection close"), {
+      command: { name: "zscore", args: ["ks:issued-api-keys", "9f86d081884c7d65"] },
+    });
+    createLogger("info", "test", sink).warn({ err: error }, "throttle unavailable");
+    expect(lines[0]).not.toContain("9f86d081884c7d65");
+    expect(JSON.parse(lines[0]!).err.command).toEqual({ name: "zscore" });
+  });
 });

@@ -39,13 +39,18 @@ interface CacheEntry<T> {
 }
 
 /**
- * Counts, per client address, the look-ups of keys this process has never found
- * (auth/failed-auth-throttle.ts).
+ * Counts, per client address, the look-ups of keys this process has never found, but for keys
+ * known to exist (auth/failed-auth-throttle.ts).
  */
 export interface LookUpGuard {
-  /** Before such a look-up: counts it, or throws when the client may not cause another one now. */
-  admit(): Promise<void>;
-  /** The admitted look-up found the key (or the store failed): it does not count against the client. */
+  /** Before a look-up of the key with this hash: counts it, or throws when the client may not cause another one now. */
+  admit(keyHash: string): Promise<void>;
+  /**
+   * The admitted look-up found the key, usable until `liveUntil` (epoch ms; null: revoked or
+   * expired): it does not count against the client.
+   */
+  found(liveUntil: number | null): Promise<void>;
+  /** The admitted look-up failed (the store): it does not count against the client. */
   release(): Promise<void>;
 }
 
@@ -131,7 +136,7 @@ export class KeyVerifier {
     guard: LookUpGuard | undefined,
   ): Promise<KeyRecord | null> {
     if (!known) {
-      await guard?.admit();
+      await guard?.admit(hash);
       if (this.fresh(this.unknown.get(hash), now)) return null;
     }
     // Taken before the query: a record read across an `invalidate` is stored already stale.
@@ -176,7 +181,7 @@ export class KeyVerifier {
       revoked: row.revokedAt !== null && row.revokedAt.getTime() <= now,
       partnerActive: row.partnerActive,
     };
-    if (!known) await guard?.release();
+    if (!known) await guard?.found(record.revoked || record.expiresAt <= now ? null : record.expiresAt);
     this.unknown.delete(hash);
     setBounded(this.known, hash, { record, loadedAt: now, generation }, MAX_KNOWN_KEYS);
     return record;

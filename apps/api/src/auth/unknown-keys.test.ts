@@ -1,6 +1,9 @@
 import { request as httpRequest } from "node:http";
-import { type Environment, generateApiKey } from "@outcomes/core";
+import { type Environment, generateApiKey, hashApiKey } from "@outcomes/core";
+import { apiKeys } from "@outcomes/db";
+import { isIssuedKey } from "@outcomes/queue";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { UNKNOWN_KEYS_PER_WINDOW } from "./failed-auth-throttle.js";
 import { KeyVerifier, MAX_UNKNOWN_KEYS } from "./key-verifier.js";
@@ -29,8 +32,9 @@ function probeFrom(
   localAddress: string,
   apiKey: string,
   headers: Record<string, string> = {},
+  path = "/api/partner/v1/no-such-route",
 ): Promise<{ status: number; errorCode: string; retryAfter: string | undefined }> {
-  const url = new URL("/api/partner/v1/no-such-route", target.baseUrl);
+  const url = new URL(path, target.baseUrl);
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
       {
@@ -70,7 +74,11 @@ describe("the key cache is bounded", () => {
     }
     expect(verifier.cachedKeys()).toEqual({ known: 1, unknown: MAX_UNKNOWN_KEYS });
     // The flood did not push the valid key out: it is still known, so no guard is asked about it.
-    const refuseAll = { admit: () => Promise.reject(new Error("guard asked")), release: async () => {} };
+    const refuseAll = {
+      admit: () => Promise.reject(new Error("guard asked")),
+      found: async () => {},
+      release: async () => {},
+    };
     await expect(verifier.verify(apiKey, refuseAll)).resolves.toMatchObject({ partnerId });
   });
 });
@@ -106,7 +114,8 @@ describe("unknown keys are throttled per client address", () => {
       // The throttled address keeps the keys this process already verified ...
       await new Promise((resolve) => setTimeout(resolve, 1100));
       expect((await probeFrom(api, attacker, known.apiKey)).errorCode).toBe("KS-4215");
-      // ... and a key it has never seen waits for the window, like any unknown key.
+      // ... and a key it has never seen, issued where the issued-key set was not kept (an older
+      // release; the testkit inserts the row directly), waits for the window like any unknown key.
       const unseen = await api.createPartner();
       expect((await probeFrom(api, attacker, unseen.apiKey)).errorCode).toBe("KS-4292");
     } finally {
@@ -156,6 +165,77 @@ describe("unknown keys are throttled per client address", () => {
       expect((await probeFrom(proxied, proxy, mint(), from("2001:db8:0:8::1"))).errorCode).toBe("KS-4002");
     } finally {
       await proxied.close();
+    }
+  });
+});
+
+describe("keys known to exist skip the count (issue 21, item 6)", () => {
+  /** A partner and a key issued through the operator API, which lists it in the issued-key set. */
+  async function issuedKey(target: TestApi) {
+    const { partnerId } = await target.createPartner();
+    const issued = await target.request(`/api/admin/v1/partners/${partnerId}/api-keys`, {
+      method: "POST",
+      admin: true,
+      json: { environment: "sandbox" },
+    });
+    expect(issued.status).toBe(201);
+    return { partnerId, keyId: issued.body.id as string, apiKey: issued.body.key as string };
+  }
+
+  it("an address out of unknown-key budget still gets 200 for a valid key no API process has cached, and 429 for minted ones", async () => {
+    // A NAT or a load balancer without TRUSTED_PROXIES: the partner and the one minting keys share it.
+    const shared = "127.0.0.9";
+    const partner = await issuedKey(api);
+    // A fresh API process: nothing cached, as right after a deploy.
+    const fresh = await startTestApi({}, { shareWith: api });
+    try {
+      for (let i = 0; i < UNKNOWN_KEYS_PER_WINDOW; i++) {
+        expect((await probeFrom(fresh, shared, mint())).errorCode).toBe("KS-4002");
+      }
+      expect((await probeFrom(fresh, shared, mint())).errorCode).toBe("KS-4292");
+      expect(fresh.deps.keyVerifier.cachedKeys().known).toBe(0);
+
+      const games = await probeFrom(fresh, shared, partner.apiKey, {}, "/api/partner/v1/games");
+      expect(games.status).toBe(200);
+      const minted = await probeFrom(fresh, shared, mint());
+      expect([minted.status, minted.errorCode]).toEqual([429, "KS-4292"]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("listing spares the count only: a listed key revoked behind the set's back is still refused by Postgres", async () => {
+    const shared = "127.0.0.10";
+    const partner = await issuedKey(api);
+    // Revoked as a release that does not keep the set would: the row changes, the listing stays.
+    await api.database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, partner.keyId));
+    expect(await isIssuedKey(api.deps.redis, api.deps.keys, hashApiKey(partner.apiKey), Date.now())).toBe(true);
+    const fresh = await startTestApi({}, { shareWith: api });
+    try {
+      for (let i = 0; i < UNKNOWN_KEYS_PER_WINDOW; i++) await probeFrom(fresh, shared, mint());
+      const revoked = await probeFrom(fresh, shared, partner.apiKey);
+      expect([revoked.status, revoked.errorCode]).toEqual([401, "KS-4003"]);
+      // The look-up that found it revoked unlisted it: from now on it is counted like any other.
+      expect(await isIssuedKey(api.deps.redis, api.deps.keys, hashApiKey(partner.apiKey), Date.now())).toBe(false);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("a live key not listed (issued by an older release) is listed once an API process finds it", async () => {
+    const { apiKey } = await api.createPartner();
+    const hash = hashApiKey(apiKey);
+    expect(await isIssuedKey(api.deps.redis, api.deps.keys, hash, Date.now())).toBe(false);
+    expect((await probeFrom(api, "127.0.0.11", apiKey)).errorCode).toBe("KS-4215");
+    expect(await isIssuedKey(api.deps.redis, api.deps.keys, hash, Date.now())).toBe(true);
+
+    // Another process, fresh, from an address out of budget: the listing lets it through.
+    const fresh = await startTestApi({}, { shareWith: api });
+    try {
+      for (let i = 0; i < UNKNOWN_KEYS_PER_WINDOW; i++) await probeFrom(fresh, "127.0.0.12", mint());
+      expect((await probeFrom(fresh, "127.0.0.12", apiKey)).errorCode).toBe("KS-4215");
+    } finally {
+      await fresh.close();
     }
   });
 });

@@ -8,7 +8,8 @@ export const withoutKey: MiddlewareHandler<AppEnv> = (_c, next) => next();
 
 /**
  * Maintenance first (no store look-up while down), then the API key; look-ups of keys this process
- * has not found before are counted against the client's address (auth/failed-auth-throttle.ts).
+ * has not found before are counted against the client's address, but for keys known to exist
+ * (auth/failed-auth-throttle.ts).
  */
 export function partnerAuth(trustedProxies: readonly string[] = []): MiddlewareHandler<AppEnv> {
   const clientAddress = clientAddresses(trustedProxies);
@@ -17,7 +18,8 @@ export function partnerAuth(trustedProxies: readonly string[] = []): MiddlewareH
     await deps.maintenance.assertOff();
     const guard = unknownKeyGuard(
       deps.redis,
-      () => deps.keys.unknownKeys(clientAddress(c)),
+      deps.keys,
+      () => clientAddress(c),
       (error) => deps.logger.warn({ err: error }, "unknown-key throttle unavailable; key looked up anyway"),
     );
     c.set("partner", await deps.keyVerifier.verify(c.req.header("X-API-Key"), guard));

@@ -4,11 +4,12 @@ import type { PageWindow } from "@outcomes/db";
 import type { Context } from "hono";
 import type { AppEnv } from "../context.js";
 import { errorResponses, jsonResponse } from "../openapi.js";
+import { queryInteger } from "./query-integer.js";
 
 /** `page` from 1 (default 1), `limit` 1..100 (default 20); anything else KS-4101. */
 export const PageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1).openapi({ example: 1 }),
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
+  page: queryInteger({ min: 1, max: Number.MAX_SAFE_INTEGER, fallback: 1 }),
+  limit: queryInteger({ min: 1, max: 100, fallback: 20 }),
 });
 type Page = z.infer<typeof PageQuery>;
 

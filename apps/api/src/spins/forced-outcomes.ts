@@ -6,6 +6,8 @@ import type { GameRules } from "./game-cache.js";
 /** A process forces outcomes of a handful of sandbox sheets at a time; older entries are dropped. */
 const MAX_DRAWERS = 100;
 const SHEET_DOCUMENT = "select document from par_sheets where id = $1";
+/** Tier names are `T0`..`T255` (a sheet has at most 256 tiers): 16 characters leave room, no more. */
+export const FORCE_TIER_MAX_LENGTH = 16;
 
 /**
  * Outcomes of forced sandbox spins (CONTRACT §11): a random combination of the requested tier of the
@@ -24,7 +26,8 @@ export class ForcedOutcomes {
     const outcome = (await this.drawerOf(game.parSheetId, client)).drawOutcomeOfTier(tier);
     if (!outcome) {
       throw new ServiceError("KS-4101", {
-        message: `forceTier ${JSON.stringify(tier)} is not a tier of the game's PAR sheet`,
+        // The request's schema bounds the name; the message quotes no more than that bound regardless.
+        message: `forceTier ${JSON.stringify(tier.slice(0, FORCE_TIER_MAX_LENGTH))} is not a tier of the game's PAR sheet`,
         details: [{ path: "forceTier", message: "not a tier of the game's PAR sheet" }],
       });
     }

@@ -37,7 +37,7 @@ export function registerKeyCommands(program: Command, action: ActionFactory) {
           environment: options.environment as Environment,
           expiresAt: options.expiresAt,
         });
-        await ctx.announce("auth");
+        await ctx.announceKeyChange({ live: [issued.record] });
         const view = presentIssuedKey(issued);
         ctx.print(view, () => issuedText("API key issued.", view));
       }),
@@ -81,9 +81,10 @@ export function registerKeyCommands(program: Command, action: ActionFactory) {
     .argument("<keyId>", "the key's id (key_…)")
     .action(
       action(async (ctx, [partnerId, keyId]) => {
-        const revoked = presentApiKey(await revokeApiKey(ctx.db(), partnerId!, keyId!));
-        await ctx.announce("auth");
-        ctx.print(revoked, () => `API key revoked.\n${record({ ...revoked })}`);
+        const revoked = await revokeApiKey(ctx.db(), partnerId!, keyId!);
+        await ctx.announceKeyChange({ gone: [revoked.keyHash] });
+        const view = presentApiKey(revoked);
+        ctx.print(view, () => `API key revoked.\n${record({ ...view })}`);
       }),
     );
 
@@ -107,7 +108,7 @@ export function registerKeyCommands(program: Command, action: ActionFactory) {
           overlapHours: options.overlapHours,
           expiresAt: options.expiresAt,
         });
-        await ctx.announce("auth");
+        await ctx.announceKeyChange({ live: [rotated.record, rotated.previous] });
         const view = presentIssuedKey(rotated);
         const oldExpiry = rotated.previous.expiresAt.toISOString();
         ctx.print(

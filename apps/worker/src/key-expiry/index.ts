@@ -3,6 +3,7 @@ import { notifyEvents } from "@outcomes/queue";
 import type { RoleStarter, WorkerContext } from "../context.js";
 import { upsertJobSchedule } from "../job-schedules.js";
 import { startQueueWorker } from "../queue-worker.js";
+import { syncIssuedKeys } from "./issued-keys.js";
 import { sweepExpiringKeys } from "./sweep.js";
 
 /** The schedulers' ids: one each per deployment, so every worker upserting them keeps one schedule. */
@@ -15,8 +16,9 @@ const RETIRED_SCHEDULER_IDS = ["idempotency.purge"];
 
 /**
  * The `key-expiry` role, the deployment's housekeeping: a BullMQ job scheduler runs
- * `key-expiry.sweep` on KEY_EXPIRY_CRON (UTC), and another `partitions.maintain` every hour and at
- * once when the role starts; operators can queue either now (`jobs run key-expiry` also in the
+ * `key-expiry.sweep` on KEY_EXPIRY_CRON (UTC), which also makes the issued-key set match Postgres
+ * (as the role does when it starts), and another `partitions.maintain` every hour and at once when
+ * the role starts; operators can queue either now (`jobs run key-expiry` also in the
  * operator API, `jobs run partitions` in the CLI only). Upserting the schedulers from every worker
  * is idempotent (one job per tick), and both jobs are safe to run twice at once.
  */
@@ -28,6 +30,11 @@ export const startKeyExpiryRole: RoleStarter = async (ctx) => {
   });
   await upsertJobSchedule(producers, PARTITIONS_SCHEDULER_ID, "partitions.maintain", { every: PARTITIONS_EVERY_MS });
   for (const id of RETIRED_SCHEDULER_IDS) await producers.queues["key-expiry"].removeJobScheduler(id);
+  // Keys issued while no process kept the set (an older release) are listed now, not at the next sweep.
+  await syncIssuedKeys(ctx).then(
+    (issuedKeys) => logger.info({ issuedKeys }, "issued-key set made whole"),
+    (error) => logger.warn({ err: error }, "issued-key set not made whole; the next sweep tries again"),
+  );
 
   return startQueueWorker(
     "key-expiry",
@@ -38,7 +45,7 @@ export const startKeyExpiryRole: RoleStarter = async (ctx) => {
           await notifyEvents(producers);
           logger.info({ notices: notices.length }, "api_key.expiring notices written");
         }
-        return { notices: notices.length };
+        return { notices: notices.length, issuedKeys: await syncIssuedKeys(ctx) };
       },
       "partitions.maintain": () => maintainPartitions(ctx),
     },

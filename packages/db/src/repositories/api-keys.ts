@@ -11,7 +11,7 @@ import {
   rotatedKeyExpiry,
   ServiceError,
 } from "@outcomes/core";
-import { count, desc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { apiKeys } from "../schema/api-keys.js";
 import type { Paged, PageWindow } from "./paging.js";
@@ -137,4 +137,27 @@ export async function rotateApiKey(
       return { ...issued, previous: previous! };
     }),
   );
+}
+
+/** A key that is neither revoked nor expired at `now`. */
+const liveAt = (now: Date) => and(isNull(apiKeys.revokedAt), gt(apiKeys.expiresAt, now));
+
+/** Live keys with an id after `afterId`, in id order, at most `limit`: all of them, page by page. */
+export function liveApiKeysAfter(db: Database, afterId: string, limit: number, now = new Date()) {
+  return db
+    .select({ id: apiKeys.id, keyHash: apiKeys.keyHash, expiresAt: apiKeys.expiresAt })
+    .from(apiKeys)
+    .where(and(liveAt(now), gt(apiKeys.id, afterId)))
+    .orderBy(asc(apiKeys.id))
+    .limit(limit);
+}
+
+/** Which of these hashes are of live keys. */
+export async function liveKeyHashesAmong(db: Database, keyHashes: string[], now = new Date()): Promise<Set<string>> {
+  if (keyHashes.length === 0) return new Set();
+  const rows = await db
+    .select({ keyHash: apiKeys.keyHash })
+    .from(apiKeys)
+    .where(and(liveAt(now), inArray(apiKeys.keyHash, keyHashes)));
+  return new Set(rows.map((row) => row.keyHash));
 }

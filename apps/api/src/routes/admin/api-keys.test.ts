@@ -1,3 +1,4 @@
+import { hashApiKey } from "@outcomes/core";
 import { createDatabase } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -240,5 +241,31 @@ describe("store failures", () => {
       api.deps.db = working;
     }
     expect((await listKeys(partnerId)).body.total).toBe(1);
+  });
+});
+
+describe("the issued-key set follows issue, rotation and revocation", () => {
+  /** The key's listed expiry (epoch ms), or null when it is not listed. */
+  const listedExpiry = async (apiKey: string) => {
+    const score = await api.deps.redis.zscore(api.deps.keys.issuedApiKeys, hashApiKey(apiKey));
+    return score === null ? null : Number(score);
+  };
+
+  it("lists an issued key until its expiry, the rotated one until the end of its overlap, and unlists a revoked one", async () => {
+    const partnerId = await newPartner();
+    const old = (await issue(partnerId)).body;
+    expect(await listedExpiry(old.key)).toBe(Date.parse(old.expiresAt));
+
+    const rotated = (await post(`${partnerId}/api-keys/${old.id}/rotate`, { overlapHours: 1 })).body;
+    const oldExpiry = (await listKeys(partnerId)).body.apiKeys.find(
+      (key: { id: string }) => key.id === old.id,
+    ).expiresAt;
+    expect(await listedExpiry(rotated.key)).toBe(Date.parse(rotated.expiresAt));
+    expect(await listedExpiry(old.key)).toBe(Date.parse(oldExpiry));
+    expect(Date.parse(oldExpiry)).toBeLessThanOrEqual(Date.now() + HOUR_MS);
+
+    await post(`${partnerId}/api-keys/${rotated.id}/revoke`);
+    expect(await listedExpiry(rotated.key)).toBeNull();
+    expect(await listedExpiry(old.key)).toBe(Date.parse(oldExpiry));
   });
 });

@@ -8,7 +8,7 @@ import {
   presentApiKey,
   presentIssuedKey,
 } from "@outcomes/records";
-import { announceChange } from "../../invalidation.js";
+import { announceKeyChange } from "../../invalidation.js";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse, optionalJsonBody } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { pagedListRoute } from "../paged-list.js";
@@ -61,7 +61,7 @@ apiKeysRouter.openapi(
       environment: body.environment,
       expiresAt: parseDate(body.expiresAt),
     });
-    await announceChange(c.var.deps, "auth");
+    await announceKeyChange(c.var.deps, { live: [issued.record] });
     return c.json(presentIssuedKey(issued), 201);
   },
 );
@@ -96,7 +96,7 @@ apiKeysRouter.openapi(
   async (c) => {
     const { partnerId, keyId } = c.req.valid("param");
     const revoked = await revokeApiKey(c.var.deps.db, partnerId, keyId);
-    await announceChange(c.var.deps, "auth");
+    await announceKeyChange(c.var.deps, { gone: [revoked.keyHash] });
     return c.json(presentApiKey(revoked), 200);
   },
 );
@@ -126,7 +126,8 @@ apiKeysRouter.openapi(
       overlapHours: body.overlapHours,
       expiresAt: parseDate(body.expiresAt),
     });
-    await announceChange(c.var.deps, "auth");
+    // The old key's life was shortened to the overlap: its listing follows.
+    await announceKeyChange(c.var.deps, { live: [rotated.record, rotated.previous] });
     return c.json(presentIssuedKey(rotated), 201);
   },
 );

@@ -20,6 +20,7 @@ import {
 } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { PageQuery, pagedListRoute } from "../paged-list.js";
+import { queryInteger } from "../query-integer.js";
 import { GameParams } from "./game-schemas.js";
 import { MAX_ENTRIES_PER_PAGE, revealedEntriesPage } from "./revealed-pages.js";
 
@@ -31,13 +32,7 @@ const BlockParams = GameParams.extend({
 
 /** `page` from 1 (default 1), `limit` 1..1000 (default 1000); anything else KS-4101. */
 const EntriesPageQuery = PageQuery.extend({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_ENTRIES_PER_PAGE)
-    .default(MAX_ENTRIES_PER_PAGE)
-    .openapi({ example: MAX_ENTRIES_PER_PAGE }),
+  limit: queryInteger({ min: 1, max: MAX_ENTRIES_PER_PAGE, fallback: MAX_ENTRIES_PER_PAGE }),
 });
 
 const SpinParams = z.object({

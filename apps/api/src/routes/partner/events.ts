@@ -4,6 +4,7 @@ import { listEvents } from "@outcomes/db";
 import { EventSchema } from "@outcomes/records";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { queryInteger } from "../query-integer.js";
 
 const EventLog = z
   .object({
@@ -15,14 +16,13 @@ const EventLog = z
   .openapi("EventLog");
 
 const EventLogQuery = z.object({
-  after: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(Number.MAX_SAFE_INTEGER)
-    .default(0)
-    .openapi({ description: "Events with a larger sequence (default 0: from the first)", example: 0 }),
-  limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ example: 100 }),
+  after: queryInteger({
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    fallback: 0,
+    description: "Events with a larger sequence (default 0: from the first)",
+  }),
+  limit: queryInteger({ min: 1, max: 1000, fallback: 100 }),
   type: z.enum(EVENT_TYPES).optional().openapi({ description: "Only events of this type" }),
 });
 

@@ -3,6 +3,7 @@ import { SpinResultSchema } from "@outcomes/records";
 import { spinBucket } from "../../middleware/rate-limit.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { FORCE_TIER_MAX_LENGTH } from "../../spins/forced-outcomes.js";
 import { hasAtMostSixDecimals } from "../../spins/wager.js";
 
 /** Letters, digits and `-_.:@`, 1 to 128 characters (CONTRACT §4 Spins). */
@@ -22,13 +23,15 @@ export const SpinRequestBody = z
       .openapi({ description: "Wager in USD, at most 6 decimals, within the game's limits", example: 1.5 }),
     forceTier: z
       .string()
+      .max(FORCE_TIER_MAX_LENGTH)
       .nullish()
       .openapi({
         description:
           "Sandbox only: a tier of the game's PAR sheet (e.g. `T6`). The spin shows a random combination of " +
           "that tier drawn from the sheet, takes no outcome from the queue, and is otherwise a normal spin " +
           "(balance, listings, settlement, `spin.large_win`), answered with `forced: true` and `fairness: null`. " +
-          "A production key, or a tier the sheet does not have: 400 KS-4101. Absent or null: a normal spin.",
+          "A production key, a tier the sheet does not have, or more than 16 characters: 400 KS-4101. " +
+          "Absent or null: a normal spin.",
         example: "T6",
       }),
   })
