@@ -1,5 +1,6 @@
 import { compactItemPrefix } from "@outcomes/core";
 import { blocks, games } from "@outcomes/db";
+import { eachApart } from "@outcomes/runtime";
 import { sql } from "drizzle-orm";
 import { RETIRE_AFTER_MS, RETIRED_MARKER_TTL_MS } from "./retirement.js";
 import type { RevealDeps } from "./reveal.js";
@@ -64,7 +65,7 @@ type Passed = { id: string; game_id: number; partner_id: string; environment: st
 export async function endLostBlocks(
   deps: RevealDeps,
   now: number,
-): Promise<{ endedBlocks: number; waitingBlocks: number }> {
+): Promise<{ endedBlocks: number; waitingBlocks: number; failedBlocks: number }> {
   // bigint ids come back from postgres.js as strings.
   const passed = await deps.db.execute<Passed>(sql`
     select b.id, b.game_id, g.partner_id, g.environment
@@ -72,12 +73,17 @@ export async function endLostBlocks(
     where b.status <> 'exhausted' and b.closed_at is null and b.seed_hash is not null
       and exists (select 1 from ${blocks} later
         where later.game_id = b.game_id and later.sequence > b.sequence and later.status <> 'ready')`);
-  const result = { endedBlocks: 0, waitingBlocks: 0 };
-  for (const block of passed) {
-    const state = await endIfLost(deps, block, now);
-    if (state === "ended") result.endedBlocks++;
-    else if (state === "waiting") result.waitingBlocks++;
-  }
+  const result = { endedBlocks: 0, waitingBlocks: 0, failedBlocks: 0 };
+  const { failed } = await eachApart(
+    passed,
+    async (block) => {
+      const state = await endIfLost(deps, block, now);
+      if (state === "ended") result.endedBlocks++;
+      else if (state === "waiting") result.waitingBlocks++;
+    },
+    (block, error) => deps.logger.error({ err: error, blockId: block.id, gameId: block.game_id }, "lost-entry check failed"),
+  );
+  result.failedBlocks = failed;
   return result;
 }
 

@@ -1,7 +1,7 @@
 import { blockQueueItemWriter } from "@outcomes/core";
 import { blocks, type Database, type Executor, games, poolCycles, spinOutcomes } from "@outcomes/db";
 import type { RedisClient, RedisKeys } from "@outcomes/queue";
-import type { Logger } from "@outcomes/runtime";
+import { eachApart, type Logger, PartialFailure } from "@outcomes/runtime";
 import { sql } from "drizzle-orm";
 import { endLostBlocks } from "./lost-entries.js";
 import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS, RETIRED_MARKER_TTL_MS } from "./retirement.js";
@@ -31,6 +31,8 @@ export interface RevealSweep {
   revealedCycles: number;
   /** Blocks waiting for stragglers or for their unused entries to be retired. */
   waitingBlocks: number;
+  /** Blocks whose step failed (logged each); the others went on, and the sweep then fails to run again. */
+  failedBlocks: number;
 }
 
 type Candidate = {
@@ -58,6 +60,7 @@ export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()):
   const sweep: RevealSweep = {
     closedBlocks: 0,
     lostBlocks: lost.endedBlocks,
+    failedBlocks: lost.failedBlocks,
     retiredOutcomes: 0,
     revealedBlocks: 0,
     revealedCycles: 0,
@@ -72,18 +75,25 @@ export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()):
     where b.status = 'exhausted' and b.closed_at is null and b.seed_hash is not null`);
   const spent: Candidate[] = [];
   const retiredBlocks: Candidate[] = [];
-  for (const block of candidates) {
+  const retiring = candidates.filter((block) => {
     if (block.spent >= block.size) spent.push(block);
     else if (now - block.exhausted_ms < RETIRE_AFTER_MS) sweep.waitingBlocks++;
-    else {
+    else return true;
+    return false;
+  });
+  const { failed } = await eachApart(
+    retiring,
+    async (block) => {
       const retired = await retireUnused(deps, block, now);
       if (retired === "waiting") sweep.waitingBlocks++;
       else if (retired !== "closed already") {
         sweep.retiredOutcomes += retired;
         retiredBlocks.push(block);
       }
-    }
-  }
+    },
+    (block, error) => deps.logger.error({ err: error, blockId: block.id, gameId: block.game_id }, "block retirement failed"),
+  );
+  sweep.failedBlocks += failed;
   const spentClosed = new Set(
     spent.length > 0
       ? await closeBlocks(
@@ -103,6 +113,7 @@ export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()):
   }
   if (sweep.lostBlocks > 0) deps.logger.warn(sweep, "blocks whose last outcomes were lost in flight marked exhausted");
   if (sweep.retiredOutcomes > 0) deps.logger.warn(sweep, "retired unused outcomes of exhausted blocks");
+  if (sweep.failedBlocks > 0) throw new PartialFailure("blocks of the reveal sweep", sweep.failedBlocks, candidates.length);
   return sweep;
 }
 

@@ -1,3 +1,4 @@
+export * from "./apart.js";
 export * from "./dns.js";
 export * from "./env.js";
 export * from "./logger.js";

@@ -40,7 +40,7 @@ export const startKeyExpiryRole: RoleStarter = async (ctx) => {
     "key-expiry",
     {
       "key-expiry.sweep": async () => {
-        const notices = await sweepExpiringKeys(ctx.db);
+        const notices = await sweepExpiringKeys(ctx.db, new Date(), logger);
         if (notices.length > 0) {
           await notifyEvents(producers);
           logger.info({ notices: notices.length }, "api_key.expiring notices written");

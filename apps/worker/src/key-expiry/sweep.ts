@@ -5,6 +5,7 @@ import {
   settledThresholds,
 } from "@outcomes/core";
 import { apiKeyExpiryNotices, apiKeys, type Database, insertEvent } from "@outcomes/db";
+import { eachApart, type Logger, PartialFailure } from "@outcomes/runtime";
 import { and, gt, isNull, lte, sql } from "drizzle-orm";
 
 const DAY_MS = 24 * 3_600_000;
@@ -23,7 +24,11 @@ export interface ExpiryNotice {
  * the notice rows go in with `ON CONFLICT DO NOTHING RETURNING`, and the event is written only by
  * the transaction whose row went in, so a doubled or concurrent sweep sends each notice once.
  */
-export async function sweepExpiringKeys(db: Database, now = new Date()): Promise<ExpiryNotice[]> {
+export async function sweepExpiringKeys(
+  db: Database,
+  now = new Date(),
+  logger?: Pick<Logger, "error">,
+): Promise<ExpiryNotice[]> {
   const candidates = await db
     .select({
       id: apiKeys.id,
@@ -45,32 +50,40 @@ export async function sweepExpiringKeys(db: Database, now = new Date()): Promise
     );
 
   const notices: ExpiryNotice[] = [];
-  for (const key of candidates) {
-    const due = dueExpiryThreshold(key.expiresAt, now);
-    if (due === null || key.notified.includes(due)) continue;
-    const notice = await db.transaction(async (tx) => {
-      const inserted = await tx
-        .insert(apiKeyExpiryNotices)
-        .values(settledThresholds(due).map((daysBeforeExpiry) => ({ apiKeyId: key.id, daysBeforeExpiry })))
-        .onConflictDoNothing()
-        .returning({ days: apiKeyExpiryNotices.daysBeforeExpiry });
-      if (!inserted.some((row) => row.days === due)) return null;
-      const event = await insertEvent(tx, {
-        partnerId: key.partnerId,
-        environment: key.environment,
-        type: "api_key.expiring",
-        data: {
-          apiKeyId: key.id,
-          prefix: key.prefix,
+  const due = candidates.flatMap((key) => {
+    const threshold = dueExpiryThreshold(key.expiresAt, now);
+    return threshold === null || key.notified.includes(threshold) ? [] : [{ key, due: threshold }];
+  });
+  // One partner's key that cannot be settled never holds back another partner's notice.
+  const { failed } = await eachApart(
+    due,
+    async ({ key, due }) => {
+      const notice = await db.transaction(async (tx) => {
+        const inserted = await tx
+          .insert(apiKeyExpiryNotices)
+          .values(settledThresholds(due).map((daysBeforeExpiry) => ({ apiKeyId: key.id, daysBeforeExpiry })))
+          .onConflictDoNothing()
+          .returning({ days: apiKeyExpiryNotices.daysBeforeExpiry });
+        if (!inserted.some((row) => row.days === due)) return null;
+        const event = await insertEvent(tx, {
+          partnerId: key.partnerId,
           environment: key.environment,
-          expiresAt: key.expiresAt.toISOString(),
-          daysBeforeExpiry: due,
-        },
-        now,
+          type: "api_key.expiring",
+          data: {
+            apiKeyId: key.id,
+            prefix: key.prefix,
+            environment: key.environment,
+            expiresAt: key.expiresAt.toISOString(),
+            daysBeforeExpiry: due,
+          },
+          now,
+        });
+        return { apiKeyId: key.id, daysBeforeExpiry: due, eventId: event.id };
       });
-      return { apiKeyId: key.id, daysBeforeExpiry: due, eventId: event.id };
-    });
-    if (notice) notices.push(notice);
-  }
+      if (notice) notices.push(notice);
+    },
+    (item, error) => logger?.error({ err: error, apiKeyId: item.key.id }, "key-expiry notice failed"),
+  );
+  if (failed > 0) throw new PartialFailure("key-expiry notices", failed, due.length);
   return notices;
 }
