@@ -28,7 +28,8 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/{core,records,sdk}/src/**/*.test.ts"],
+          // Pure logic; in the apps, a service's branches with fakes (`*.unit.test.ts`).
+          include: ["packages/{core,records,sdk}/src/**/*.test.ts", "apps/*/src/**/*.unit.test.ts"],
         },
       },
       {
@@ -39,6 +40,7 @@ export default defineConfig({
             "packages/{blocks,db,queue,runtime}/src/**/*.test.ts",
             "scripts/**/*.test.ts",
           ],
+          exclude: [...configDefaults.exclude, "**/*.unit.test.ts"],
           globalSetup: ["packages/testkit/src/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,

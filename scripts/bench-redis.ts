@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createRequestRedis, keyServers, type RedisClient, redisKeys, untilReady } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
-import { withSpinTake } from "../apps/api/src/spins/outcome-queue.js";
+import { withSpinTake } from "../apps/api/src/ratelimit/index.js";
 
 /**
  * `npm run bench:redis [-- --partners 8 --concurrency 256 --seconds 5]`

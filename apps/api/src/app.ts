@@ -9,11 +9,12 @@ import { adminAuth } from "./middleware/admin-auth.js";
 import { nodeBody } from "./middleware/body.js";
 import { jsonGuard } from "./middleware/json-guard.js";
 import { partnerAuth, withoutKey } from "./middleware/partner-auth.js";
-import { rateLimit, spinBucket } from "./middleware/rate-limit.js";
+import { rateLimit } from "./ratelimit/middleware.js";
 import { ADMIN_BASE, createRouter, PARTNER_BASE, routeDeclares } from "./router.js";
 import { registerAdminRoutes } from "./routes/admin/index.js";
 import { registerHealthRoutes } from "./routes/health.js";
 import { registerPartnerRoutes } from "./routes/partner/index.js";
+import { spinRoute } from "./routes/partner/spins.js";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -26,9 +27,9 @@ export function createApp(deps: AppDeps) {
     c.set("deps", deps);
     const started = performance.now();
     await next();
-    // Spins (the route drawing the spin bucket) are the hot path: logged at debug only; everything
+    // Spins (the requests drawing the spin bucket) are the hot path: logged at debug only; everything
     // else at info.
-    const level = c.res.status < 400 && routeDeclares(c, spinBucket) ? "debug" : "info";
+    const level = c.res.status < 400 && c.var.rateLimit?.bucket === "spin" ? "debug" : "info";
     // Not even the log object is built for a level that is off (every spin, in production).
     if (!deps.logger.isLevelEnabled(level)) return;
     deps.logger[level]({
@@ -47,7 +48,7 @@ export function createApp(deps: AppDeps) {
   registerDashboard(app, deps);
 
   const authenticate = partnerAuth(deps.env.TRUSTED_PROXIES);
-  const limit = rateLimit();
+  const limit = rateLimit(PARTNER_BASE, [spinRoute]);
   app.use(`${PARTNER_BASE}/*`, async (c, next) => {
     // Every partner route needs a key and draws from a bucket, but one declared `withoutKey`.
     if (routeDeclares(c, withoutKey)) return next();

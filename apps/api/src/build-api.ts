@@ -1,16 +1,27 @@
 import { type Environment, usdToMicros } from "@outcomes/core";
-import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient } from "@outcomes/db";
-import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
-import { type Env, type Logger, ShutdownManager } from "@outcomes/runtime";
+import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient, sqlClientOf } from "@outcomes/db";
+import {
+  createRequestRedis,
+  createWorkerRedis,
+  enqueueGeneration,
+  notifyEvents,
+  Producers,
+  redisKeys,
+} from "@outcomes/queue";
+import { countSpin, type Env, type Logger, ShutdownManager } from "@outcomes/runtime";
 import { createApp } from "./app.js";
 import { KeyVerifier } from "./auth/key-verifier.js";
 import type { AppDeps } from "./context.js";
 import { subscribeInvalidations } from "./invalidation.js";
-import { withGcra } from "./middleware/gcra.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
+import { drawOnce, withGcra, withSpinTake } from "./ratelimit/index.js";
 import { revealedPageCache } from "./routes/partner/revealed-pages.js";
+import { BlockFactsCache } from "./spins/block-facts.js";
+import { ForcedOutcomes } from "./spins/forced-outcomes.js";
 import { GameCache } from "./spins/game-cache.js";
-import { withGiveBack, withSpinTake } from "./spins/outcome-queue.js";
+import { OutcomeQueue, withGiveBack } from "./spins/outcome-queue.js";
+import { SpinBatcher } from "./spins/spin-batcher.js";
+import { GroupCommitter, KeyedCommitter } from "./spins/spin-committer.js";
 import { SpinService } from "./spins/spin-service.js";
 
 /** Postgres connections of one API process. */
@@ -74,11 +85,47 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     shutdown.register("invalidation subscriber", () => subscriber.quit());
 
     const services = { env, db: database.db, readDb, redis, keys, producers, logger, keyVerifier, maintenance, games };
-    const deps: AppDeps = { ...services, spins: new SpinService(services), revealedPages: revealedPageCache() };
+    const deps: AppDeps = { ...services, spins: spinService(services), revealedPages: revealedPageCache() };
     return { app: createApp(deps), deps, close: () => shutdown.shutdown() };
   } catch (error) {
     // A start-up that fails half-way closes what it had opened.
     await shutdown.shutdown();
     throw error;
   }
+}
+
+/** The spin path over this process's clients: its queue, caches, and the two committers. */
+function spinService(deps: Omit<AppDeps, "spins" | "revealedPages">): SpinService {
+  const { env, db, redis, keys, producers, logger } = deps;
+  // The spin path's own statements are prepared on postgres.js directly (see `SqlClient`).
+  const sql = sqlClientOf(db);
+  const batcher = new SpinBatcher(sql, { maxSize: env.SPIN_BATCH_MAX_SIZE, maxWaitMs: env.SPIN_BATCH_MAX_WAIT_MS });
+  // One pending generation job per game, however many spins ask for it at once (see enqueueGeneration).
+  const generationNeeded = async (gameId: number) => {
+    await enqueueGeneration(producers, gameId).catch((error: unknown) =>
+      logger.error({ err: error, gameId }, "could not request block generation"),
+    );
+  };
+  return new SpinService({
+    games: deps.games,
+    queue: new OutcomeQueue(redis, keys),
+    blocks: new BlockFactsCache(),
+    forced: new ForcedOutcomes(),
+    drawBucket: (bucket) => drawOnce(redis, bucket),
+    grouped: new GroupCommitter(sql, batcher),
+    keyed: new KeyedCommitter(sql),
+    hints: {
+      eventsWritten: () => void notifyEvents(producers),
+      generationNeeded,
+      counted: (spin) =>
+        countSpin({
+          gameId: spin.gameId,
+          tier: spin.outcome.tier,
+          wagerMicros: spin.wagerMicros,
+          payoutMicros: spin.payoutMicros,
+        }),
+    },
+    logger,
+    minReadyBlocks: env.MIN_READY_BLOCKS,
+  });
 }

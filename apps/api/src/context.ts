@@ -4,8 +4,8 @@ import type { Producers, RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
 import type { KeyVerifier, PartnerAuth } from "./auth/key-verifier.js";
 import type { ByteBoundedCache } from "./byte-bounded-cache.js";
-import type { SpinGate } from "./middleware/gcra.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
+import type { BucketDraw } from "./ratelimit/index.js";
 import type { GameCache } from "./spins/game-cache.js";
 import type { SpinService } from "./spins/spin-service.js";
 
@@ -39,7 +39,7 @@ export interface AppEnv {
     requestId: string;
     deps: AppDeps;
     partner: PartnerAuth;
-    /** POST /spins: the spin bucket, drawn with the outcome's LPOP (middleware/rate-limit.ts). */
-    spinGate: SpinGate;
+    /** The rate-limit bucket of a partner request, and its draw once made (ratelimit/middleware.ts). */
+    rateLimit: BucketDraw;
   };
 }

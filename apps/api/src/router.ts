@@ -35,7 +35,7 @@ function emptyBodyAsAbsent<R extends RouteConfig>(route: R): R {
 /**
  * Whether the routes a request matched include `declaration` among their middleware. A declaration
  * does nothing itself: it lets a route choose how app-wide middleware, which runs before the route's
- * own, treats it (`spinBucket`, `withoutKey`).
+ * own, treats it (`withoutKey`).
  */
 export function routeDeclares(c: Context, declaration: MiddlewareHandler<AppEnv>): boolean {
   return matchedRoutes(c).some((route) => route.handler === declaration);

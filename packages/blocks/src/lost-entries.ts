@@ -2,8 +2,7 @@ import { compactItemPrefix } from "@outcomes/core";
 import { blocks, games } from "@outcomes/db";
 import { eachApart } from "@outcomes/runtime";
 import { sql } from "drizzle-orm";
-import { RETIRE_AFTER_MS, RETIRED_MARKER_TTL_MS } from "./retirement.js";
-import type { RevealDeps } from "./reveal.js";
+import { RETIRE_AFTER_MS, RETIRED_MARKER_TTL_MS, type RevealDeps } from "./retirement.js";
 import { lockGame } from "./seal.js";
 
 /** Long past RETIRE_AFTER_MS; a sweep that pauses longer only makes the block wait again. */
@@ -81,7 +80,8 @@ export async function endLostBlocks(
       if (state === "ended") result.endedBlocks++;
       else if (state === "waiting") result.waitingBlocks++;
     },
-    (block, error) => deps.logger.error({ err: error, blockId: block.id, gameId: block.game_id }, "lost-entry check failed"),
+    (block, error) =>
+      deps.logger.error({ err: error, blockId: block.id, gameId: block.game_id }, "lost-entry check failed"),
   );
   result.failedBlocks = failed;
   return result;

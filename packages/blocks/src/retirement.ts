@@ -1,3 +1,15 @@
+import type { Database } from "@outcomes/db";
+import type { RedisClient, RedisKeys } from "@outcomes/queue";
+import type { Logger } from "@outcomes/runtime";
+
+/** What the reveal sweep and its lost-entry check run on. */
+export interface RevealDeps {
+  db: Database;
+  redis: RedisClient;
+  keys: RedisKeys;
+  logger: Logger;
+}
+
 /**
  * How long after its last index was taken a block waits before its unused entries are retired.
  * An entry given back after a failed spin goes to the front of the queue, so on a game being

@@ -1,20 +1,12 @@
 import { blockQueueItemWriter } from "@outcomes/core";
 import { blocks, type Database, type Executor, games, poolCycles, spinOutcomes } from "@outcomes/db";
-import type { RedisClient, RedisKeys } from "@outcomes/queue";
-import { eachApart, type Logger, PartialFailure } from "@outcomes/runtime";
+import { eachApart, PartialFailure } from "@outcomes/runtime";
 import { sql } from "drizzle-orm";
 import { endLostBlocks } from "./lost-entries.js";
-import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS, RETIRED_MARKER_TTL_MS } from "./retirement.js";
+import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS, RETIRED_MARKER_TTL_MS, type RevealDeps } from "./retirement.js";
 import { lockGame } from "./seal.js";
 
-export { RETIRE_AFTER_MS, RETIRE_SETTLE_MS } from "./retirement.js";
-
-export interface RevealDeps {
-  db: Database;
-  redis: RedisClient;
-  keys: RedisKeys;
-  logger: Logger;
-}
+export { RETIRE_AFTER_MS, RETIRE_SETTLE_MS, type RevealDeps } from "./retirement.js";
 
 export interface RevealSweep {
   /** Blocks found with every entry served or retired (the public `exhausted`). */
@@ -91,7 +83,8 @@ export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()):
         retiredBlocks.push(block);
       }
     },
-    (block, error) => deps.logger.error({ err: error, blockId: block.id, gameId: block.game_id }, "block retirement failed"),
+    (block, error) =>
+      deps.logger.error({ err: error, blockId: block.id, gameId: block.game_id }, "block retirement failed"),
   );
   sweep.failedBlocks += failed;
   const spentClosed = new Set(
@@ -113,7 +106,8 @@ export async function revealExhaustedBlocks(deps: RevealDeps, now = Date.now()):
   }
   if (sweep.lostBlocks > 0) deps.logger.warn(sweep, "blocks whose last outcomes were lost in flight marked exhausted");
   if (sweep.retiredOutcomes > 0) deps.logger.warn(sweep, "retired unused outcomes of exhausted blocks");
-  if (sweep.failedBlocks > 0) throw new PartialFailure("blocks of the reveal sweep", sweep.failedBlocks, candidates.length);
+  if (sweep.failedBlocks > 0)
+    throw new PartialFailure("blocks of the reveal sweep", sweep.failedBlocks, candidates.length);
   return sweep;
 }
 

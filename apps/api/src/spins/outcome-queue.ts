@@ -1,6 +1,6 @@
 import { parseQueueItem, type QueueItem, ServiceError } from "@outcomes/core";
 import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
-import { SPIN_TAKE_SCRIPT, type SpinGate } from "../middleware/gcra.js";
+import { type BucketDraw, drawAndTake } from "../ratelimit/index.js";
 
 /** How long a partner should wait after KS-4203: generating a block takes about a second. */
 const EXHAUSTED_RETRY_AFTER_SECONDS = 2;
@@ -20,33 +20,16 @@ export interface TakenOutcome {
   queue: string;
   /** Set while its block's unused entries are retired: a failed spin then drops it (same hash tag as `queue`). */
   retiredMarker: string;
-  /** Items left in the list after this one was taken (known when taken with the gate). */
+  /** Items left in the list after this one was taken (known when taken with the draw). */
   remaining: number | null;
 }
 
-type SpinTakeReply = [
-  allowed: number,
-  remaining: number,
-  resetMs: number,
-  retryAfterMs: number,
-  item: string | null,
-  length: number,
-];
-type WithSpinTake = RedisClient & { spinTake(bucket: string, queue: string, limit: number): Promise<SpinTakeReply> };
 type WithGiveBack = RedisClient & { giveBack(queue: string, retired: string, item: string): Promise<number> };
 
 /** LPUSH the item back unless its block's unused entries are being retired (reveal.ts in @outcomes/blocks). */
 const GIVE_BACK_SCRIPT = `
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 return redis.call('LPUSH', KEYS[1], ARGV[1])`;
-
-/** SPIN_TAKE_SCRIPT as an ioredis command: sent by SHA (EVALSHA). */
-export function withSpinTake(redis: RedisClient): WithSpinTake {
-  const client = redis as WithSpinTake;
-  if (typeof client.spinTake !== "function")
-    redis.defineCommand("spinTake", { numberOfKeys: 2, lua: SPIN_TAKE_SCRIPT });
-  return client;
-}
 
 export function withGiveBack(redis: RedisClient): WithGiveBack {
   const client = redis as WithGiveBack;
@@ -67,29 +50,22 @@ export class OutcomeQueue {
   ) {}
 
   /**
-   * The next outcome; KS-4203 when the list is empty, KS-5003 when Redis cannot be reached. With a
-   * gate, the spin bucket is drawn in the same script (one round trip) and nothing is taken when
-   * it refuses (the gate throws KS-4291). A request draws once: later takes of the same request
-   * (after an unusable outcome) come without the gate.
+   * The next outcome; null when the spin bucket refused (nothing taken), KS-4203 when the list is
+   * empty, KS-5003 when Redis cannot be reached. With `bucket`, the spin bucket is drawn in the same
+   * script (one round trip) and its draw left in it, as plain data; a request draws once: its later
+   * takes (after an unusable outcome) come without it.
    */
-  async take(game: GameOwner, gate?: SpinGate): Promise<TakenOutcome> {
+  async take(game: GameOwner, bucket?: BucketDraw): Promise<TakenOutcome | null> {
     const queue = this.keys.outcomeQueue(game);
     let raw: string | null;
-    let remaining: number | null;
+    let remaining: number | null = null;
     try {
-      if (gate) {
-        const reply = await withSpinTake(this.redis).spinTake(gate.key, queue, gate.limit);
-        gate.apply({ allowed: reply[0] === 1, remaining: reply[1], resetMs: reply[2], retryAfterMs: reply[3] });
-        raw = reply[4] || null;
-        remaining = reply[5];
-      } else {
-        raw = await this.redis.lpop(queue);
-        remaining = null;
-      }
+      if (bucket) ({ raw, remaining } = await drawAndTake(this.redis, bucket, queue));
+      else raw = await this.redis.lpop(queue);
     } catch (error) {
-      if (error instanceof ServiceError) throw error;
       throw new ServiceError("KS-5003", { cause: error });
     }
+    if (bucket?.draw?.allowed === false) return null;
     if (raw === null) {
       throw new ServiceError("KS-4203", { retryAfterSeconds: EXHAUSTED_RETRY_AFTER_SECONDS });
     }

@@ -7,52 +7,23 @@ import {
 } from "@outcomes/core";
 import {
   type BoundedPlayerFigure,
-  type Database,
   exceededPlayerBound,
   isDuplicateOutcome,
   mayHaveCommitted,
   type SqlClient,
-  type SqlPool,
-  saveIdempotencyRecord,
-  sqlClientOf,
 } from "@outcomes/db";
-import { enqueueGeneration, notifyEvents, type Producers, type RedisClient, type RedisKeys } from "@outcomes/queue";
-import { replayedBody, type SpinResultBody } from "@outcomes/records";
-import { countSpin, type Env, type Logger } from "@outcomes/runtime";
+import type { SpinResultBody } from "@outcomes/records";
+import type { Logger } from "@outcomes/runtime";
 import type { PartnerAuth } from "../auth/key-verifier.js";
-import type { SpinGate } from "../middleware/gcra.js";
-import { drawSpinGate } from "../middleware/rate-limit.js";
-import { BlockFactsCache } from "./block-facts.js";
-import { ForcedOutcomes } from "./forced-outcomes.js";
-import type { GameCache, GameRules } from "./game-cache.js";
-import { type IdempotentRequest, idempotentRequest, priorResponse } from "./idempotency.js";
-import { OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
-import { SpinBatcher } from "./spin-batcher.js";
-import { committedWrite, planSpin, type SpinPlan, type WrittenSpin, writeSpin } from "./spin-writer.js";
+import type { BucketDraw, Draw } from "../ratelimit/index.js";
+import type { BlockFactsCache } from "./block-facts.js";
+import type { ForcedOutcomes } from "./forced-outcomes.js";
+import type { GameRules } from "./game-cache.js";
+import { type IdempotentRequest, idempotentRequest } from "./idempotency.js";
+import { type OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
+import type { SpinCommitter } from "./spin-committer.js";
+import { planSpin, type SpinPlan, type WrittenSpin } from "./spin-writer.js";
 import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
-
-/**
- * The player's figures are kept exact as JSON numbers (CONTRACT §9): the database refused a spin that
- * would take one past its bound, and nothing was written.
- */
-function playerBoundError(figure: BoundedPlayerFigure): ServiceError {
-  const bound = figure === "totalSpins" ? "2147483647 spins" : `${formatScaledDecimal(Number.MAX_SAFE_INTEGER)} USD`;
-  return new ServiceError("KS-4103", {
-    message: `Spin refused: it would take the player's ${figure} past ${bound}, the most it can show exactly; nothing was written`,
-    details: [{ path: "wagerUsd", message: `would take the player's ${figure} past ${bound}` }],
-  });
-}
-
-/** What the spin path runs on: the API process's own clients and game cache (see buildApi). */
-export interface SpinServiceDeps {
-  env: Env;
-  db: Database;
-  redis: RedisClient;
-  keys: RedisKeys;
-  producers: Producers;
-  logger: Logger;
-  games: GameCache;
-}
 
 export interface SpinRequest {
   gameId: number;
@@ -68,98 +39,124 @@ export interface SpinReply {
   replayed: boolean;
 }
 
-/** What one spin is about, once validated. */
-interface SpinContext {
-  partner: PartnerAuth;
-  game: GameRules;
-  playerId: string;
-  wagerMicros: number;
+/** What the spin path works with; buildApi wires the process's own, the unit tests fakes. */
+export interface SpinServiceDeps {
+  games: { get(gameId: number): Promise<GameRules | null> };
+  queue: Pick<OutcomeQueue, "take" | "giveBack">;
+  blocks: Pick<BlockFactsCache, "of">;
+  forced: Pick<ForcedOutcomes, "draw">;
+  /** Draws the spin bucket for a spin that takes nothing from a queue (a forced one). */
+  drawBucket: (bucket: BucketDraw) => Promise<Draw>;
+  /** Plain spins: the group commit. */
+  grouped: SpinCommitter;
+  /** Spins with an `Idempotency-Key`: a transaction each, with the key's record. */
+  keyed: SpinCommitter;
+  /** Hints sent after a commit, never inside it: they only shorten other processes' waits. */
+  hints: {
+    eventsWritten(): void;
+    generationNeeded(gameId: number): Promise<void>;
+    counted(spin: WrittenSpin["spin"]): void;
+  };
+  logger: Logger;
+  minReadyBlocks: number;
 }
 
 /**
  * An outcome that can never be recorded (already used by a committed spin, unreadable, or of a block
- * that was never sealed) only appears after a failure whose commit in fact went through, or a queue
- * rebuilt from stale data. Each is dropped and the next one taken, up to this many per request.
+ * that was never sealed or is closed) only appears after a failure whose commit in fact went
+ * through, or a queue rebuilt from stale data. Each is dropped and the next one taken, up to this
+ * many per request.
  */
 const MAX_UNUSABLE_SKIPPED = 20;
-const UNUSABLE = Symbol("unusable outcome");
+
+/** A spin's outcome: taken from the game's queue, or for a forced spin drawn from its sheet. */
+type Sourced = { taken: TakenOutcome } | { forced: Outcome };
+/** The spin's outcome on `client`; null when the spin bucket refused the request. */
+type OutcomeSource = (game: GameRules, client: SqlClient) => Promise<Sourced | null>;
 
 /**
- * A spin's outcome: the game's next one from its queue (the request's first take also draws the
- * spin bucket), or for a forced spin one drawn from the game's sheet (no block, nothing taken).
- */
-type SourcedOutcome =
-  | { outcome: Outcome; taken?: undefined }
-  /** Taken from the queue: read when planned (a compact item needs its block's codec), given back when the spin fails. */
-  | { taken: TakenOutcome };
-type OutcomeSource = (game: GameRules, client: SqlClient) => Promise<SourcedOutcome>;
-
-/** A keyed spin's transaction either replays the first response or writes a new spin. */
-type KeyedOutcome = { replayed: SpinResultBody } | { written: WrittenSpin };
-
-/**
- * The spin path: validate against the game, take the next outcome (one LPOP), then commit the
- * player's balance and the spin, atomically: plain spins in a group commit with the others arriving
- * within a few ms (see `SpinBatcher`), keyed spins in a transaction of their own (the key's lock and
- * look-up come first). Anything that fails after the pop gives the outcome back to the front of
- * the queue and answers KS-5003, with nothing deducted.
+ * The spin path, in order: validate the request against the game, take the next outcome (one
+ * script call that also draws the spin bucket), plan the spin, commit it (plain spins in the group
+ * commit, keyed spins each in a transaction with the key's record: `SpinCommitter`), then send the
+ * hints. Anything that fails after the take gives the outcome back to the front of the queue and
+ * answers KS-5003, with nothing deducted; an outcome that can never be used is dropped and the next
+ * one taken. Null means the spin bucket refused: nothing was taken or written.
  */
 export class SpinService {
-  private readonly games: GameCache;
-  private readonly queue: OutcomeQueue;
-  private readonly blocks: BlockFactsCache;
-  private readonly forcedOutcomes = new ForcedOutcomes();
-  /** The spin path's own statements are prepared on postgres.js directly (see `SqlClient`). */
-  private readonly sql: SqlPool;
-  private readonly batcher: SpinBatcher;
+  constructor(private readonly deps: SpinServiceDeps) {}
 
-  constructor(private readonly deps: SpinServiceDeps) {
-    this.sql = sqlClientOf(deps.db);
-    this.batcher = new SpinBatcher(this.sql, {
-      maxSize: deps.env.SPIN_BATCH_MAX_SIZE,
-      maxWaitMs: deps.env.SPIN_BATCH_MAX_WAIT_MS,
-    });
-    this.games = deps.games;
-    this.queue = new OutcomeQueue(deps.redis, deps.keys);
-    this.blocks = new BlockFactsCache();
-  }
-
-  async spin(partner: PartnerAuth, request: SpinRequest, gate: SpinGate, idempotencyKey?: string): Promise<SpinReply> {
+  async spin(
+    partner: PartnerAuth,
+    request: SpinRequest,
+    bucket: BucketDraw,
+    idempotencyKey?: string,
+  ): Promise<SpinReply | null> {
     assertPositiveWager(request.wagerUsd);
     const forceTier = request.forceTier ?? undefined;
-    const source = forceTier === undefined ? this.queueSource(gate) : this.forcedSource(partner, forceTier, gate);
-    if (idempotencyKey === undefined) {
-      const context = await this.validated(partner, request);
-      return this.skippingUnusable(() => this.spinWithoutKey(context, source));
+    const source = forceTier === undefined ? this.queueSource(bucket) : this.forcedSource(partner, forceTier, bucket);
+    const key = idempotencyKey === undefined ? undefined : keyedRequest(partner, request, idempotencyKey);
+    // Read before any transaction begins (see KeyedCommitter); a keyed replay ignores it.
+    const game = await this.lookUpGame(request.gameId);
+    if (!key) this.applyRules(partner, request, game);
+    for (let skipped = 0; ; skipped++) {
+      try {
+        return await this.attempt({ partner, request, game, source, key });
+      } catch (error) {
+        if (!(error instanceof UnusableOutcomeError)) throw error;
+        if (skipped === MAX_UNUSABLE_SKIPPED) {
+          throw new ServiceError("KS-5003", {
+            message: "Spin processing failed (wager not deducted): no usable outcome",
+          });
+        }
+      }
     }
-    // The request as understood (the wager as an exact decimal), so `1` and `1.0` are one request.
-    const idempotent = idempotentRequest(
-      { partnerId: partner.partnerId, environment: partner.environment, key: idempotencyKey },
-      {
-        route: "POST /spins",
-        gameId: request.gameId,
-        playerId: request.playerId,
-        wager: exactWager(request.wagerUsd),
-        ...(forceTier === undefined ? {} : { forceTier }),
-      },
-    );
-    return this.skippingUnusable(() => this.spinWithKey(partner, request, idempotent, source));
   }
 
-  /** The game's next outcome from its queue; the spin bucket is drawn with the first take only (see OutcomeQueue.take). */
-  private queueSource(gate: SpinGate): OutcomeSource {
-    let firstTake: SpinGate | undefined = gate;
+  /** One outcome's try: validate, source, plan, commit, after-commit; UnusableOutcomeError for the next outcome. */
+  private async attempt(spin: {
+    partner: PartnerAuth;
+    request: SpinRequest;
+    game: GameRules | null;
+    source: OutcomeSource;
+    key: IdempotentRequest | undefined;
+  }): Promise<SpinReply | null> {
+    const committer = spin.key ? this.deps.keyed : this.deps.grouped;
+    let taken: TakenOutcome | undefined;
+    let plan: SpinPlan | undefined;
+    try {
+      const committed = await committer.commit(async (client) => {
+        const context = this.applyRules(spin.partner, spin.request, spin.game);
+        const sourced = await spin.source(context.game, client);
+        if (sourced === null) return null;
+        if ("taken" in sourced) taken = sourced.taken;
+        plan = await this.plan(context, sourced, client);
+        return plan;
+      }, spin.key);
+      if ("refused" in committed) return null;
+      if ("replayed" in committed) return { body: committed.replayed, replayed: true };
+      return this.afterCommit(committed.written);
+    } catch (error) {
+      const written = plan && mayHaveCommitted(error) ? await this.recordedDespite(committer, error, plan) : null;
+      if (written) return this.afterCommit(written);
+      return this.recover(error, spin.request.gameId, taken);
+    }
+  }
+
+  /** The game's next outcome from its queue; the spin bucket is drawn with the request's first take only. */
+  private queueSource(bucket: BucketDraw): OutcomeSource {
+    let firstTake: BucketDraw | undefined = bucket;
     return async (game) => {
-      const taken = await this.queue.take(game, firstTake);
+      const taken = await this.deps.queue.take(game, firstTake);
       firstTake = undefined;
+      if (taken === null) return null;
       // That was the list's last outcome: ask for generation now rather than at the next spin's KS-4203.
-      if (taken.remaining === 0) void this.requestGeneration(game.id);
+      if (taken.remaining === 0) void this.deps.hints.generationNeeded(game.id);
       return { taken };
     };
   }
 
   /** A forced sandbox spin: a tier of the game's sheet, checked before the spin bucket is drawn. */
-  private forcedSource(partner: PartnerAuth, tier: string, gate: SpinGate): OutcomeSource {
+  private forcedSource(partner: PartnerAuth, tier: string, bucket: BucketDraw): OutcomeSource {
     if (partner.environment !== "sandbox") {
       throw new ServiceError("KS-4101", {
         message: "forceTier is accepted with sandbox keys only; production spins always take the next outcome",
@@ -167,35 +164,23 @@ export class SpinService {
       });
     }
     return async (game, client) => {
-      const outcome = await this.forcedOutcomes.draw(game, tier, client);
-      await drawSpinGate(this.deps.redis, gate);
-      return { outcome };
+      const outcome = await this.deps.forced.draw(game, tier, client);
+      const draw = await this.deps.drawBucket(bucket);
+      return draw.allowed ? { forced: outcome } : null;
     };
-  }
-
-  private async skippingUnusable(attempt: () => Promise<SpinReply | typeof UNUSABLE>): Promise<SpinReply> {
-    for (let skipped = 0; skipped <= MAX_UNUSABLE_SKIPPED; skipped++) {
-      const reply = await attempt();
-      if (reply !== UNUSABLE) return reply;
-    }
-    throw new ServiceError("KS-5003", { message: "Spin processing failed (wager not deducted): no usable outcome" });
-  }
-
-  /** The game's rules applied to the request: KS-4006, KS-4202, KS-4103. */
-  private async validated(partner: PartnerAuth, request: SpinRequest): Promise<SpinContext> {
-    return this.applyRules(partner, request, await this.lookUpGame(request.gameId));
   }
 
   private async lookUpGame(gameId: number): Promise<GameRules | null> {
     try {
-      return await this.games.get(gameId);
+      return await this.deps.games.get(gameId);
     } catch (error) {
       this.deps.logger.error({ err: error, gameId }, "spin failed: game look-up");
       throw new ServiceError("KS-5003", { cause: error });
     }
   }
 
-  private applyRules(partner: PartnerAuth, request: SpinRequest, game: GameRules | null): SpinContext {
+  /** The game's rules applied to the request: KS-4006, KS-4202, KS-4103. */
+  private applyRules(partner: PartnerAuth, request: SpinRequest, game: GameRules | null) {
     if (!game || game.partnerId !== partner.partnerId || game.environment !== partner.environment) {
       throw new ServiceError("KS-4006");
     }
@@ -203,83 +188,35 @@ export class SpinService {
     return { partner, game, playerId: request.playerId, wagerMicros: wagerMicrosWithin(request.wagerUsd, game) };
   }
 
-  /**
-   * The hot path: one LPOP, then the spin joins the next group commit (usually one autocommit
-   * statement for the whole batch); the answer waits for that commit.
-   */
-  private async spinWithoutKey(context: SpinContext, source: OutcomeSource): Promise<SpinReply | typeof UNUSABLE> {
-    let sourced: SourcedOutcome | undefined;
-    let plan: SpinPlan | undefined;
+  private async plan(
+    context: ReturnType<SpinService["applyRules"]>,
+    sourced: Sourced,
+    client: SqlClient,
+  ): Promise<SpinPlan> {
+    const { minReadyBlocks } = this.deps;
+    if ("forced" in sourced) return planSpin({ ...context, outcome: sourced.forced, block: null, minReadyBlocks });
+    const { item, raw } = sourced.taken;
+    const block = await this.deps.blocks.of(item.blockId, client);
+    if (block === null) throw new UnusableOutcomeError(`outcome of unknown block ${item.blockId}`);
+    let outcome: Outcome;
     try {
-      sourced = await source(context.game, this.sql);
-      plan = await this.plan(context, sourced, this.sql);
-      return this.committed(await this.batcher.submit(plan));
+      outcome = queueItemOutcome(item, block.codec);
     } catch (error) {
-      const written = await this.committedDespite(error, plan);
-      if (written) return this.committed(written);
-      return this.recover(error, context.game.id, sourced?.taken);
+      throw new UnusableOutcomeError(`unreadable queue item: ${raw.slice(0, 200)}`, { cause: error });
     }
-  }
-
-  /**
-   * With `Idempotency-Key`: the key's lock and look-up come first, in the transaction that then
-   * takes the outcome and commits the spin with its record, so a duplicate waits and replays. A
-   * replay returns the first result even if the game has changed since (made inactive, re-priced):
-   * the rules are applied only after the look-up found no first response.
-   *
-   * Every statement of the transaction runs on its own connection: the game is read before it
-   * begins, and a block size it misses is read on the transaction. A transaction that waited for a
-   * second connection of the pool would deadlock the process once every connection held one.
-   */
-  private async spinWithKey(
-    partner: PartnerAuth,
-    request: SpinRequest,
-    idempotent: IdempotentRequest,
-    source: OutcomeSource,
-  ): Promise<SpinReply | typeof UNUSABLE> {
-    const game = await this.lookUpGame(request.gameId);
-    let sourced: SourcedOutcome | undefined;
-    let plan: SpinPlan | undefined;
-    try {
-      const result = await this.sql.begin(async (tx): Promise<KeyedOutcome> => {
-        const prior = await priorResponse(tx, idempotent);
-        if (prior !== null) return { replayed: replayedBody(prior) };
-        const context = this.applyRules(partner, request, game);
-        sourced = await source(context.game, tx);
-        plan = await this.plan(context, sourced, tx);
-        const written = await writeSpin(tx, plan);
-        await saveIdempotencyRecord(tx, idempotent.scope, {
-          requestHash: idempotent.hash,
-          responseStatus: 200,
-          responseBody: written.body,
-        });
-        return { written };
-      });
-      if ("replayed" in result) return { body: result.replayed, replayed: true };
-      return this.committed(result.written);
-    } catch (error) {
-      // The spin and its key's record commit together, so a spin found here is also what a retry replays.
-      const written = await this.committedDespite(error, plan);
-      if (written) return this.committed(written);
-      return this.recover(error, request.gameId, sourced?.taken);
-    }
-  }
-
-  private committed(written: WrittenSpin): SpinReply {
-    this.afterCommit(written);
-    return { body: written.body, replayed: false };
+    const position: OutcomePosition = { blockId: item.blockId, index: item.index };
+    return planSpin({ ...context, outcome, block: { position, size: block.size }, minReadyBlocks });
   }
 
   /**
    * A failure with no answer to the write or its COMMIT (the connection went away after sending)
    * may hide a committed spin: before answering KS-5003 ("not deducted"), look the spin up by its
-   * id and answer its result if it stands. When even the look-up fails, the spin's
-   * fate is unknown, and the KS-5003 says so.
+   * id and answer its result if it stands. When even the look-up fails, the spin's fate is unknown,
+   * and the KS-5003 says so.
    */
-  private async committedDespite(error: unknown, plan: SpinPlan | undefined): Promise<WrittenSpin | null> {
-    if (!plan || !mayHaveCommitted(error)) return null;
+  private async recordedDespite(committer: SpinCommitter, error: unknown, plan: SpinPlan): Promise<WrittenSpin | null> {
     try {
-      const written = await committedWrite(this.sql, plan);
+      const written = await committer.recorded(plan);
       if (written) this.deps.logger.warn({ err: error, spinId: plan.spin.id }, "spin committed despite a lost reply");
       return written;
     } catch (lookupError) {
@@ -293,50 +230,34 @@ export class SpinService {
     }
   }
 
-  private async plan(context: SpinContext, sourced: SourcedOutcome, client: SqlClient): Promise<SpinPlan> {
-    const minReadyBlocks = this.deps.env.MIN_READY_BLOCKS;
-    if (!sourced.taken) return planSpin({ ...context, outcome: sourced.outcome, block: null, minReadyBlocks });
-    const { item } = sourced.taken;
-    const block = await this.blocks.of(item.blockId, client);
-    if (block === null) throw new UnusableOutcomeError(`outcome of unknown block ${item.blockId}`);
-    let outcome: Outcome;
-    try {
-      outcome = queueItemOutcome(item, block.codec);
-    } catch (error) {
-      throw new UnusableOutcomeError(`unreadable queue item: ${sourced.taken.raw.slice(0, 200)}`, { cause: error });
-    }
-    const position: OutcomePosition = { blockId: item.blockId, index: item.index };
-    return planSpin({ ...context, outcome, block: { position, size: block.size }, minReadyBlocks });
+  private afterCommit(written: WrittenSpin): SpinReply {
+    const { spin, largeWin, generationNeeded } = written;
+    if (largeWin) this.deps.hints.eventsWritten();
+    if (generationNeeded) void this.deps.hints.generationNeeded(spin.gameId);
+    this.deps.hints.counted(spin);
+    return { body: written.body, replayed: false };
   }
 
-  /** Hints that only shorten other processes' waits: sent after the commit, never inside it. */
-  private afterCommit({ spin, largeWin, generationNeeded }: WrittenSpin): void {
-    if (largeWin) void notifyEvents(this.deps.producers);
-    if (generationNeeded) void this.requestGeneration(spin.gameId);
-    countSpin({
-      gameId: spin.gameId,
-      tier: spin.outcome.tier,
-      wagerMicros: spin.wagerMicros,
-      payoutMicros: spin.payoutMicros,
-    });
-  }
-
-  /** After a rollback: drop an unusable outcome, give any other one back, and name the failure. */
-  private async recover(error: unknown, gameId: number, taken: TakenOutcome | undefined): Promise<typeof UNUSABLE> {
+  /**
+   * After a rollback: an unusable outcome is dropped (UnusableOutcomeError: the caller takes the
+   * next one), any other is given back; then the failure is named.
+   */
+  private async recover(error: unknown, gameId: number, taken: TakenOutcome | undefined): Promise<never> {
     if (error instanceof UnusableOutcomeError || (taken && isDuplicateOutcome(error))) {
       const where = taken ? { blockId: taken.item.blockId, index: taken.item.index } : {};
       this.deps.logger.error({ err: error, gameId, ...where }, "dropped an outcome that cannot be used");
-      return UNUSABLE;
+      throw error instanceof UnusableOutcomeError
+        ? error
+        : new UnusableOutcomeError("outcome already used", { cause: error });
     }
     if (taken) {
-      const { blockId } = taken.item;
-      await this.queue.giveBack(taken).catch((pushError: unknown) => {
+      await this.deps.queue.giveBack(taken).catch((pushError: unknown) => {
         // The outcome stays unserved in its sealed block in Postgres, from where queues are rebuilt.
-        this.deps.logger.error({ err: pushError, gameId, blockId }, "outcome give-back failed");
+        this.deps.logger.error({ err: pushError, gameId, blockId: taken.item.blockId }, "outcome give-back failed");
       });
     }
     if (error instanceof ServiceError) {
-      if (error.code === "KS-4203") await this.requestGeneration(gameId);
+      if (error.code === "KS-4203") await this.deps.hints.generationNeeded(gameId);
       throw error;
     }
     const figure = exceededPlayerBound(error);
@@ -344,11 +265,31 @@ export class SpinService {
     this.deps.logger.error({ err: error, gameId }, "spin failed");
     throw new ServiceError("KS-5003", { cause: error });
   }
+}
 
-  /** One pending generation job per game, however many spins ask for it at once (see enqueueGeneration). */
-  private async requestGeneration(gameId: number): Promise<void> {
-    await enqueueGeneration(this.deps.producers, gameId).catch((error: unknown) =>
-      this.deps.logger.error({ err: error, gameId }, "could not request block generation"),
-    );
-  }
+/** The request as understood (the wager as an exact decimal), so `1` and `1.0` are one request. */
+function keyedRequest(partner: PartnerAuth, request: SpinRequest, key: string): IdempotentRequest {
+  const forceTier = request.forceTier ?? undefined;
+  return idempotentRequest(
+    { partnerId: partner.partnerId, environment: partner.environment, key },
+    {
+      route: "POST /spins",
+      gameId: request.gameId,
+      playerId: request.playerId,
+      wager: exactWager(request.wagerUsd),
+      ...(forceTier === undefined ? {} : { forceTier }),
+    },
+  );
+}
+
+/**
+ * The player's figures are kept exact as JSON numbers (CONTRACT §9): the database refused a spin that
+ * would take one past its bound, and nothing was written.
+ */
+function playerBoundError(figure: BoundedPlayerFigure): ServiceError {
+  const bound = figure === "totalSpins" ? "2147483647 spins" : `${formatScaledDecimal(Number.MAX_SAFE_INTEGER)} USD`;
+  return new ServiceError("KS-4103", {
+    message: `Spin refused: it would take the player's ${figure} past ${bound}, the most it can show exactly; nothing was written`,
+    details: [{ path: "wagerUsd", message: `would take the player's ${figure} past ${bound}` }],
+  });
 }

@@ -5,8 +5,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blocks } from "../schema/blocks.js";
 import { players } from "../schema/players.js";
-import { recordSpinBatch } from "./spin-batch.js";
-import { type NewSpin, recordSpin } from "./spins.js";
+import { type NewSpin, recordSpinBatch } from "./spin-batch.js";
+import { recordSpin } from "./spins.js";
 
 let database: TestDatabase;
 let fixture: SpinFixture;

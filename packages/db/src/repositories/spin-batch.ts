@@ -1,5 +1,26 @@
-import type { NewSpin, RecordedSpin } from "./spins.js";
+import type { Environment, Outcome, OutcomePosition, Presentation } from "@outcomes/core";
 import type { SqlClient } from "./sql-client.js";
+
+export interface NewSpin {
+  id: string;
+  partnerId: string;
+  environment: Environment;
+  gameId: number;
+  /** The partner's player id; the player row is created on its first spin. */
+  externalPlayerId: string;
+  outcome: Outcome;
+  /** The block entry the outcome was taken from; null for a forced sandbox spin (drawn, not taken). */
+  position: OutcomePosition | null;
+  wagerMicros: number;
+  payoutMicros: number;
+  presentation: Presentation;
+}
+
+export interface RecordedSpin {
+  playerId: number;
+  balanceAfterMicros: number;
+  createdAt: Date;
+}
 
 /**
  * Records a batch of spins (group commit) in one statement, prepared: one upsert per distinct

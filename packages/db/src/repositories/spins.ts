@@ -1,34 +1,12 @@
-import type { Environment, Outcome, OutcomePosition, Presentation } from "@outcomes/core";
 import { desc, eq } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { spins } from "../schema/spins.js";
 import type { PageWindow } from "./paging.js";
 import { constraintName, isUniqueViolation } from "./pg-errors.js";
-import { recordedSpinOf, recordSpinBatch } from "./spin-batch.js";
+import { type NewSpin, type RecordedSpin, recordedSpinOf, recordSpinBatch } from "./spin-batch.js";
 import type { SqlClient } from "./sql-client.js";
 
 export type SpinRecord = typeof spins.$inferSelect;
-
-export interface NewSpin {
-  id: string;
-  partnerId: string;
-  environment: Environment;
-  gameId: number;
-  /** The partner's player id; the player row is created on its first spin. */
-  externalPlayerId: string;
-  outcome: Outcome;
-  /** The block entry the outcome was taken from; null for a forced sandbox spin (drawn, not taken). */
-  position: OutcomePosition | null;
-  wagerMicros: number;
-  payoutMicros: number;
-  presentation: Presentation;
-}
-
-export interface RecordedSpin {
-  playerId: number;
-  balanceAfterMicros: number;
-  createdAt: Date;
-}
 
 /**
  * Moves the player's balance and totals and records the spin, in one statement: a batch of one (see

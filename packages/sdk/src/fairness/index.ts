@@ -11,7 +11,7 @@ export {
   writeEntries,
 } from "./derive.js";
 export { SALT_BYTES, SEED_BYTES, saltsAt } from "./keystream.js";
-export { entryLeafHashes, type LeafLayout, type LeafOutcome, leafHash, outcomeText } from "./leaves.js";
+export { entryLeafHashes, type LeafOutcome, leafHash, outcomeText } from "./leaves.js";
 export {
   auditPath,
   EMPTY_TREE_HASH,
@@ -22,7 +22,7 @@ export {
   type Sha256Batch,
   verifyInclusion,
 } from "./merkle.js";
-export { CompiledSheet, multiplierText } from "./sheet.js";
+export { CompiledSheet, type LeafLayout, multiplierText } from "./sheet.js";
 export {
   type BlockTree,
   type BlockTreeInput,

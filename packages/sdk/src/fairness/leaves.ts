@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { SALT_BYTES } from "./keystream.js";
 import { HASH_BYTES, nodeCryptoSha256Batch, type Sha256Batch } from "./merkle.js";
-import { multiplierText } from "./sheet.js";
+import { type LeafLayout, multiplierText } from "./sheet.js";
 import { TextPieces } from "./text-pieces.js";
 
 /**
@@ -27,14 +27,6 @@ export function outcomeText(outcome: LeafOutcome): string {
 export function leafHash(salt: string | Uint8Array, text: string): string {
   const saltBytes = typeof salt === "string" ? Buffer.from(salt, "hex") : salt;
   return createHash("sha256").update(Buffer.of(0)).update(saltBytes).update(text, "utf8").digest("hex");
-}
-
-/** What the leaves of stored entries need: the symbol ids and tier texts their indexes stand for. */
-export interface LeafLayout {
-  reels: number;
-  rows: number;
-  symbols: readonly string[];
-  tiers: readonly { name: string; multiplier: string }[];
 }
 
 const ascii = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));

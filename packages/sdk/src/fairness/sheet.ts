@@ -1,6 +1,5 @@
 import type { ParSheetDocument } from "../types.js";
 import type { Keystream } from "./keystream.js";
-import type { LeafLayout } from "./leaves.js";
 
 const TWO_32 = 4_294_967_296;
 
@@ -39,6 +38,14 @@ export class WeightedPick {
     }
     return low;
   }
+}
+
+/** What the leaves of stored entries need: the symbol ids and tier texts their indexes stand for. */
+export interface LeafLayout {
+  reels: number;
+  rows: number;
+  symbols: readonly string[];
+  tiers: readonly { name: string; multiplier: string }[];
 }
 
 /** The shortest exact decimal of a multiplier with at most 6 decimal places: `2`, `1.5`, `9.999999`. */

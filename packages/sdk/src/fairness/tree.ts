@@ -1,6 +1,7 @@
 import { saltsAt } from "./keystream.js";
-import { entryLeafHashes, type LeafLayout } from "./leaves.js";
+import { entryLeafHashes } from "./leaves.js";
 import { EMPTY_TREE_HASH, HASH_BYTES, merkleLevels, type Sha256Batch } from "./merkle.js";
+import type { LeafLayout } from "./sheet.js";
 
 /** What the Merkle tree of a block needs: its entries in `writeEntries`' layout and their salts' source. */
 export interface BlockTreeInput {

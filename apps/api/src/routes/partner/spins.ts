@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { SpinResultSchema } from "@outcomes/records";
-import { spinBucket } from "../../middleware/rate-limit.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import { refusal } from "../../ratelimit/index.js";
 import { createRouter } from "../../router.js";
 import { FORCE_TIER_MAX_LENGTH } from "../../spins/forced-outcomes.js";
 import { hasAtMostSixDecimals } from "../../spins/wager.js";
@@ -37,11 +37,12 @@ export const SpinRequestBody = z
   })
   .openapi("SpinRequest");
 
-const spinRoute = createRoute({
+export const spinRoute = createRoute({
   method: "post",
   path: "/spins",
   operationId: "createSpin",
-  middleware: [spinBucket] as const,
+  // Drawn by the spin path itself, with its outcome's LPOP (ratelimit/middleware.ts).
+  "x-rate-limit-bucket": "spin" as const,
   tags: ["Spins"],
   summary: "Run a spin",
   description:
@@ -82,7 +83,9 @@ const spinRoute = createRoute({
 export const spinsRouter = createRouter().openapi(spinRoute, async (c) => {
   const request = c.req.valid("json");
   const idempotencyKey = c.req.valid("header")["Idempotency-Key"];
-  const reply = await c.var.deps.spins.spin(c.var.partner, request, c.var.spinGate, idempotencyKey);
+  const bucket = c.var.rateLimit;
+  const reply = await c.var.deps.spins.spin(c.var.partner, request, bucket, idempotencyKey);
+  if (reply === null) throw refusal(bucket, bucket.draw!);
   if (reply.replayed) c.header("Idempotent-Replayed", "true");
   return c.json(reply.body, 200);
 });

@@ -4,9 +4,9 @@ import type { RedisClient } from "@outcomes/queue";
  * GCRA (generic cell rate algorithm) in one Redis round trip, on Redis's clock so every API process
  * agrees. A bucket of `limit` requests refills evenly over one second; unlike fixed windows it never
  * lets twice the limit through at a window edge.
- * Leaves {allowed, remaining, resetMs, retryAfterMs} in `result`.
+ * Leaves {allowed, remaining, resetMs, retryAfterMs} in `result`, and `refused`.
  */
-const GCRA = `
+export const GCRA = `
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local interval = 1000000 / limit
@@ -29,27 +29,18 @@ end
 const GCRA_SCRIPT = `${GCRA}
 return result`;
 
-/**
- * The spin path's one round trip (KEYS: the spin bucket, the game's outcome list): the GCRA draw
- * above and, only when allowed, the LPOP of the next outcome, plus the list's length after it.
- * Returns {allowed, remaining, resetMs, retryAfterMs, item or false, length}. Both keys carry the
- * partner and environment's hash tag (redisKeys), so on a Redis Cluster they are in one slot.
- */
-export const SPIN_TAKE_SCRIPT = `${GCRA}
-if refused then
-  result[5] = false
-  result[6] = redis.call('LLEN', KEYS[2])
-else
-  result[5] = redis.call('LPOP', KEYS[2])
-  result[6] = redis.call('LLEN', KEYS[2])
-end
-return result`;
-
-export interface RateLimitResult {
+/** One draw from a bucket. */
+export interface Draw {
   allowed: boolean;
   remaining: number;
   resetMs: number;
   retryAfterMs: number;
+}
+
+/** The first four numbers of a GCRA script's reply. */
+export function drawOf(reply: readonly unknown[]): Draw {
+  const [allowed, remaining, resetMs, retryAfterMs] = reply as (number | undefined)[];
+  return { allowed: allowed === 1, remaining: remaining ?? 0, resetMs: resetMs ?? 0, retryAfterMs: retryAfterMs ?? 0 };
 }
 
 type WithGcra = RedisClient & { gcra(key: string, limit: number): Promise<number[]> };
@@ -65,23 +56,6 @@ export function withGcra(redis: RedisClient): WithGcra {
 }
 
 /** Draws one request from the bucket at `key`. */
-export async function takeToken(redis: RedisClient, key: string, limit: number): Promise<RateLimitResult> {
-  const [allowed, remaining, resetMs, retryAfterMs] = await withGcra(redis).gcra(key, limit);
-  return {
-    allowed: allowed === 1,
-    remaining: remaining ?? 0,
-    resetMs: resetMs ?? 0,
-    retryAfterMs: retryAfterMs ?? 0,
-  };
-}
-
-/**
- * The spin bucket, handed to the spin path so it draws in the same script as its LPOP
- * (SPIN_TAKE_SCRIPT): one Redis round trip per spin.
- */
-export interface SpinGate {
-  key: string;
-  limit: number;
-  /** Takes the draw's result: sets the headers, and throws KS-4291 when it was refused. */
-  apply: (result: RateLimitResult) => void;
+export async function drawToken(redis: RedisClient, key: string, limit: number): Promise<Draw> {
+  return drawOf(await withGcra(redis).gcra(key, limit));
 }
