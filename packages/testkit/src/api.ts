@@ -1,13 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { buildApi } from "@outcomes/api/build-api";
+import type { AppDeps } from "@outcomes/api/context";
+import { answerHttpParserErrors } from "@outcomes/api/http-parser-errors";
 import { type Environment, generateApiKey, newId } from "@outcomes/core";
 import { apiKeys, games, partners } from "@outcomes/db";
 import type { GameOwner } from "@outcomes/queue";
 import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
 import { eq } from "drizzle-orm";
-import { buildApi } from "../../../apps/api/src/build-api.js";
-import type { AppDeps } from "../../../apps/api/src/context.js";
-import { answerHttpParserErrors } from "../../../apps/api/src/http-parser-errors.js";
 import { createTestDatabase, deleteKeysUnder, requiredEnv, type TestDatabase, testRedisPrefix } from "./databases.js";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";

@@ -1,5 +1,5 @@
+import { run } from "@outcomes/cli/program";
 import { expect } from "vitest";
-import { run } from "../../../apps/cli/src/program.js";
 import type { TestApi } from "./api.js";
 
 export interface CliResult {

@@ -4,8 +4,8 @@
  * see another worker take over.
  */
 import { createLogger, parseEnv } from "@outcomes/runtime";
-import { startWorker } from "../../../apps/worker/src/start-worker.js";
-import { webhooksRole } from "../../../apps/worker/src/webhooks/index.js";
+import { startWorker } from "@outcomes/worker/start-worker";
+import { webhooksRole } from "@outcomes/worker/webhooks";
 
 const env = parseEnv();
 await startWorker(env, createLogger(env.LOG_LEVEL, "crash-fixture"), {

@@ -6,8 +6,8 @@ import type { Environment, EventType } from "@outcomes/core";
 import { insertEvent } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
 import { createLogger, type Env, type Logger } from "@outcomes/runtime";
-import type { RoleStarter } from "../../../apps/worker/src/context.js";
-import { startWorker } from "../../../apps/worker/src/start-worker.js";
+import type { RoleStarter } from "@outcomes/worker/context";
+import { startWorker } from "@outcomes/worker/start-worker";
 import type { TestApi } from "./api.js";
 
 /**
