@@ -1,5 +1,5 @@
 import { type Environment, usdToMicros } from "@outcomes/core";
-import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient } from "@outcomes/db";
+import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient, RolloutSwitch } from "@outcomes/db";
 import { createRequestRedis, createWorkerRedis, Producers, redisKeys } from "@outcomes/queue";
 import { type Env, type Logger, ShutdownManager } from "@outcomes/runtime";
 import { createApp } from "./app.js";
@@ -69,10 +69,23 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     );
     const maintenance = new MaintenanceSwitch(redis, keys);
     const games = new GameCache(database.db, usdToMicros(env.LARGE_WIN_THRESHOLD_USD) ?? 0);
-    const subscriber = await subscribeInvalidations(env, keys, { keyVerifier, maintenance, games }, logger);
+    const rollout = new RolloutSwitch(database.db);
+    const subscriber = await subscribeInvalidations(env, keys, { keyVerifier, maintenance, games, rollout }, logger);
     shutdown.register("invalidation subscriber", () => subscriber.quit());
 
-    const services = { env, db: database.db, readDb, redis, keys, producers, logger, keyVerifier, maintenance, games };
+    const services = {
+      env,
+      db: database.db,
+      readDb,
+      redis,
+      keys,
+      producers,
+      logger,
+      keyVerifier,
+      maintenance,
+      games,
+      rollout,
+    };
     const deps: AppDeps = { ...services, spins: new SpinService(services) };
     return { app: createApp(deps), deps, close: () => shutdown.shutdown() };
   } catch (error) {
