@@ -32,11 +32,12 @@ describe("a rolling upgrade from the previous release to this tree, and back", (
       from: previous,
       to: next,
       rollback: true,
-      stageMs: 4_000,
+      stageMs: 3_000,
       clients: CLIENTS,
       log: (line) => console.log(`UPGRADE ${line}`),
     });
-    console.log(`UPGRADE figures: ${JSON.stringify(report.figures, null, 1)}`);
+    console.log(`UPGRADE figures: ${JSON.stringify(report.figures)}`);
+    for (const line of report.summary) console.log(`UPGRADE ${line}`);
     expect(report.violations).toEqual([]);
   });
 });

@@ -42,14 +42,18 @@ export function checkAnswers(load: RollingLoad): Finding {
   };
 }
 
-/** Every keyed spin replayed with exactly its first answer, on whichever release it was sent to. */
+/**
+ * Every keyed spin replayed with exactly its first answer, on whichever release it was sent to.
+ * Its figures count the replays by route ("old→new" while both run, …), to be summed.
+ */
 export function checkReplays(what: string, report: ReplayReport): Finding {
+  const mismatches = report.mismatches;
   return {
     violations:
-      report.mismatches.length > 0
-        ? [`${what}: ${report.mismatches.length} keyed spins did not replay: ${some(report.mismatches)}`]
-        : [],
-    figures: { replayed: report.replayed, across: report.across },
+      mismatches.length > 0 ? [`${what}: ${mismatches.length} keyed spins did not replay: ${some(mismatches)}`] : [],
+    figures: {
+      replays: Object.fromEntries(Object.entries(report.across).map(([route, n]) => [`${route} ${what}`, n])),
+    },
   };
 }
 

@@ -14,7 +14,7 @@ import {
   checkWebhooks,
   type Finding,
 } from "./checks.js";
-import { type ApiInstance, Deployment } from "./deployment.js";
+import { type ApiInstance, Deployment, WORKER_ROLES } from "./deployment.js";
 import { RollingLoad } from "./load.js";
 import type { Release } from "./release.js";
 
@@ -22,10 +22,6 @@ import type { Release } from "./release.js";
 const RELEASE_1_EVENT_TYPES = ["spin.large_win", "settlement.report_ready", "block.low_reserve", "api_key.expiring"];
 /** Keys of each release replayed by the other while both run (all of them are, once one is stopped). */
 const MIXED_REPLAYS = 100;
-/** How long a stopping release's API may take to serve an outcome the other release sealed. */
-const SERVED_ACROSS_BOUND_MS = 10_000;
-/** How long generation and webhook delivery may take to catch up once the load has stopped. */
-const QUIET_BOUND_MS = 10_000;
 /** A graceful stop that takes longer than this counts as hung. */
 const STOP_BOUND_MS = 20_000;
 
@@ -40,12 +36,21 @@ export interface RolloutOptions {
   stageMs: number;
   /** Concurrent spin clients. */
   clients: number;
+  /**
+   * How long what should happen soon may take before it counts as not happening (default 10 s):
+   * a stopping release's API serving an outcome the other sealed, keyed retries getting their 200,
+   * generation and webhook delivery catching up once the load stops. A test that expects breaches
+   * waits less.
+   */
+  patienceMs?: number;
   log?: (line: string) => void;
 }
 
 export interface RolloutReport {
   /** What went wrong, each prefixed by the step that saw it ("upgrade", "rollback"); empty: nothing. */
   violations: string[];
+  /** One line of figures per step. */
+  summary: string[];
   figures: Record<string, unknown>;
 }
 
@@ -78,12 +83,13 @@ export async function rollingUpgrade(options: RolloutOptions): Promise<RolloutRe
 }
 
 class Rollout {
-  readonly report: RolloutReport = { violations: [], figures: {} };
+  readonly report: RolloutReport = { violations: [], summary: [], figures: {} };
   private readonly balancer = new Balancer();
   private readonly running = new Map<Release, ReleaseProcesses>();
   private load!: RollingLoad;
   private world!: WorldOfRollout;
   private readonly log: (line: string) => void;
+  private readonly patienceMs: number;
 
   constructor(
     private readonly options: RolloutOptions,
@@ -91,6 +97,7 @@ class Rollout {
     private readonly receiver: Receiver,
   ) {
     this.log = options.log ?? (() => {});
+    this.patienceMs = options.patienceMs ?? 10_000;
   }
 
   async run(): Promise<void> {
@@ -141,7 +148,7 @@ class Rollout {
     ] as const) {
       const sample = this.load.keyedAnsweredBy(first.label).slice(-MIXED_REPLAYS);
       const replays = await this.load.replayKeyed(sample, this.running.get(other)!.api);
-      this.add(step, checkReplays(`replays by ${other.label} while both run`, replays));
+      this.add(step, checkReplays("while both run", replays));
     }
     const generationFrom = await this.timed(`${step}-stop-previous`, () => this.stop(step, previous));
     await sleep(stageMs);
@@ -168,9 +175,9 @@ class Rollout {
   private async stop(step: string, release: Release): Promise<number> {
     const { api, workers } = this.running.get(release)!;
     let blocksStoppedAt = 0;
-    for (const worker of workers) {
+    for (const [index, worker] of workers.entries()) {
       await this.stopProcess(step, worker);
-      if (worker.name.endsWith("-blocks")) {
+      if (WORKER_ROLES[index] === "blocks") {
         blocksStoppedAt = Date.now();
         await this.servedAcross(step, release, blocksStoppedAt);
       }
@@ -184,9 +191,9 @@ class Rollout {
 
   /**
    * The stopping release's API still serves until it has answered with an outcome of a block
-   * sealed since its own blocks worker stopped, so by the other release's: each release reads the
-   * queue items the other writes (the other way round happens on its own: a starting release
-   * first serves the reserve the running one filled, checked with the rest).
+   * sealed since its own blocks worker stopped, so by the other release's: it reads the queue items
+   * the other writes. (The other way round needs no wait: a starting release first serves the
+   * reserve the running one filled, and an item it could not read would be stranded: checkQueue.)
    */
   private async servedAcross(step: string, reader: Release, since: number): Promise<void> {
     const served = await eventually(async () => {
@@ -196,11 +203,11 @@ class Rollout {
       return this.load
         .results()
         .some(({ result, servedBy }) => servedBy === reader.label && ids.has(result.fairness?.blockId));
-    }, SERVED_ACROSS_BOUND_MS).catch(() => false);
+    }, this.patienceMs).catch(() => false);
     if (!served) {
       this.violate(
         step,
-        `${reader.label} served no outcome of a block sealed by the other release within ${SERVED_ACROSS_BOUND_MS} ms`,
+        `${reader.label} served no outcome of a block sealed by the other release within ${this.patienceMs} ms`,
       );
     }
   }
@@ -220,13 +227,13 @@ class Rollout {
   private async verify(step: string, release: Release, previous: Release, generationFrom: number): Promise<void> {
     const api = this.running.get(release)!.api;
     const sql = this.deployment.sql;
-    const keyed = await this.timed(`${step}-keyed-retries`, () => this.load.settleKeyed());
+    const keyed = await this.timed(`${step}-keyed-retries`, () => this.load.settleKeyed(this.patienceMs));
     this.report.figures[`${step}-keyed-retries`] = keyed;
     if (keyed.unsettled > 0) this.violate(step, `${keyed.unsettled} keyed spins never answered 200 when retried`);
     // Every key the stopped release answered, replayed by this one (the rest were, or will be, the other way).
     const unreplayed = this.load.keyedAnsweredBy(previous.label, true);
     const replays = await this.timed(`${step}-replays`, () => this.load.replayKeyed(unreplayed, api));
-    this.add(step, checkReplays(`keys of ${previous.label} replayed by ${release.label}`, replays));
+    this.add(step, checkReplays(`of every key ${previous.label} answered`, replays));
 
     // Generation by this release: blocks sealed since the other's blocks worker stopped, and served.
     const [generated] = await sql<{ blocks: number; served: number }[]>`
@@ -244,13 +251,13 @@ class Rollout {
       Promise.all([
         eventually(
           async () => (await checkQueue(this.deployment, this.world.gameId)).violations.length === 0,
-          QUIET_BOUND_MS,
+          this.patienceMs,
         ),
         eventually(
           async () =>
             (await checkWebhooks(sql, this.world.partnerId, this.world.webhookId, this.receiver.received)).violations
               .length === 0,
-          QUIET_BOUND_MS,
+          this.patienceMs,
         ),
       ]).catch(() => {}),
     );
@@ -261,6 +268,21 @@ class Rollout {
     this.add(step, await checkWebhooks(sql, this.world.partnerId, this.world.webhookId, this.receiver.received));
     this.add(step, await checkFailedJobs(this.deployment));
     this.add(step, checkLogs(this.deployment));
+    this.report.summary.push(this.summary(step, release));
+  }
+
+  /** The step's figures in one line: requests and answers, outcomes, replays, deliveries, generation. */
+  private summary(step: string, release: Release): string {
+    const f = this.report.figures[step] as Record<string, any>;
+    const generation = this.report.figures[`${step}-generation-by-${release.label}`] as Record<string, number>;
+    return (
+      `${step} (so far): ${f.requests} spin requests, answers ${JSON.stringify(f.answers)}, resent by the balancer ` +
+      `${JSON.stringify(f.resent)}; ${f.outcomesCheckedAgainstAnswers} outcomes checked against the answers ` +
+      `(${f.spinsStored} spins stored, ${f.playersChecked} balances); replays ${JSON.stringify(f.replays)}; ` +
+      `${f.received} webhook deliveries received for ${f.events} events ${JSON.stringify(f.byType)}; ` +
+      `generation by ${release.label} after the other's blocks worker stopped: ${generation?.blocks} blocks, ` +
+      `${generation?.served} outcomes served; settlement ${JSON.stringify(f.settlement)}`
+    );
   }
 
   /**
@@ -305,7 +327,10 @@ class Rollout {
 
   private add(step: string, finding: Finding): void {
     for (const violation of finding.violations) this.violate(step, violation);
-    this.report.figures[step] = { ...(this.report.figures[step] as object), ...finding.figures };
+    const figures = (this.report.figures[step] ?? {}) as Record<string, unknown>;
+    const { replays, ...rest } = finding.figures;
+    figures.replays = { ...(figures.replays as object), ...(replays as object) };
+    this.report.figures[step] = { ...figures, ...rest };
   }
 
   private violate(step: string, violation: string): void {
