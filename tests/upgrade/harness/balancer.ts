@@ -1,6 +1,9 @@
 import { request } from "node:http";
 import type { ApiInstance } from "./deployment.js";
 
+/** Sends of one request, at most: enough to go round two releases' APIs twice. */
+const MAX_SENDS = 4;
+
 /** An HTTP answer and the release whose API process gave it. */
 export interface BalancedAnswer {
   status: number;
@@ -50,7 +53,7 @@ export class Balancer {
   /** Sends to the next process (or to `to` alone); a refusal or a stopping process's reset moves on. */
   async send(options: BalancedRequest, to?: ApiInstance): Promise<BalancedAnswer> {
     const resent = { refused: 0, reset: 0 };
-    for (let attempt = 0; attempt < 4; attempt++) {
+    for (let attempt = 0; attempt < MAX_SENDS; attempt++) {
       const api = to ?? this.pick();
       if (!api) break;
       try {
@@ -63,7 +66,7 @@ export class Balancer {
         if (to) break;
       }
     }
-    throw Object.assign(new Error(`no API process answered (${JSON.stringify(resent)})`), { code: "ECONNREFUSED" });
+    throw Object.assign(new Error(`no API process answered (${JSON.stringify(resent)})`), { code: "NO_ANSWER" });
   }
 
   private pick(): ApiInstance | undefined {

@@ -27,7 +27,8 @@ export function checkAnswers(load: RollingLoad): Finding {
   const bad = load.records.filter(
     (record) => record.status !== 200 && !(record.status === 503 && record.code === "KS-4203" && record.retryAfter),
   );
-  const figures = { requests: load.records.length, answers: load.summary(), resent: load.resends() };
+  const slowestMs = load.records.reduce((max, record) => Math.max(max, (record.answeredAt ?? 0) - record.sentAt), 0);
+  const figures = { requests: load.records.length, answers: load.summary(), resent: load.resends(), slowestMs };
   if (bad.length === 0) return { violations: [], figures };
   const kinds = new Map<string, number>();
   for (const record of bad) {

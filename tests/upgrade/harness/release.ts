@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -84,6 +84,7 @@ export async function installedRelease(label: string, commit: string): Promise<R
   const lockHash = createHash("sha256").update(lockfile).digest("hex").slice(0, 12);
   const dir = join(releaseCache(), `${commit.slice(0, 12)}-${lockHash}-abi${process.versions.modules}`);
   const release = new Release(label, dir);
+  pruneReleaseCache(dir);
   if (existsSync(join(dir, ".complete"))) return release;
 
   mkdirSync(releaseCache(), { recursive: true });
@@ -102,6 +103,26 @@ export async function installedRelease(label: string, commit: string): Promise<R
     throw error;
   }
   return release;
+}
+
+/** Installs unused for this long are removed (a release moved on, a lockfile changed). */
+const UNUSED_INSTALL_MS = 14 * 24 * 3600 * 1000;
+/** A half-made install this old was left by a run that stopped. */
+const ABANDONED_PARTIAL_MS = 24 * 3600 * 1000;
+
+/** Marks `dir` used now and removes the cache's installs unused for two weeks and abandoned halves. */
+function pruneReleaseCache(dir: string): void {
+  const now = Date.now();
+  if (existsSync(join(dir, ".complete"))) utimesSync(join(dir, ".complete"), new Date(now), new Date(now));
+  for (const entry of existsSync(releaseCache()) ? readdirSync(releaseCache()) : []) {
+    const path = join(releaseCache(), entry);
+    if (path === dir) continue;
+    const marker = entry.includes(".partial-") ? path : join(path, ".complete");
+    const age = now - (existsSync(marker) ? statSync(marker).mtimeMs : 0);
+    if (age > (entry.includes(".partial-") ? ABANDONED_PARTIAL_MS : UNUSED_INSTALL_MS)) {
+      rmSync(path, { recursive: true, force: true });
+    }
+  }
 }
 
 /** The files of `commit` in `target`; a shallow clone first fetches the commit (by its full id). */
@@ -134,12 +155,4 @@ export async function workingTreeRelease(label = "new"): Promise<Release> {
   const release = new Release(label, WORKING_TREE);
   await release.build();
   return release;
-}
-
-/** The release's drizzle journal: the tags of its migrations, in order. */
-export function migrationTags(release: Release): string[] {
-  const journal = JSON.parse(readFileSync(join(release.root, "drizzle/meta/_journal.json"), "utf8")) as {
-    entries: { tag: string }[];
-  };
-  return journal.entries.map((entry) => entry.tag);
 }

@@ -276,8 +276,9 @@ class Rollout {
     const f = this.report.figures[step] as Record<string, any>;
     const generation = this.report.figures[`${step}-generation-by-${release.label}`] as Record<string, number>;
     return (
-      `${step} (so far): ${f.requests} spin requests, answers ${JSON.stringify(f.answers)}, resent by the balancer ` +
-      `${JSON.stringify(f.resent)}; ${f.outcomesCheckedAgainstAnswers} outcomes checked against the answers ` +
+      `${step} (so far): ${f.requests} spin requests (slowest answer ${f.slowestMs} ms), ` +
+      `answers ${JSON.stringify(f.answers)}, resent by the balancer ${JSON.stringify(f.resent)}; ` +
+      `${f.outcomesCheckedAgainstAnswers} outcomes checked against the answers ` +
       `(${f.spinsStored} spins stored, ${f.playersChecked} balances); replays ${JSON.stringify(f.replays)}; ` +
       `${f.received} webhook deliveries received for ${f.events} events ${JSON.stringify(f.byType)}; ` +
       `generation by ${release.label} after the other's blocks worker stopped: ${generation?.blocks} blocks, ` +
