@@ -289,8 +289,13 @@ export function checkLogs(deployment: Deployment): Finding {
 function errorKind(line: string): string {
   const at = line.indexOf(": ");
   try {
-    const entry = JSON.parse(line.slice(at + 2)) as { msg?: string; err?: { message?: string } };
-    return `${line.slice(0, at)}: ${entry.msg}${entry.err?.message ? ` (${entry.err.message})` : ""}`;
+    const entry = JSON.parse(line.slice(at + 2)) as {
+      msg?: string;
+      err?: { message?: string; cause?: { message?: string } };
+    };
+    // A failed query's message is its SQL and parameters: its cause says what went wrong.
+    const reason = entry.err?.cause?.message ?? entry.err?.message;
+    return `${line.slice(0, at)}: ${entry.msg}${reason ? ` (${reason.split("\n")[0]!.slice(0, 160)})` : ""}`;
   } catch {
     return line.slice(0, 200);
   }
