@@ -62,7 +62,7 @@ export default defineConfig({
         test: {
           name: "system",
           include: ["tests/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, "tests/faults/**"],
+          exclude: [...configDefaults.exclude, "tests/faults/**", "tests/upgrade/**"],
           globalSetup: ["packages/testkit/src/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -90,6 +90,18 @@ export default defineConfig({
           globalSetup: ["packages/testkit/src/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        // The previous release and this tree side by side under load (docs/upgrades.md): `npm run
+        // test:upgrade`. The first run installs the previous release (minutes); later runs reuse it.
+        test: {
+          name: "upgrade",
+          include: ["tests/upgrade/**/*.test.ts"],
+          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 900_000,
           fileParallelism: false,
         },
       },

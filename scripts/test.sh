@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The one test command: install if needed, then typecheck, lint, unit, integration, whole-system and
-# fault tests; the Redis-touching integration and fault tests also on a local Redis Cluster
+# The one test command: install if needed, then typecheck, lint, unit, integration, whole-system,
+# fault and upgrade tests; the Redis-touching integration and fault tests also on a local Redis Cluster
 # (scripts/redis-cluster.sh, from the machine's redis-server, as the Redis fault tests need anyway).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,3 +18,6 @@ echo "== typecheck" && npx tsc -b
 echo "== lint" && npx biome check --error-on-warnings .
 echo "== tests" && npx vitest run --project unit --project integration --project system --project integration-cluster
 echo "== fault injection (real processes)" && npx vitest run --project faults --project faults-cluster
+# The previous release's processes beside this tree's under load (docs/upgrades.md); its install is
+# made once per lockfile under ~/.cache/outcomes-upgrade and reused.
+echo "== rolling upgrade from the previous release" && npx vitest run --project upgrade

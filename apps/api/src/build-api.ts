@@ -1,5 +1,5 @@
 import { type Environment, usdToMicros } from "@outcomes/core";
-import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient, sqlClientOf } from "@outcomes/db";
+import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient, RolloutSwitch, sqlClientOf } from "@outcomes/db";
 import {
   createRequestRedis,
   createWorkerRedis,
@@ -81,10 +81,23 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     );
     const maintenance = new MaintenanceSwitch(redis, keys);
     const games = new GameCache(database.db, usdToMicros(env.LARGE_WIN_THRESHOLD_USD) ?? 0);
-    const subscriber = await subscribeInvalidations(env, keys, { keyVerifier, maintenance, games }, logger);
+    const rollout = new RolloutSwitch(database.db);
+    const subscriber = await subscribeInvalidations(env, keys, { keyVerifier, maintenance, games, rollout }, logger);
     shutdown.register("invalidation subscriber", () => subscriber.quit());
 
-    const services = { env, db: database.db, readDb, redis, keys, producers, logger, keyVerifier, maintenance, games };
+    const services = {
+      env,
+      db: database.db,
+      readDb,
+      redis,
+      keys,
+      producers,
+      logger,
+      keyVerifier,
+      maintenance,
+      games,
+      rollout,
+    };
     const deps: AppDeps = { ...services, spins: spinService(services), revealedPages: revealedPageCache() };
     return { app: createApp(deps), deps, close: () => shutdown.shutdown() };
   } catch (error) {

@@ -1,5 +1,5 @@
 import type { HostResolver } from "@outcomes/core";
-import type { Database } from "@outcomes/db";
+import type { Database, RolloutSwitch } from "@outcomes/db";
 import type { Producers, RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
 import type { KeyVerifier, PartnerAuth } from "./auth/key-verifier.js";
@@ -24,6 +24,11 @@ export interface AppDeps {
   logger: Logger;
   keyVerifier: KeyVerifier;
   maintenance: MaintenanceSwitch;
+  /**
+   * Whether a release's rollout has finished (docs/upgrades.md): `await rollout.finished(n)` before
+   * a feature of release n that the previous release would misread.
+   */
+  rollout: RolloutSwitch;
   /** The rules spins follow, per game; PATCH /games forgets an entry before it answers. */
   games: GameCache;
   /** The spin path (POST /spins); it holds the process's group-commit batcher. */

@@ -74,6 +74,7 @@ const ADMIN_TAGS: Tag[] = [
   { name: "Operator: settlements", description: "Generate reports and resolve disputes" },
   { name: "Operator: maintenance", description: "Maintenance mode for the partner API" },
   { name: "Operator: jobs", description: "Run scheduled jobs now" },
+  { name: "Operator: release", description: "This release, and the end of its rolling upgrade" },
   { name: "API description", description: "This document" },
 ];
 

@@ -1,3 +1,4 @@
+import type { RolloutSwitch } from "@outcomes/db";
 import {
   createWorkerRedis,
   type Invalidation,
@@ -18,11 +19,13 @@ interface Caches {
   keyVerifier: KeyVerifier;
   maintenance: MaintenanceSwitch;
   games: GameCache;
+  rollout: RolloutSwitch;
 }
 
 function forget(caches: Caches, what: string): void {
   if (what === "auth") caches.keyVerifier.invalidate();
   else if (what === "maintenance") caches.maintenance.forget();
+  else if (what === "rollout") caches.rollout.forget();
   else if (what.startsWith("game:")) caches.games.forget(Number(what.slice("game:".length)));
 }
 

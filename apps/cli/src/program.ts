@@ -8,6 +8,7 @@ import { registerJobCommands } from "./commands/jobs.js";
 import { registerKeyCommands } from "./commands/keys.js";
 import { registerMaintenanceCommands } from "./commands/maintenance.js";
 import { registerPartnerCommands } from "./commands/partners.js";
+import { registerReleaseCommands } from "./commands/release.js";
 import { registerSettlementCommands } from "./commands/settlements.js";
 import { registerSheetCommands } from "./commands/sheets.js";
 import { CliContext, type CliIo } from "./context.js";
@@ -21,6 +22,7 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerJobCommands,
   registerGameCommands,
   registerDeliveryCommands,
+  registerReleaseCommands,
 ];
 
 function buildProgram(io: CliIo): Command {

@@ -9,5 +9,6 @@ export * from "./money.js";
 export * from "./outcome.js";
 export * from "./par/index.js";
 export * from "./partner.js";
+export * from "./release.js";
 export * from "./settlement.js";
 export * from "./webhook-url.js";

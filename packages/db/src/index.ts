@@ -1,4 +1,5 @@
 export * from "./client.js";
 export * from "./migrate.js";
 export * from "./repositories/index.js";
+export * from "./rollout-switch.js";
 export * from "./schema/index.js";

@@ -39,30 +39,34 @@ export async function eventually<T>(
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** One real service process (`tsx apps/api/src/main.ts` or the worker), its output kept for the report. */
+/**
+ * One real service process, its output kept for the report: `tsx apps/api/src/main.ts` or the
+ * worker of this tree, or any node command line in another tree (a release's bundles).
+ */
 export class ServiceProcess {
   readonly output: string[] = [];
   private child: ChildProcess | undefined;
 
   constructor(
     readonly name: string,
-    private readonly script: string,
-    private readonly args: string[],
+    /** node's arguments (flags, script, the script's arguments). */
+    private readonly nodeArgs: string[],
     private readonly env: Record<string, string>,
+    private readonly cwd = ROOT,
   ) {}
 
   static api(name: string, env: Record<string, string>): ServiceProcess {
-    return new ServiceProcess(name, API_MAIN, [], env);
+    return new ServiceProcess(name, ["--import", "tsx", API_MAIN], env);
   }
 
   static worker(name: string, roles: string[], env: Record<string, string>): ServiceProcess {
-    return new ServiceProcess(name, WORKER_MAIN, ["--role", roles.join(",")], env);
+    return new ServiceProcess(name, ["--import", "tsx", WORKER_MAIN, "--role", roles.join(",")], env);
   }
 
   /** Starts the process and waits until it logs `readyLine` (pino JSON lines on stdout). */
   async start(readyLine: string, timeoutMs = 30_000): Promise<void> {
-    const child = spawn(process.execPath, ["--import", "tsx", this.script, ...this.args], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, this.nodeArgs, {
+      cwd: this.cwd,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...this.env },
       stdio: ["ignore", "pipe", "pipe"],
     });

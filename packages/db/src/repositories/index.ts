@@ -15,6 +15,7 @@ export * from "./partitions.js";
 export * from "./partners.js";
 export * from "./pg-errors.js";
 export * from "./players.js";
+export * from "./release-rollouts.js";
 export * from "./settlement-operator.js";
 export * from "./settlements.js";
 export * from "./spin-batch.js";

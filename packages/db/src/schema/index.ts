@@ -8,6 +8,7 @@ export * from "./par-sheets.js";
 export * from "./partners.js";
 export * from "./players.js";
 export * from "./pool-cycles.js";
+export * from "./release-rollouts.js";
 export * from "./settlement-reports.js";
 export * from "./spin-rollups.js";
 export * from "./spins.js";

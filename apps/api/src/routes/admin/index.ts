@@ -7,6 +7,7 @@ import { jobsRouter } from "./jobs.js";
 import { maintenanceRouter } from "./maintenance.js";
 import { adminParSheetsRouter } from "./par-sheets.js";
 import { partnersRouter } from "./partners.js";
+import { releaseRouter } from "./release.js";
 import { adminSettlementsRouter } from "./settlements.js";
 
 /** Every operator route group, mounted under /api/admin/v1 (operator token checked in app.ts). */
@@ -19,6 +20,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>) {
     jobsRouter,
     adminParSheetsRouter,
     adminGamesRouter,
+    releaseRouter,
   ] as OpenAPIHono<AppEnv>[])
     app.route(ADMIN_BASE, router);
 }
