@@ -1,4 +1,4 @@
-import { reserveReport } from "@outcomes/blocks";
+import { reserveReport } from "@outcomes/blocks/report";
 import { parseGameId } from "@outcomes/core";
 import { enqueueGeneration } from "@outcomes/queue";
 import type { Command } from "commander";

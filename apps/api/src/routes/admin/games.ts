@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { reserveReport } from "@outcomes/blocks";
+// The report alone: the package's index would load the blocks worker's native hasher into the API.
+import { reserveReport } from "@outcomes/blocks/report";
 import { DRAW_MODES } from "@outcomes/core";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
