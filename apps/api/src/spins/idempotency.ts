@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ServiceError } from "@outcomes/core";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import { type IdempotencyScope, lockIdempotencyKey, type SqlTransaction } from "@outcomes/db";
 
 export interface IdempotentRequest {
@@ -21,7 +21,7 @@ export async function priorResponse(tx: SqlTransaction, request: IdempotentReque
   const record = await lockIdempotencyKey(tx, request.scope);
   if (!record) return null;
   if (record.requestHash !== request.hash) {
-    throw new ServiceError("KS-4101", {
+    throw new ServiceError(ErrorCode.InvalidRequest, {
       message: "Idempotency-Key was already used for another request (a different body); use a new key",
       details: [{ path: "Idempotency-Key", message: "already used for another request" }],
     });

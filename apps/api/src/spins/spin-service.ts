@@ -1,4 +1,5 @@
 import {
+  ErrorCode,
   formatScaledDecimal,
   type Outcome,
   type OutcomePosition,
@@ -104,7 +105,7 @@ export class SpinService {
       } catch (error) {
         if (!(error instanceof UnusableOutcomeError)) throw error;
         if (skipped === MAX_UNUSABLE_SKIPPED) {
-          throw new ServiceError("KS-5003", {
+          throw new ServiceError(ErrorCode.SpinFailed, {
             message: "Spin processing failed (wager not deducted): no usable outcome",
           });
         }
@@ -158,7 +159,7 @@ export class SpinService {
   /** A forced sandbox spin: a tier of the game's sheet, checked before the spin bucket is drawn. */
   private forcedSource(partner: PartnerAuth, tier: string, bucket: BucketDraw): OutcomeSource {
     if (partner.environment !== "sandbox") {
-      throw new ServiceError("KS-4101", {
+      throw new ServiceError(ErrorCode.InvalidRequest, {
         message: "forceTier is accepted with sandbox keys only; production spins always take the next outcome",
         details: [{ path: "forceTier", message: "sandbox only" }],
       });
@@ -175,16 +176,16 @@ export class SpinService {
       return await this.deps.games.get(gameId);
     } catch (error) {
       this.deps.logger.error({ err: error, gameId }, "spin failed: game look-up");
-      throw new ServiceError("KS-5003", { cause: error });
+      throw new ServiceError(ErrorCode.SpinFailed, { cause: error });
     }
   }
 
   /** The game's rules applied to the request: KS-4006, KS-4202, KS-4103. */
   private applyRules(partner: PartnerAuth, request: SpinRequest, game: GameRules | null) {
     if (!game || game.partnerId !== partner.partnerId || game.environment !== partner.environment) {
-      throw new ServiceError("KS-4006");
+      throw new ServiceError(ErrorCode.GameNotOwned);
     }
-    if (!game.isActive) throw new ServiceError("KS-4202");
+    if (!game.isActive) throw new ServiceError(ErrorCode.GameInactive);
     return { partner, game, playerId: request.playerId, wagerMicros: wagerMicrosWithin(request.wagerUsd, game) };
   }
 
@@ -221,7 +222,7 @@ export class SpinService {
       return written;
     } catch (lookupError) {
       this.deps.logger.error({ err: lookupError, spinId: plan.spin.id }, "spin outcome unknown after a lost reply");
-      throw new ServiceError("KS-5003", {
+      throw new ServiceError(ErrorCode.SpinFailed, {
         message:
           "Spin processing failed: the database did not confirm whether the spin was recorded. Retry with the " +
           "same Idempotency-Key, or read the player's spins, before spinning again",
@@ -257,13 +258,13 @@ export class SpinService {
       });
     }
     if (error instanceof ServiceError) {
-      if (error.code === "KS-4203") await this.deps.hints.generationNeeded(gameId);
+      if (error.code === ErrorCode.OutcomeQueueEmpty) await this.deps.hints.generationNeeded(gameId);
       throw error;
     }
     const figure = exceededPlayerBound(error);
     if (figure !== null) throw playerBoundError(figure);
     this.deps.logger.error({ err: error, gameId }, "spin failed");
-    throw new ServiceError("KS-5003", { cause: error });
+    throw new ServiceError(ErrorCode.SpinFailed, { cause: error });
   }
 }
 
@@ -288,7 +289,7 @@ function keyedRequest(partner: PartnerAuth, request: SpinRequest, key: string): 
  */
 function playerBoundError(figure: BoundedPlayerFigure): ServiceError {
   const bound = figure === "totalSpins" ? "2147483647 spins" : `${formatScaledDecimal(Number.MAX_SAFE_INTEGER)} USD`;
-  return new ServiceError("KS-4103", {
+  return new ServiceError(ErrorCode.WagerOutOfRange, {
     message: `Spin refused: it would take the player's ${figure} past ${bound}, the most it can show exactly; nothing was written`,
     details: [{ path: "wagerUsd", message: `would take the player's ${figure} past ${bound}` }],
   });

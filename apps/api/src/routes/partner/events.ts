@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { EVENT_TYPES, orderedEnvelope } from "@outcomes/core";
+import { ErrorCode, EVENT_TYPES, orderedEnvelope } from "@outcomes/core";
 import { listEvents } from "@outcomes/db";
 import { EventSchema } from "@outcomes/records";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
@@ -40,7 +40,7 @@ const listEventsRoute = createRoute({
   request: { query: EventLogQuery },
   responses: {
     200: jsonResponse(EventLog, "Up to `limit` events after `after`"),
-    ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101"),
+    ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest),
   },
 });
 

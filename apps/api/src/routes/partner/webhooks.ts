@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ErrorCode } from "@outcomes/core";
 import {
   createRedelivery,
   createWebhook,
@@ -32,7 +33,7 @@ import {
 } from "./webhook-schemas.js";
 
 const tags = ["Webhooks"];
-const OWNERSHIP_ERRORS = ["KS-4206", "KS-4207"] as const;
+const OWNERSHIP_ERRORS = [ErrorCode.WebhookNotFound, ErrorCode.WebhookNotOwned] as const;
 
 const DAY_MS = 86_400_000;
 const RECOVER_WINDOW_DAYS = 30;
@@ -129,7 +130,13 @@ webhooksRouter.openapi(
     },
     responses: {
       201: jsonResponse(RegisteredWebhookSchema, "The webhook, with its signing secret"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4106", "KS-4107"),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.InvalidWebhookUrl,
+        ErrorCode.InvalidWebhookEvents,
+      ),
     },
   }),
   async (c) => {
@@ -204,7 +211,7 @@ webhooksRouter.openapi(
     request: { params: DeliveryParams },
     responses: {
       202: jsonResponse(DeliverySchema, "The new delivery, queued"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4215", ...OWNERSHIP_ERRORS),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.NotFound, ...OWNERSHIP_ERRORS),
     },
   }),
   async (c) => {
@@ -233,7 +240,12 @@ webhooksRouter.openapi(
     request: { params: WebhookParams, body: jsonBody(RecoverBody, recoverExample) },
     responses: {
       202: jsonResponse(Recovery, "How many deliveries were queued"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", ...OWNERSHIP_ERRORS),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ...OWNERSHIP_ERRORS,
+      ),
     },
   }),
   async (c) => {
@@ -264,7 +276,12 @@ webhooksRouter.openapi(
     },
     responses: {
       200: jsonResponse(RotatedSecret, "The new secret"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", ...OWNERSHIP_ERRORS),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ...OWNERSHIP_ERRORS,
+      ),
     },
   }),
   async (c) => {
