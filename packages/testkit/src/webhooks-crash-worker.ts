@@ -1,7 +1,7 @@
 /**
  * Run by apps/worker/src/webhooks/crash.test.ts as a child process (`WEBHOOKS_CRASH_WORKER`): the `webhooks` role started by `startWorker`, as
- * `main.ts` starts it, but with a one-second job lock, so the test can SIGKILL it mid-delivery and
- * see another worker take over.
+ * `main.ts` starts it, but with a one-second job lock, so the test can SIGKILL it mid-delivery (or
+ * mid-recovery, in chunks of RECOVERY_CHUNK_SIZE) and see another worker take over.
  */
 import { createLogger, parseEnv } from "@outcomes/runtime";
 import { startWorker } from "../../../apps/worker/src/start-worker.js";
@@ -9,6 +9,11 @@ import { webhooksRole } from "../../../apps/worker/src/webhooks/index.js";
 
 const env = parseEnv();
 await startWorker(env, createLogger(env.LOG_LEVEL, "crash-fixture"), {
-  webhooks: webhooksRole({ pollIntervalMs: 100, lockDurationMs: 1000, stalledIntervalMs: 500 }),
+  webhooks: webhooksRole({
+    pollIntervalMs: 100,
+    lockDurationMs: 1000,
+    stalledIntervalMs: 500,
+    ...(process.env.RECOVERY_CHUNK_SIZE && { recoveryChunkSize: Number(process.env.RECOVERY_CHUNK_SIZE) }),
+  }),
 });
 process.stdout.write("ready\n");

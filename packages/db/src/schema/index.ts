@@ -11,4 +11,5 @@ export * from "./pool-cycles.js";
 export * from "./settlement-reports.js";
 export * from "./spin-rollups.js";
 export * from "./spins.js";
+export * from "./webhook-recoveries.js";
 export * from "./webhooks.js";

@@ -1,0 +1,62 @@
+import { type Database, recoverNextChunk } from "@outcomes/db";
+import { enqueueDeliveries, type JobPayload, type Producers } from "@outcomes/queue";
+import type { Logger } from "@outcomes/runtime";
+import { type Job, UnrecoverableError, WaitingError } from "bullmq";
+import type { JobRun } from "../queue-worker.js";
+
+export interface RecoverDeps {
+  db: Database;
+  producers: Producers;
+  logger: Logger;
+  /** Failed deliveries per transaction: a delete of the webhook waits for one chunk at most. */
+  chunkSize: number;
+}
+
+/**
+ * The `webhook.recover` job: a partner's recover, a chunk per transaction (`recoverNextChunk`)
+ * until the recovery is done or its webhook deleted. Each chunk's new deliveries are queued after
+ * its commit, as fan-out queues its own, while the next chunk is written (queueing 2,000 jobs
+ * takes about as long as writing their rows); a crash in between leaves them open, and the
+ * reconciler queues them. A retried or duplicated job resumes from the cursor its record holds;
+ * a worker shutting down hands it back to the queue after the chunk in hand.
+ */
+export function recoverProcessor(deps: RecoverDeps) {
+  return async ({ recoveryId }: JobPayload<"webhook.recover">, job: Job<unknown>, run: JobRun) => {
+    const started = performance.now();
+    deps.logger.info({ recoveryId, attempt: job.attemptsMade + 1 }, "recovery started");
+    let made = 0;
+    let queueing: Promise<void> = Promise.resolve();
+    for (;;) {
+      const step = await recoverNextChunk(deps.db, recoveryId, deps.chunkSize);
+      await queueing;
+      if (!step) throw new UnrecoverableError(`Recovery ${recoveryId} not found`);
+      queueing = enqueueDeliveries(deps.producers, step.deliveryIds);
+      // Awaited after the next chunk is written; a failure meanwhile must not count as unhandled.
+      queueing.catch(() => {});
+      made += step.deliveryIds.length;
+      const { webhookId, status, counted, redelivered } = step.recovery;
+      if (status !== "running") await queueing;
+      await job.updateProgress({ status, redelivered, counted });
+      if (status === "running" && run.signal?.aborted) {
+        await queueing;
+        // Back to waiting, no attempt spent: the next worker resumes from the cursor.
+        await job.moveToWait(run.token);
+        deps.logger.info({ recoveryId, webhookId, redelivered, counted }, "recovery handed back: worker closing");
+        throw new WaitingError();
+      }
+      if (status === "running") {
+        deps.logger.debug(
+          { recoveryId, webhookId, chunk: step.deliveryIds.length, redelivered, counted },
+          "recovery chunk",
+        );
+        continue;
+      }
+      const ms = Math.round(performance.now() - started);
+      deps.logger.info(
+        { recoveryId, webhookId, status, redelivered, counted, madeByThisRun: made, ms },
+        "recovery finished",
+      );
+      return { status, redelivered, counted, made };
+    }
+  };
+}
