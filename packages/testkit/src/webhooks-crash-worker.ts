@@ -1,7 +1,8 @@
 /**
  * Run by apps/worker/src/webhooks/crash.test.ts as a child process (`WEBHOOKS_CRASH_WORKER`): the `webhooks` role started by `startWorker`, as
  * `main.ts` starts it, but with a one-second job lock, so the test can SIGKILL it mid-delivery (or
- * mid-recovery, in chunks of RECOVERY_CHUNK_SIZE) and see another worker take over.
+ * mid-recovery) and see another worker take over. WEBHOOKS_ROLE_OPTIONS (JSON) overrides more of
+ * the role's options.
  */
 import { createLogger, parseEnv } from "@outcomes/runtime";
 import { startWorker } from "../../../apps/worker/src/start-worker.js";
@@ -13,7 +14,7 @@ await startWorker(env, createLogger(env.LOG_LEVEL, "crash-fixture"), {
     pollIntervalMs: 100,
     lockDurationMs: 1000,
     stalledIntervalMs: 500,
-    ...(process.env.RECOVERY_CHUNK_SIZE && { recoveryChunkSize: Number(process.env.RECOVERY_CHUNK_SIZE) }),
+    ...JSON.parse(process.env.WEBHOOKS_ROLE_OPTIONS ?? "{}"),
   }),
 });
 process.stdout.write("ready\n");

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { type Database, recoverNextChunk } from "@outcomes/db";
 import { enqueueDeliveries, type JobPayload, type Producers } from "@outcomes/queue";
 import type { Logger } from "@outcomes/runtime";
@@ -10,6 +11,23 @@ export interface RecoverDeps {
   logger: Logger;
   /** Failed deliveries per transaction: a delete of the webhook waits for one chunk at most. */
   chunkSize: number;
+  /**
+   * The next chunk waits while the `webhooks` queue has this many deliveries waiting: a recovery
+   * is made as fast as deliveries are sent, not faster (each job holds ~1 KB of Redis, and other
+   * partners' deliveries queue behind those waiting).
+   */
+  queueAhead: number;
+}
+
+/** How often a recovery waiting for room looks at the queue again. */
+const ROOM_POLL_MS = 250;
+
+/** Resolves once the `webhooks` queue has fewer than `queueAhead` waiting jobs, or the run is aborted. */
+async function roomInQueue(deps: RecoverDeps, signal: AbortSignal | undefined): Promise<void> {
+  const deliver = deps.producers.queues.webhooks;
+  while (!signal?.aborted && (await deliver.getWaitingCount()) >= deps.queueAhead) {
+    await sleep(ROOM_POLL_MS, undefined, { signal }).catch(() => {});
+  }
 }
 
 /**
@@ -27,35 +45,34 @@ export function recoverProcessor(deps: RecoverDeps) {
     let made = 0;
     let queueing: Promise<void> = Promise.resolve();
     for (;;) {
-      const step = await recoverNextChunk(deps.db, recoveryId, deps.chunkSize);
+      // With the previous chunk's jobs still being queued: at most 2 chunks past `queueAhead`.
+      await roomInQueue(deps, run.signal);
+      const step = run.signal?.aborted ? undefined : await recoverNextChunk(deps.db, recoveryId, deps.chunkSize);
       await queueing;
-      if (!step) throw new UnrecoverableError(`Recovery ${recoveryId} not found`);
+      if (step === null) throw new UnrecoverableError(`Recovery ${recoveryId} not found`);
+      if (!step) {
+        // Back to waiting, no attempt spent: the next worker resumes from the cursor.
+        await job.moveToWait(run.token);
+        deps.logger.info({ recoveryId, made }, "recovery handed back: worker closing");
+        throw new WaitingError();
+      }
       queueing = enqueueDeliveries(deps.producers, step.deliveryIds);
       // Awaited after the next chunk is written; a failure meanwhile must not count as unhandled.
       queueing.catch(() => {});
       made += step.deliveryIds.length;
       const { webhookId, status, counted, redelivered } = step.recovery;
-      if (status !== "running") await queueing;
-      await job.updateProgress({ status, redelivered, counted });
-      if (status === "running" && run.signal?.aborted) {
-        await queueing;
-        // Back to waiting, no attempt spent: the next worker resumes from the cursor.
-        await job.moveToWait(run.token);
-        deps.logger.info({ recoveryId, webhookId, redelivered, counted }, "recovery handed back: worker closing");
-        throw new WaitingError();
-      }
       if (status === "running") {
+        await job.updateProgress({ status, redelivered, counted });
         deps.logger.debug(
           { recoveryId, webhookId, chunk: step.deliveryIds.length, redelivered, counted },
           "recovery chunk",
         );
         continue;
       }
+      await queueing;
+      await job.updateProgress({ status, redelivered, counted });
       const ms = Math.round(performance.now() - started);
-      deps.logger.info(
-        { recoveryId, webhookId, status, redelivered, counted, madeByThisRun: made, ms },
-        "recovery finished",
-      );
+      deps.logger.info({ recoveryId, webhookId, status, redelivered, counted, made, ms }, "recovery finished");
       return { status, redelivered, counted, made };
     }
   };
