@@ -30,7 +30,6 @@ beforeAll(async () => {
   const started = performance.now();
   await seedFailedDeliveries(api, { ...target, count: BACKLOG });
   seedMs = performance.now() - started;
-  await api.database.db.execute(sql`analyze webhook_deliveries`);
 }, 120_000);
 afterAll(async () => {
   await worker?.close();

@@ -120,24 +120,23 @@ export async function recoverNextChunk(
       return { deliveryIds: [], recovery: await finish(tx, recoveryId, "cancelled") };
     }
 
-    const covered = coveredBy(recovery.webhookId, recovery.since, iso(recovery.createdAt));
-    const key = sql`(${webhookDeliveries.createdAt}, ${webhookDeliveries.id})`;
     const after = recovery.cursorCreatedAt
-      ? sql`${key} > (${iso(recovery.cursorCreatedAt)}, ${recovery.cursorId})`
+      ? sql`(${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) > (${iso(recovery.cursorCreatedAt)}, ${recovery.cursorId})`
       : undefined;
     const page = await tx
       .select({ createdAt: webhookDeliveries.createdAt, id: webhookDeliveries.id })
       .from(webhookDeliveries)
-      .where(and(covered, after))
+      .where(and(coveredBy(recovery.webhookId, recovery.since, iso(recovery.createdAt)), after))
       .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
       .limit(chunkSize);
     const last = page.at(-1);
     if (!last) return { deliveryIds: [], recovery: await finish(tx, recoveryId, "done") };
 
-    const { replayed } = await replayFailedOnce(
-      tx,
-      and(covered, after, sql`${key} <= (${iso(last.createdAt)}, ${last.id})`),
-    );
+    // By the page's ids (one array parameter): the primary key finds them, and each one's
+    // redelivery is looked up in its index. Given the key range instead, the planner misjudged the
+    // page and hashed every delivery of the table for each chunk (0.3 s at 400,000 rows).
+    const ids = page.map((row) => row.id);
+    const { replayed } = await replayFailedOnce(tx, sql`${webhookDeliveries.id} = any(${sql.param(ids)}::text[])`);
     const progress = {
       cursorCreatedAt: last.createdAt,
       cursorId: last.id,
