@@ -41,8 +41,8 @@ const DEFAULTS = {
   reconcileIntervalMs: 60_000,
   reconcileGraceMs: 120_000,
   recoveryConcurrency: 2,
-  // 0.25–0.3 s per chunk on the busy dev VM (most of it the new rows' foreign-key checks and
-  // queueing their jobs): a delete of the webhook waits that long at most.
+  // A chunk's transaction takes 0.15–0.35 s on the busy dev VM (most of it the new rows'
+  // foreign-key checks): a delete of the webhook waits that long at most.
   recoveryChunkSize: 2000,
   // About 10 MB of Redis and, at ~1,200 deliveries/s, ~8 s of other partners' deliveries behind them.
   recoveryQueueAhead: 10_000,
