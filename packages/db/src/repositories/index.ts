@@ -21,4 +21,5 @@ export * from "./settlements.js";
 export * from "./spin-batch.js";
 export * from "./spins.js";
 export * from "./sql-client.js";
+export * from "./webhook-recovery.js";
 export * from "./webhooks.js";

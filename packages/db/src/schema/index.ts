@@ -12,4 +12,5 @@ export * from "./release-rollouts.js";
 export * from "./settlement-reports.js";
 export * from "./spin-rollups.js";
 export * from "./spins.js";
+export * from "./webhook-recoveries.js";
 export * from "./webhooks.js";
