@@ -6,17 +6,20 @@ import { createWorkerRedis, redisKeys } from "@outcomes/queue";
 import postgres from "postgres";
 import { processCpuMs } from "./bench/cpu.js";
 import { failures, runLoad } from "./bench/load.js";
+import { createLargeWinGame, MIX_KINDS, type MixKind, mixRequest } from "./bench/mixes.js";
 import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
-import { seedBench } from "./bench/seed.js";
+import { seedBench, seedHistory } from "./bench/seed.js";
 
 /**
- * `npx tsx scripts/bench-ab.ts [--rounds 5 --duration 4 --connections 64] <bundle>[@--flag,…] …`
+ * `npx tsx scripts/bench-ab.ts [--rounds 5 --duration 4 --connections 64 --kinds spins] <bundle>[@--flag,…] …`
  *
- * Compares API builds by CPU per spin on a busy machine: each bundle (an `apps/api/main.js` built by
+ * Compares API builds by CPU per request on a busy machine: each bundle (an `apps/api/main.js` built by
  * `scripts/build.mjs`, copied under `dist/`, so it finds `node_modules`) runs as its own process with
- * the production flags, all on one seeded database and queue, and the closed-loop spin runs
- * alternate between them round after round, so every build sees the same machine state. Reported
- * per build: API CPU µs per spin (from /proc), the median spins/s, p50 and p99, peak RSS. After `@`,
+ * the production flags, all on one seeded database and queue, and the closed-loop runs of each kind
+ * (`--kinds`: any of the bench's mixes, scripts/bench/mixes.ts; reads list what a few seconds of
+ * plain and large-win spins wrote first) alternate between them round after round, so every build
+ * sees the same machine state. Reported per build and kind: API CPU µs per request (from /proc), the
+ * median req/s, p50 and p99; and each build's peak RSS. After `@`,
  * comma-separated node flags (`--…`) and environment settings (`NAME=value`) for that process, to
  * compare settings of one build.
  */
@@ -27,8 +30,14 @@ const { values: args, positionals: bundles } = parseArgs({
     duration: { type: "string", default: "4" },
     connections: { type: "string", default: "64" },
     players: { type: "string", default: "1000" },
+    kinds: { type: "string", default: "spins" },
+    /** Days of spin history the reads find (see seedHistory). */
+    "history-days": { type: "string", default: "30" },
   },
 });
+const kinds = args.kinds.split(",") as MixKind[];
+const unknown = kinds.filter((kind) => !MIX_KINDS.includes(kind));
+if (unknown.length > 0) throw new Error(`unknown kinds ${unknown.join(", ")}: name some of ${MIX_KINDS.join(", ")}`);
 const rounds = Number(args.rounds);
 const durationMs = Number(args.duration) * 1000;
 const connections = Number(args.connections);
@@ -42,6 +51,16 @@ const name = `outcomes_bench_ab_${runId}`;
 const withDatabase = (url: string, database: string) => Object.assign(new URL(url), { pathname: `/${database}` }).href;
 const benchUrl = withDatabase(baseUrl, name);
 const prefix = `bench:${runId}`;
+/** Plain, then large-win spins before the rounds, so the reads have rows to list. */
+const FILL_MS = 6_000;
+
+interface Figures {
+  cpuMs: number;
+  requests: number;
+  perSecond: number[];
+  p50: number[];
+  p99: number[];
+}
 const admin = postgres(withDatabase(baseUrl, "postgres"), { max: 1, onnotice: () => {} });
 
 await migrateDatabase(benchUrl);
@@ -49,8 +68,12 @@ const database = createDatabase(benchUrl, { max: 2 });
 const redis = createWorkerRedis({ REDIS_URL: redisUrl });
 const children: ChildProcess[] = [];
 try {
-  const spinsNeeded = (rounds + 1) * bundles.length * (durationMs / 1000) * 8_000;
+  const takingOutcomes = kinds.filter((kind) => kind === "spins" || kind === "keyedSpins").length;
+  const spinsNeeded = ((rounds + 1) * bundles.length * takingOutcomes * durationMs + FILL_MS) * 8;
   const seeded = await seedBench(database.db, redis, redisKeys(prefix), { outcomes: spinsNeeded, blockSize: 10_000 });
+  const largeWinGameId = await createLargeWinGame(database.db, seeded);
+  const historyDays = Number(args["history-days"]);
+  if (historyDays > 0) await seedHistory(database.db, seeded, { players, days: historyDays });
   const flags = productionNodeArgs("start:api").slice(0, -1);
   const apis = [];
   for (const bundle of bundles) {
@@ -65,57 +88,58 @@ try {
         REDIS_PREFIX: prefix,
         LOG_LEVEL: "warn",
         RATE_LIMIT_SPINS_PER_SECOND: "1000000",
+        RATE_LIMIT_REQUESTS_PER_SECOND: "1000000",
       },
       "/readyz",
     );
     children.push(api.child);
-    apis.push({
-      bundle,
-      ...api,
-      cpuMs: 0,
-      spins: 0,
-      perSecond: [] as number[],
-      p50: [] as number[],
-      p99: [] as number[],
-    });
+    apis.push({ bundle, ...api, byKind: new Map<MixKind, Figures>() });
   }
-  const load = (url: string, ms: number) =>
+  const setup = { apiUrl: "", apiKey: seeded.apiKey, gameId: seeded.gameId, largeWinGameId, players };
+  const load = (url: string, kind: MixKind, run: string, ms: number) =>
     runLoad({
-      url: `${url}/api/partner/v1/spins`,
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": seeded.apiKey },
-      body: JSON.stringify({ gameId: seeded.gameId, playerId: "player-{n}", wagerUsd: 1 }),
-      distinct: players,
+      ...mixRequest(kind, { ...setup, apiUrl: url, keyPrefix: `ab-${runId}-${run}` }),
       connections,
       durationMs: ms,
     });
-  for (const api of apis) await load(api.url, 2000);
+  const first = apis[0] as (typeof apis)[number];
+  // Rows for the reads to list besides the history: today's spins and large-win events.
+  await load(first.url, "spins", "fill", FILL_MS / 2);
+  await load(first.url, "largeWinSpins", "fill", FILL_MS / 2);
+  for (const api of apis) for (const kind of kinds) await load(api.url, kind, `warm-${api.url}`, 2000);
   for (let round = 0; round < rounds; round++) {
-    // Alternate the order too, so no build always runs right after the same other one.
-    for (const api of round % 2 ? [...apis].reverse() : apis) {
-      const before = processCpuMs(api.child.pid) ?? Number.NaN;
-      const result = await load(api.url, durationMs);
-      if (failures(result) > 0) throw new Error(`${api.bundle}: ${JSON.stringify(result.statuses)}`);
-      api.cpuMs += (processCpuMs(api.child.pid) ?? Number.NaN) - before;
-      api.spins += result.completed;
-      api.perSecond.push(Math.round(result.perSecond));
-      api.p50.push(Math.round(result.p50Ms * 10) / 10);
-      api.p99.push(Math.round(result.p99Ms * 10) / 10);
+    for (const kind of kinds) {
+      // Alternate the order too, so no build always runs right after the same other one.
+      for (const api of round % 2 ? [...apis].reverse() : apis) {
+        const before = processCpuMs(api.child.pid) ?? Number.NaN;
+        const result = await load(api.url, kind, `${round}-${api.url}`, durationMs);
+        if (failures(result) > 0) throw new Error(`${api.bundle} ${kind}: ${JSON.stringify(result.statuses)}`);
+        const figures = api.byKind.get(kind) ?? { cpuMs: 0, requests: 0, perSecond: [], p50: [], p99: [] };
+        figures.cpuMs += (processCpuMs(api.child.pid) ?? Number.NaN) - before;
+        figures.requests += result.completed;
+        figures.perSecond.push(Math.round(result.perSecond));
+        figures.p50.push(Math.round(result.p50Ms * 10) / 10);
+        figures.p99.push(Math.round(result.p99Ms * 10) / 10);
+        api.byKind.set(kind, figures);
+      }
     }
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   for (const api of apis) {
-    console.log(
-      JSON.stringify({
-        bundle: api.bundle,
-        apiCpuUsPerSpin: Math.round((api.cpuMs * 1000) / api.spins),
-        spinsPerSecond: median(api.perSecond),
-        p50Ms: median(api.p50),
-        p99Ms: median(api.p99),
-        peakRssMb: peakRssMb(api.child.pid),
-        rounds: { perSecond: api.perSecond, p99Ms: api.p99 },
-      }),
-    );
+    for (const [kind, figures] of api.byKind) {
+      console.log(
+        JSON.stringify({
+          bundle: api.bundle,
+          kind,
+          apiCpuUsPerRequest: Math.round((figures.cpuMs * 1000) / figures.requests),
+          perSecond: median(figures.perSecond),
+          p50Ms: median(figures.p50),
+          p99Ms: median(figures.p99),
+          rounds: { perSecond: figures.perSecond, p99Ms: figures.p99 },
+        }),
+      );
+    }
+    console.log(JSON.stringify({ bundle: api.bundle, peakRssMb: peakRssMb(api.child.pid) }));
   }
 } finally {
   for (const child of children) await stop(child);

@@ -5,21 +5,29 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { codecOfBlockHead, parseQueueItem, presentationOf, queueItemOutcome } from "@outcomes/core";
-import { blocks, createDatabase, createGame, migrateDatabase, spins } from "@outcomes/db";
+import { blocks, createDatabase, createGame, events, migrateDatabase, spins } from "@outcomes/db";
 import { createWorkerRedis, type RedisClient, redisKeys } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
-import { count, eq, sql } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import { Redis } from "ioredis";
 import postgres from "postgres";
 import { childrenOf } from "../tests/faults/harness/processes.js";
 import { measureGeneration } from "./bench/blocks.js";
 import { loadAverage, processCpuMs } from "./bench/cpu.js";
 import { failures, type LoadResult, runLoad } from "./bench/load.js";
+import {
+  createLargeWinGame,
+  MIX_KINDS,
+  type MixKind,
+  mixRequest,
+  runMixRounds,
+  summariseMixes,
+} from "./bench/mixes.js";
 import { type FixedRateResult, runFixedRate } from "./bench/open-loop.js";
 import { findPgbench, type PgbenchResult, type PgbenchScript, runPgbench, spinShapedScript } from "./bench/pgbench.js";
 import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
 import { latencySvg, writeJson, writeSvg } from "./bench/report.js";
-import { seedBench } from "./bench/seed.js";
+import { seedBench, seedHistory } from "./bench/seed.js";
 import { type TailSample, tailSampler } from "./bench/tail.js";
 
 /**
@@ -38,8 +46,12 @@ import { type TailSample, tailSampler } from "./bench/tail.js";
  *    from each request's scheduled send time (no coordinated omission);
  * 3. CPU per request of each process (API, its Postgres backends, echo servers, the load client),
  *    the API's peak RSS;
- * 4. block generation with the blocks worker's code: one 10,000-outcome block, a TARGET fill;
- * then checks that every 200 is one spin row and one outcome gone, writes bench-results/latest.json,
+ * 4. the mixes (scripts/bench/mixes.ts), `--rounds` rounds at `--mix-connections`: plain spins, keyed
+ *    spins, forced top-tier spins each raising a large-win event, a player's spins, the event log, a
+ *    game's blocks and `/metrics`, one run each; every kind's req/s ÷ the same round's plain spins/s;
+ * 5. block generation with the blocks worker's code: one 10,000-outcome block, a TARGET fill;
+ * then checks that every 200 is one spin row and one outcome gone (a large-win spin: one spin row and
+ * one event, no outcome), writes bench-results/latest.json,
  * docs/bench-results.json and bench-results/latency.svg, and cleans up. `--profile` writes the
  * API's V8 CPU profile.
  */
@@ -53,13 +65,23 @@ const { values: args } = parseArgs({
     players: { type: "string", default: "1000" },
     "generation-repeats": { type: "string", default: "5" },
     profile: { type: "boolean", default: false },
-    /** Spins only (no anchors, open loop or generation): for comparing levers by CPU per spin. */
+    /** Spins only (no anchors, open loop, mixes or generation): for comparing levers by CPU per spin. */
     "spins-only": { type: "boolean", default: false },
+    /** The mixes only (no closed-loop spin rounds, anchors, open loop or generation): a quick A/B of them. */
+    "mixes-only": { type: "boolean", default: false },
+    "mix-connections": { type: "string", default: "24" },
+    /** Days of spin history the reads find (one spin a day per player, a partition per day). */
+    "history-days": { type: "string", default: "30" },
     /** API processes on the port (WEB_CONCURRENCY); CPU and RSS are summed over all of them. */
     "web-concurrency": { type: "string", default: "1" },
   },
 });
 const spinsOnly = args["spins-only"];
+const mixesOnly = args["mixes-only"];
+if (spinsOnly && mixesOnly) throw new Error("--spins-only and --mixes-only exclude each other");
+/** Only the plain spin rounds, or only the mixes: no anchors, echo servers, open loop or generation. */
+const partial = spinsOnly || mixesOnly;
+const mixConnections = Number(args["mix-connections"]);
 const rounds = Number(args.rounds);
 const durationMs = Number(args.duration) * 1000;
 const fixedMs = Number(args["fixed-duration"]) * 1000;
@@ -69,8 +91,13 @@ const peakConnections = Math.max(...connectionCounts);
 const players = Number(args.players);
 const BLOCK_SIZE = 10_000;
 const TARGET_READY_BLOCKS = 4;
-// Enough for 15,000 spins/s throughout every spin run: the queue must never run dry.
-const spinSeconds = (warmupMs + rounds * connectionCounts.length * durationMs + 2 * fixedMs) / 1000;
+// Enough for 15,000 spins/s throughout every run taking outcomes: the queue must never run dry.
+const spinRounds = mixesOnly ? 0 : rounds;
+const mixRounds = spinsOnly ? 0 : rounds;
+const spinSeconds =
+  (warmupMs + spinRounds * connectionCounts.length * durationMs + (partial ? 0 : 2 * fixedMs)) / 1000 +
+  // plain and keyed spins take outcomes
+  (mixRounds * 2 * durationMs) / 1000;
 const outcomes = Math.ceil(spinSeconds * 15_000);
 
 const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/outcomes";
@@ -149,8 +176,10 @@ class CpuMeter {
     this.requests += result.completed;
     return result;
   }
-  perRequestUs(): { server: number | null; client: number } {
-    const per = (ms: number) => Math.round((ms * 1000) / Math.max(1, this.requests));
+  /** Null figures when it measured no request (e.g. the spin rounds with `--mixes-only`). */
+  perRequestUs(): { server: number | null; client: number | null } {
+    if (this.requests === 0) return { server: null, client: null };
+    const per = (ms: number) => Math.round((ms * 1000) / this.requests);
     return { server: Number.isNaN(this.ms) ? null : per(this.ms), client: per(this.clientMs) };
   }
 }
@@ -172,13 +201,21 @@ try {
   step(`seeding ${outcomes} outcomes`);
   const seeded = await seedBench(database.db, redis, keys, { outcomes, blockSize: BLOCK_SIZE });
   const queuedBefore = await redis.llen(keys.outcomeQueue(seeded.game));
+  const largeWinGameId = await createLargeWinGame(database.db, seeded);
+  const historyDays = Number(args["history-days"]);
+  if (mixRounds > 0 && historyDays > 0) {
+    step(`seeding ${historyDays} days of spin history`);
+    await seedHistory(database.db, seeded, { players, days: historyDays });
+  }
   await database.db.execute(sql`create extension if not exists pg_stat_statements`).catch(() => {
     step("pg_stat_statements unavailable: no per-statement figures");
   });
 
   // The anchor: a spin-shaped transaction on the same tables, for a game of its own (its rows are
   // not the service's spins), numbering its outcomes far past any real block's.
-  const pgbench: ReturnType<typeof findPgbench> = spinsOnly ? { unavailable: "--spins-only" } : findPgbench(step);
+  const pgbench: ReturnType<typeof findPgbench> = partial
+    ? { unavailable: spinsOnly ? "--spins-only" : "--mixes-only" }
+    : findPgbench(step);
   let pgbenchScript: PgbenchScript | null = null;
   if ("path" in pgbench) {
     const game = await createGame(
@@ -228,6 +265,7 @@ try {
       REDIS_PREFIX: prefix,
       LOG_LEVEL: "warn",
       RATE_LIMIT_SPINS_PER_SECOND: "1000000",
+      RATE_LIMIT_REQUESTS_PER_SECOND: "1000000",
       WEB_CONCURRENCY: args["web-concurrency"],
       BENCH_PROBE_FILE: probeFile,
     },
@@ -261,7 +299,7 @@ try {
 
   step("warm-up");
   const warm = await spinLoad(peakConnections, warmupMs);
-  if (!spinsOnly) {
+  if (!partial) {
     await echoLoad(peakConnections, warmupMs);
     await honoLoad(peakConnections, warmupMs);
   }
@@ -286,7 +324,7 @@ try {
     tail?: TailSample;
   }
   const closed: Array<{ loadAverage: string; at: AtConnections[]; hono: LoadResult | null }> = [];
-  for (let i = 0; i < rounds; i++) {
+  for (let i = 0; i < spinRounds; i++) {
     const loadNow = loadAverage();
     const at: AtConnections[] = [];
     for (const connections of connectionCounts) {
@@ -300,11 +338,11 @@ try {
         "path" in pgbench && pgbenchScript
           ? await runPgbench(pgbench.path, benchUrl, pgbenchScript, connections, durationMs / 1000)
           : null;
-      const echoRun = spinsOnly ? null : await echoCpu.measure(() => echoLoad(connections, durationMs));
+      const echoRun = partial ? null : await echoCpu.measure(() => echoLoad(connections, durationMs));
       at.push({ connections, spin, pgbench: anchor, echo: echoRun, tail });
     }
-    if (!spinsOnly) step(`round ${i + 1} of ${rounds}: Hono echo, ${peakConnections} connections`);
-    const honoRun = spinsOnly ? null : await honoCpu.measure(() => honoLoad(peakConnections, durationMs));
+    if (!partial) step(`round ${i + 1} of ${rounds}: Hono echo, ${peakConnections} connections`);
+    const honoRun = partial ? null : await honoCpu.measure(() => honoLoad(peakConnections, durationMs));
     closed.push({ loadAverage: loadNow, at, hono: honoRun });
   }
   const ofConnections = (connections: number) =>
@@ -312,7 +350,7 @@ try {
   const saturation = median(ofConnections(peakConnections).map((r) => r.spin.perSecond));
 
   const fixed: Array<{ fraction: number; loadAverage: string; result: FixedRateResult; tail: TailSample }> = [];
-  for (const fraction of spinsOnly ? [] : [0.5, 0.8]) {
+  for (const fraction of partial ? [] : [0.5, 0.8]) {
     const loadNow = loadAverage();
     step(`open loop, ${fraction * 100}% of ${Math.round(saturation)} spins/s`);
     const watch = await tailSampler({ ...api, probeFile }, database.sql, BENCH_DATABASE);
@@ -325,6 +363,17 @@ try {
     });
     fixed.push({ fraction, loadAverage: loadNow, result, tail: await watch.stop() });
   }
+
+  const mixSetup = { apiUrl: api.url, apiKey: seeded.apiKey, gameId: seeded.gameId, largeWinGameId, players };
+  const mixes = await runMixRounds({
+    rounds: mixRounds,
+    connections: mixConnections,
+    durationMs,
+    request: (kind, run) => mixRequest(kind, { ...mixSetup, keyPrefix: `bench-${runId}-${run}` }),
+    apiCpuMs: () => cpuMsOf(apiPids()),
+    loadAverage,
+    step,
+  });
   const apiPeakRss = apiPids().reduce<number | null>((sum, pid) => {
     const rss = peakRssMb(pid);
     return sum === null || rss === null ? null : Math.round((sum + rss) * 10) / 10;
@@ -332,29 +381,53 @@ try {
   for (const child of children) await stop(child);
 
   // Every 200 is exactly one spin row and one outcome gone from the queue: nothing lost or doubled.
+  const mixServed = (kind: MixKind) =>
+    mixes.reduce((sum, round) => sum + (round.runs[kind].result.statuses["200"] ?? 0), 0);
   const served =
     (warm.statuses["200"] ?? 0) +
     closed.reduce((sum, r) => sum + r.at.reduce((n, each) => n + (each.spin.statuses["200"] ?? 0), 0), 0) +
-    fixed.reduce((sum, r) => sum + (r.result.statuses["200"] ?? 0), 0);
-  const [rows] = await database.db.select({ n: count() }).from(spins).where(eq(spins.gameId, seeded.gameId));
+    fixed.reduce((sum, r) => sum + (r.result.statuses["200"] ?? 0), 0) +
+    mixServed("spins") +
+    mixServed("keyedSpins");
+  // The history's spins are forced (they took no outcome); the service's spins of this game never are.
+  const [rows] = await database.db
+    .select({ n: count() })
+    .from(spins)
+    .where(and(eq(spins.gameId, seeded.gameId), eq(spins.forced, false)));
   const queuedAfter = await redis.llen(keys.outcomeQueue(seeded.game));
-  const consistent = rows?.n === served && queuedBefore - queuedAfter === served;
+  // A forced large-win spin: one spin row of its game and one `spin.large_win` event, no outcome.
+  const largeWins = mixServed("largeWinSpins");
+  const [largeWinRows] = await database.db.select({ n: count() }).from(spins).where(eq(spins.gameId, largeWinGameId));
+  const [largeWinEvents] = await database.db
+    .select({ n: count() })
+    .from(events)
+    .where(and(eq(events.partnerId, seeded.partnerId), eq(events.type, "spin.large_win")));
+  const consistent =
+    rows?.n === served &&
+    queuedBefore - queuedAfter === served &&
+    largeWinRows?.n === largeWins &&
+    largeWinEvents?.n === largeWins;
   const errors =
     closed.reduce((sum, r) => sum + r.at.reduce((n, each) => n + failures(each.spin), 0), 0) +
-    fixed.reduce((sum, r) => sum + failures(r.result), 0);
+    fixed.reduce((sum, r) => sum + failures(r.result), 0) +
+    mixes.reduce((sum, round) => sum + MIX_KINDS.reduce((n, kind) => n + failures(round.runs[kind].result), 0), 0);
 
-  step("block generation");
-  // The spin rounds left fresh rows: flush them first, so a checkpoint (or autovacuum) started by
-  // the load does not land in the middle of the generation runs.
-  await database.db.execute(sql`checkpoint`).catch(() => step("checkpoint skipped: needs pg_checkpoint"));
-  await database.db.execute(sql`vacuum (analyze) spins`);
-  const generation = await measureGeneration(database.db, redis, keys, seeded, {
-    blockSize: BLOCK_SIZE,
-    targetBlocks: TARGET_READY_BLOCKS,
-    repeats: spinsOnly ? 1 : Number(args["generation-repeats"]),
-  });
+  let generation: Awaited<ReturnType<typeof measureGeneration>> | null = null;
+  if (!mixesOnly) {
+    step("block generation");
+    // The spin rounds left fresh rows: flush them first, so a checkpoint (or autovacuum) started by
+    // the load does not land in the middle of the generation runs.
+    await database.db.execute(sql`checkpoint`).catch(() => step("checkpoint skipped: needs pg_checkpoint"));
+    await database.db.execute(sql`vacuum (analyze) spins`);
+    generation = await measureGeneration(database.db, redis, keys, seeded, {
+      blockSize: BLOCK_SIZE,
+      targetBlocks: TARGET_READY_BLOCKS,
+      repeats: spinsOnly ? 1 : Number(args["generation-repeats"]),
+    });
+  }
 
-  const byConnections = connectionCounts.map((connections) => {
+  // None with --mixes-only.
+  const byConnections = (closed.length ? connectionCounts : []).map((connections) => {
     const runs = ofConnections(connections);
     const spinsPerSecond = median(runs.map((r) => r.spin.perSecond));
     const anchors = runs.map((r) => r.pgbench?.tps ?? 0);
@@ -382,6 +455,7 @@ try {
     };
   });
   const peak = byConnections.find((each) => each.connections === peakConnections);
+  const mixSummary = mixes.length ? summariseMixes(mixes, mixConnections) : null;
   const results = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageBeforeRuns: loadBefore },
@@ -391,6 +465,8 @@ try {
       fixedDurationS: fixedMs / 1000,
       connections: connectionCounts,
       players,
+      mixConnections,
+      historyDays: mixRounds > 0 ? historyDays : null,
       webConcurrency: Number(args["web-concurrency"]),
       pgbench: "path" in pgbench ? "spin-shaped transaction, -M prepared, 2 threads" : pgbench.unavailable,
     },
@@ -399,9 +475,16 @@ try {
       p99MsClosedLoopAtPeak: peak?.spinP99Ms ?? null,
       p99MsOpenLoopAt80: round1(fixed.find((f) => f.fraction === 0.8)?.result.p99Ms ?? Number.NaN),
       apiPeakRssMb: apiPeakRss,
+      // Each kind's req/s ÷ plain spins/s, same clients, same round (median of the rounds).
+      mixesOverSpins: mixSummary
+        ? Object.fromEntries(
+            MIX_KINDS.filter((kind) => kind !== "spins").map((kind) => [kind, mixSummary.kinds[kind].overSpins]),
+          )
+        : null,
     },
     closedLoop: byConnections,
-    honoEcho: spinsOnly
+    mixes: mixSummary,
+    honoEcho: partial
       ? null
       : {
           connections: peakConnections,
@@ -421,20 +504,29 @@ try {
       apiPostgresBackends: backends.length ? postgresCpu.perRequestUs().server : null,
       redisServer: redisPid === null ? null : redisCpu.perRequestUs().server,
       loadClientPerSpin: apiCpu.perRequestUs().client,
-      nodeEcho: spinsOnly ? null : echoCpu.perRequestUs().server,
-      honoEcho: spinsOnly ? null : honoCpu.perRequestUs().server,
-      loadClientPerEcho: spinsOnly ? null : echoCpu.perRequestUs().client,
+      nodeEcho: partial ? null : echoCpu.perRequestUs().server,
+      honoEcho: partial ? null : honoCpu.perRequestUs().server,
+      loadClientPerEcho: partial ? null : echoCpu.perRequestUs().client,
     },
     apiPeakRssMb: apiPeakRss,
-    blockGeneration: {
+    blockGeneration: generation && {
       oneBlock: generation.oneBlock,
       targetFill: { blocks: TARGET_READY_BLOCKS, ...generation.targetFill },
       seedFill: { ...seeded.fill, outcomesPerSecond: (seeded.fill.outcomes / seeded.fill.ms) * 1000 },
     },
-    consistency: { served, spinRows: rows?.n ?? null, queueFell: queuedBefore - queuedAfter, consistent, errors },
+    consistency: {
+      served,
+      spinRows: rows?.n ?? null,
+      queueFell: queuedBefore - queuedAfter,
+      largeWins,
+      largeWinSpinRows: largeWinRows?.n ?? null,
+      largeWinEvents: largeWinEvents?.n ?? null,
+      consistent,
+      errors,
+    },
   };
   writeJson("bench-results/latest.json", results);
-  if (!spinsOnly) writeJson("docs/bench-results.json", results);
+  if (!partial) writeJson("docs/bench-results.json", results);
   const points = [
     ...fixed.map((f) => ({ label: `${f.fraction * 100}%`, ...f.result })),
     ...closed.flatMap((r) => r.at.map((each) => ({ label: `closed ${each.connections}`, ...each.spin }))),
@@ -443,10 +535,15 @@ try {
     "bench-results/latency.svg",
     latencySvg(`POST /spins latency vs load (${cpus().length} cores, load avg ${loadBefore})`, points),
   );
-  console.log(JSON.stringify({ targets: results.targets, cpuUsPerRequest: results.cpuUsPerRequest }, null, 2));
+  const mixLines = mixSummary
+    ? Object.fromEntries(MIX_KINDS.map((kind) => [kind, { ...mixSummary.kinds[kind], rounds: undefined }]))
+    : null;
+  console.log(
+    JSON.stringify({ targets: results.targets, cpuUsPerRequest: results.cpuUsPerRequest, mixes: mixLines }, null, 2),
+  );
   const written = [
     "bench-results/latest.json",
-    ...(spinsOnly ? [] : ["docs/bench-results.json"]),
+    ...(partial ? [] : ["docs/bench-results.json"]),
     "bench-results/latency.svg",
   ];
   console.log(`\nwritten: ${written.join(", ")}`);

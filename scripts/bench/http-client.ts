@@ -1,12 +1,15 @@
 import { connect, type Socket } from "node:net";
 import { createHistogram } from "node:perf_hooks";
 
-/** What every request of a load sends. */
+/**
+ * What every request of a load sends. In the URL's path, the header values and the body, `{n}` is
+ * replaced by the request's number modulo `distinct` (e.g. a player id) and `{seq}` by the request's
+ * number itself (e.g. a fresh idempotency key each).
+ */
 export interface RequestSpec {
   url: string;
   method: "GET" | "POST";
   headers: Record<string, string>;
-  /** Request body; `{n}` is replaced by the request's number modulo `distinct` (e.g. a player id). */
   body?: string;
   distinct?: number;
 }
@@ -115,15 +118,20 @@ class Connection {
  */
 export function createLoadClient(spec: RequestSpec, maxConnections: number) {
   const target = new URL(spec.url);
+  // The path as written: URL would percent-encode the placeholders' braces.
+  const path = spec.url.slice(target.origin.length) || "/";
   const head = [
-    `${spec.method} ${target.pathname}${target.search} HTTP/1.1`,
+    `${spec.method} ${path} HTTP/1.1`,
     `Host: ${target.host}`,
     ...Object.entries(spec.headers).map(([name, value]) => `${name}: ${value}`),
   ].join("\r\n");
+  const fill = (text: string, n: number) =>
+    text.replace("{n}", String(n % (spec.distinct ?? 1))).replace("{seq}", String(n));
   const requestBytes = (n: number): Buffer => {
-    if (spec.body === undefined) return Buffer.from(`${head}\r\n\r\n`, "latin1");
-    const body = spec.body.replace("{n}", String(n % (spec.distinct ?? 1)));
-    return Buffer.from(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const filled = fill(head, n);
+    if (spec.body === undefined) return Buffer.from(`${filled}\r\n\r\n`, "latin1");
+    const body = fill(spec.body, n);
+    return Buffer.from(`${filled}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   };
   const latency = createHistogram();
   const statuses: Record<string, number> = {};

@@ -1,8 +1,9 @@
 import { fillReserve, type ReserveDeps } from "@outcomes/blocks";
-import { assertValidParSheet, generateApiKey, newId, SAMPLE_PAR_SHEET } from "@outcomes/core";
-import { apiKeys, type Database, games, parSheets, partners } from "@outcomes/db";
+import { assertValidParSheet, generateApiKey, newId, presentationOf, SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { apiKeys, type Database, ensurePartitions, games, parSheets, partners } from "@outcomes/db";
 import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { createLogger } from "@outcomes/runtime";
+import { sql } from "drizzle-orm";
 
 export interface BenchSeed {
   apiKey: string;
@@ -97,4 +98,44 @@ export function reserveDeps(
     logger: createLogger("silent", "bench"),
     targets: { blockSize, minReadyBlocks: 1, targetReadyBlocks: blocks },
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * What the reads list, as a service that has run for `days` days holds it: each of `players`
+ * players (`player-0`…, the ids the bench spins with) made `days` days ago with one losing 1 USD
+ * spin a day since, the spin rows (forced: no block) in the day partitions they belong to, and the
+ * players' totals to match.
+ */
+export async function seedHistory(
+  db: Database,
+  seeded: BenchSeed,
+  options: { players: number; days: number },
+): Promise<void> {
+  const now = Date.now();
+  const from = new Date(now - options.days * DAY_MS);
+  await ensurePartitions(db, "spins", { from, to: new Date(now) });
+  const symbols = ["CHERRY", "LEMON", "BELL"];
+  const presentation = presentationOf({
+    tier: "T0",
+    multiplierMillionths: 0,
+    reelSymbols: [symbols, symbols, symbols],
+  });
+  const wager = 1_000_000;
+  await db.execute(sql`
+    insert into players (partner_id, environment, external_id, balance_micros, total_spins, total_wagered_micros,
+      created_at, updated_at)
+    select ${seeded.partnerId}, 'sandbox', 'player-' || p, ${-wager * options.days}::bigint, ${options.days}::int,
+      ${wager * options.days}::bigint, ${from.toISOString()}::timestamptz, now()
+    from generate_series(0, ${options.players - 1}::int) p`);
+  await db.execute(sql`
+    insert into spins (id, partner_id, environment, game_id, player_id, forced, prize_tier, multiplier_millionths,
+      wager_micros, payout_micros, balance_after_micros, presentation, created_at)
+    select 'spn_history_' || p.id || '_' || d, p.partner_id, 'sandbox', ${seeded.gameId}::int, p.id, true, 'T0', 0,
+      ${wager}::bigint, 0, ${-wager}::bigint * d, ${JSON.stringify(presentation)}::jsonb,
+      ${from.toISOString()}::timestamptz + make_interval(days => d - 1, secs => p.id % 86400)
+    from players p, generate_series(1, ${options.days}::int) d
+    where p.partner_id = ${seeded.partnerId}`);
+  await db.execute(sql`analyze players, spins`);
 }

@@ -1,0 +1,177 @@
+import { createGame, type Database } from "@outcomes/db";
+import type { RequestSpec } from "./http-client.js";
+import { type LoadResult, runLoad } from "./load.js";
+import type { BenchSeed } from "./seed.js";
+
+/**
+ * What partners send besides plain spins, each kind a closed-loop run of its own with the same
+ * clients, in this order every round: plain spins first (the base of the round's ratios), spins
+ * with a fresh `Idempotency-Key` each, forced top-tier sandbox spins each raising a large-win event,
+ * then the reads (they list what the spins wrote): a player's spins (20 rows), the event log (100
+ * rows), a game's blocks (20 rows) and `/metrics`.
+ */
+export const MIX_KINDS = [
+  "spins",
+  "keyedSpins",
+  "largeWinSpins",
+  "playerSpins",
+  "eventLog",
+  "blocks",
+  "metrics",
+] as const;
+export type MixKind = (typeof MIX_KINDS)[number];
+
+/** The kinds that are spins (each 200 one spin row). */
+export const SPIN_KINDS: readonly MixKind[] = ["spins", "keyedSpins", "largeWinSpins"];
+
+const WAGER_USD = 1;
+/** The sample sheet's top tier pays 1,000 × the wager. */
+const TOP_TIER = { tier: "T6", multiplier: 1000 };
+
+/**
+ * A sandbox game of the seeded sheet whose large-win threshold is exactly a top-tier payout of the
+ * mix's wager, so every forced top-tier spin raises a `spin.large_win` event. It has no blocks:
+ * forced spins take no outcome.
+ */
+export async function createLargeWinGame(db: Database, seeded: BenchSeed): Promise<number> {
+  const game = await createGame(
+    db,
+    { partnerId: seeded.partnerId, environment: "sandbox" },
+    {
+      parSheetId: seeded.parSheetId,
+      name: "Bench large wins",
+      minWagerMicros: null,
+      maxWagerMicros: 100_000_000,
+      largeWinThresholdMicros: WAGER_USD * TOP_TIER.multiplier * 1_000_000,
+    },
+  );
+  return game.id;
+}
+
+export interface MixSetup {
+  apiUrl: string;
+  apiKey: string;
+  gameId: number;
+  largeWinGameId: number;
+  players: number;
+  /** Unique to the bench run and the load: makes each keyed spin's key fresh. */
+  keyPrefix: string;
+}
+
+/** The request a run of `kind` repeats (`{n}`: a player, `{seq}`: the request's number). */
+export function mixRequest(kind: MixKind, setup: MixSetup): RequestSpec {
+  const partner = `${setup.apiUrl}/api/partner/v1`;
+  const key = { "x-api-key": setup.apiKey };
+  const spin = (gameId: number, extra: Record<string, unknown> = {}) => ({
+    url: `${partner}/spins`,
+    method: "POST" as const,
+    headers: { "content-type": "application/json", ...key },
+    body: JSON.stringify({ gameId, playerId: "player-{n}", wagerUsd: WAGER_USD, ...extra }),
+    distinct: setup.players,
+  });
+  const read = (path: string) => ({ url: `${partner}${path}`, method: "GET" as const, headers: key });
+  switch (kind) {
+    case "spins":
+      return spin(setup.gameId);
+    case "keyedSpins": {
+      const plain = spin(setup.gameId);
+      return { ...plain, headers: { ...plain.headers, "Idempotency-Key": `${setup.keyPrefix}-{seq}` } };
+    }
+    case "largeWinSpins":
+      return spin(setup.largeWinGameId, { forceTier: TOP_TIER.tier });
+    case "playerSpins":
+      return { ...read("/players/player-{n}/spins"), distinct: setup.players };
+    case "eventLog":
+      return read("/events?limit=100");
+    case "blocks":
+      return read(`/games/${setup.gameId}/blocks`);
+    case "metrics":
+      return { url: `${setup.apiUrl}/metrics`, method: "GET", headers: {} };
+  }
+}
+
+export interface MixRun {
+  result: LoadResult;
+  /** The API's CPU per request over the run, µs (null where /proc cannot be read). */
+  apiCpuUs: number | null;
+}
+export type MixRound = { loadAverage: string; runs: Record<MixKind, MixRun> };
+
+/**
+ * `rounds` rounds of every kind in `kinds` order, each run `durationMs` at `connections`;
+ * `apiCpuMs` reads the API's CPU time so far.
+ */
+export async function runMixRounds(options: {
+  rounds: number;
+  connections: number;
+  durationMs: number;
+  request: (kind: MixKind, run: string) => RequestSpec;
+  apiCpuMs: () => number | null;
+  loadAverage: () => string;
+  step: (what: string) => void;
+}): Promise<MixRound[]> {
+  const rounds: MixRound[] = [];
+  for (let i = 0; i < options.rounds; i++) {
+    const loadAverage = options.loadAverage();
+    const runs = {} as Record<MixKind, MixRun>;
+    for (const kind of MIX_KINDS) {
+      options.step(`mix round ${i + 1} of ${options.rounds}, ${options.connections} connections: ${kind}`);
+      const before = options.apiCpuMs();
+      const result = await runLoad({
+        ...options.request(kind, `${i}`),
+        connections: options.connections,
+        durationMs: options.durationMs,
+      });
+      const after = options.apiCpuMs();
+      const apiCpuUs =
+        before === null || after === null
+          ? null
+          : Math.round(((after - before) * 1000) / Math.max(1, result.completed));
+      runs[kind] = { result, apiCpuUs };
+    }
+    rounds.push({ loadAverage, runs });
+  }
+  return rounds;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export interface MixFigures {
+  perSecond: number;
+  /** req/s ÷ the same round's plain spins/s, per round, then the median. */
+  overSpins: number;
+  p50Ms: number;
+  p99Ms: number;
+  apiCpuUsPerRequest: number | null;
+  rounds: Array<{ perSecond: number; p50Ms: number; p99Ms: number; apiCpuUs: number | null; statuses: object }>;
+}
+
+/** Per kind, the medians over the rounds (see `MixFigures`), and every round's figures. */
+export function summariseMixes(rounds: MixRound[], connections: number) {
+  const kinds = {} as Record<MixKind, MixFigures>;
+  for (const kind of MIX_KINDS) {
+    const runs = rounds.map((round) => round.runs[kind]);
+    const cpu = runs.flatMap((run) => (run.apiCpuUs === null ? [] : [run.apiCpuUs]));
+    const ratios = rounds.map((round) => round.runs[kind].result.perSecond / round.runs.spins.result.perSecond);
+    kinds[kind] = {
+      perSecond: Math.round(median(runs.map((run) => run.result.perSecond))),
+      overSpins: Math.round(median(ratios) * 1000) / 1000,
+      p50Ms: round1(median(runs.map((run) => run.result.p50Ms))),
+      p99Ms: round1(median(runs.map((run) => run.result.p99Ms))),
+      apiCpuUsPerRequest: cpu.length ? Math.round(median(cpu)) : null,
+      rounds: runs.map((run) => ({
+        perSecond: Math.round(run.result.perSecond),
+        p50Ms: round1(run.result.p50Ms),
+        p99Ms: round1(run.result.p99Ms),
+        apiCpuUs: run.apiCpuUs,
+        statuses: run.result.statuses,
+      })),
+    };
+  }
+  return { connections, loadAverages: rounds.map((round) => round.loadAverage), kinds };
+}
