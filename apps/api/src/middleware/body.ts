@@ -50,6 +50,9 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buff
 export function nodeBody(maxBytes: number): MiddlewareHandler {
   const fallback = bodyLimit({ maxSize: maxBytes, onError: (c) => tooLarge(c, maxBytes) });
   return async (c, next) => {
+    // A GET or HEAD has no body to limit (its Request is built without one): asking the stock
+    // middleware would build that Request only to find so (~55 µs of every read, measured).
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     // Only JSON bodies take the fast path: for any other (or no) Content-Type the route validators
     // inspect the raw Request's body themselves (e.g. to answer 415).

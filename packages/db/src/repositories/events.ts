@@ -8,6 +8,7 @@ import {
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { events } from "../schema/events.js";
+import { preparedPerHandle } from "./prepared.js";
 
 export interface NewEvent<D = unknown> {
   partnerId: string;
@@ -76,20 +77,30 @@ export interface EventLogQuery {
   type?: EventType;
 }
 
+/** The log's page, of every type or of one (`type` is then a placeholder too). */
+const eventLogPage = (ofType: boolean) =>
+  preparedPerHandle((db) =>
+    db
+      .select({ payload: events.payload })
+      .from(events)
+      .where(
+        and(
+          eq(events.partnerId, sql.placeholder("partnerId")),
+          eq(events.environment, sql.placeholder("environment")),
+          ofType ? eq(events.type, sql.placeholder("type")) : undefined,
+          gt(events.sequence, sql.placeholder("after")),
+        ),
+      )
+      .orderBy(asc(events.sequence))
+      .limit(sql.placeholder("limit"))
+      .prepare(ofType ? "event_log_page_of_type" : "event_log_page"),
+  );
+const eventLogPageOfAnyType = eventLogPage(false);
+const eventLogPageOfType = eventLogPage(true);
+
 /** A page of the partner's and environment's event log, in ascending sequence. */
 export async function listEvents(db: Executor, query: EventLogQuery): Promise<EventEnvelope[]> {
-  const rows = await db
-    .select({ payload: events.payload })
-    .from(events)
-    .where(
-      and(
-        eq(events.partnerId, query.partnerId),
-        eq(events.environment, query.environment),
-        query.type === undefined ? undefined : eq(events.type, query.type),
-        gt(events.sequence, query.after),
-      ),
-    )
-    .orderBy(asc(events.sequence))
-    .limit(query.limit);
+  const page = query.type === undefined ? eventLogPageOfAnyType(db) : eventLogPageOfType(db);
+  const rows = await page.execute({ ...query });
   return rows.map((row) => row.payload as EventEnvelope);
 }

@@ -10,12 +10,13 @@ import {
   timeOfId,
 } from "@outcomes/core";
 import { sql } from "drizzle-orm";
-import type { Executor } from "../client.js";
+import type { Database, Executor } from "../client.js";
 import { blocks } from "../schema/blocks.js";
 import { poolCycles } from "../schema/pool-cycles.js";
 import { spinOutcomes, spins } from "../schema/spins.js";
 import type { GameOwner } from "./games.js";
 import type { Paged, PageWindow } from "./paging.js";
+import { sqlClientOf } from "./sql-client.js";
 
 // Provable fairness as partners read it (CONTRACT §10, docs/fairness.md): a game's blocks with
 // their commitments, a revealed block's entries, and a spin's inclusion proof.
@@ -43,23 +44,45 @@ export type BlockRow = {
 };
 
 /** A block and its cycle; the seed only once revealed (it never leaves the database before). */
-const blockSelect = sql`
+const BLOCK_SELECT = `
   select b.id, b.game_id, b.sequence, b.size, b.status, b.cycle, b.cycle_offset, b.seed_hash, b.merkle_root,
     b.created_at, b.started_at, b.exhausted_at, b.closed_at, b.revealed_at,
     case when b.revealed_at is not null then coalesce(b.seed, c.seed) end as seed,
     c.seed_hash as cycle_seed_hash, c.revealed_at as cycle_revealed_at,
     case when b.cycle > 0 then
-      (select count(*) from ${blocks} k where k.game_id = b.game_id and k.cycle = b.cycle)::int end as cycle_blocks
-  from ${blocks} b left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle`;
+      (select count(*) from blocks k where k.game_id = b.game_id and k.cycle = b.cycle)::int end as cycle_blocks
+  from blocks b left join pool_cycles c on c.game_id = b.game_id and c.cycle = b.cycle`;
+const blockSelect = sql.raw(BLOCK_SELECT);
 
-/** A game's blocks, newest first (the game's ownership is checked by the caller). */
-export async function listGameBlocks(db: Executor, gameId: number, page: PageWindow): Promise<Paged<BlockRow>> {
-  const [rows, [total]] = await Promise.all([
-    db.execute<BlockRow>(sql`${blockSelect} where b.game_id = ${gameId}
-      order by b.sequence desc limit ${page.limit} offset ${page.offset}`),
-    db.execute<{ total: number }>(sql`select count(*)::int as total from ${blocks} where game_id = ${gameId}`),
-  ]);
-  return { rows, total: total?.total ?? 0 };
+/**
+ * The owner's game, its block count and a page of its blocks, newest first, in one statement: one
+ * row per block of the page, or a single row of nulls after `owned` and `total` when the page is
+ * empty (or the game is not the owner's: then `owned` is false and nothing else was read).
+ */
+const OWN_GAME_BLOCKS_PAGE = `
+  select g.id is not null as owned, t.total, p.*
+  from (values (1)) as one (x)
+  left join games g on g.id = $1 and g.partner_id = $2 and g.environment = $3
+  left join lateral (select count(*)::int as total from blocks where game_id = g.id) t on true
+  left join lateral (${BLOCK_SELECT} where b.game_id = g.id order by b.sequence desc limit $4 offset $5) p on true
+  order by p.sequence desc`;
+
+/** A page of the owner's game's blocks, newest first, and how many it has; 403 KS-4006 for another's game. */
+export async function listOwnGameBlocks(
+  db: Database,
+  owner: GameOwner,
+  gameId: number,
+  page: PageWindow,
+): Promise<Paged<BlockRow>> {
+  // The block columns are null on the row that stands for an empty page.
+  const rows = await sqlClientOf(db).unsafe<Array<BlockRow & { owned: boolean; total: number | null }>>(
+    OWN_GAME_BLOCKS_PAGE,
+    [gameId, owner.partnerId, owner.environment, page.limit, page.offset],
+    { prepare: true },
+  );
+  const [first] = rows;
+  if (!first?.owned) throw new ServiceError(ErrorCode.GameNotOwned);
+  return { rows: rows.filter((row) => row.id !== null), total: first.total ?? 0 };
 }
 
 const unknownBlock = () => new ServiceError(ErrorCode.NotFound, { message: "Block not found" });

@@ -1,8 +1,9 @@
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, gte, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { spins } from "../schema/spins.js";
 import type { PageWindow } from "./paging.js";
 import { constraintName, isUniqueViolation } from "./pg-errors.js";
+import { preparedPerHandle } from "./prepared.js";
 import { type NewSpin, type RecordedSpin, recordedSpinOf, recordSpinBatch } from "./spin-batch.js";
 import type { SqlClient } from "./sql-client.js";
 
@@ -41,13 +42,37 @@ export function isDuplicateOutcome(error: unknown): boolean {
   return isUniqueViolation(error) && constraintName(error) === "spin_outcomes_pkey";
 }
 
-/** A player's spins, newest first. */
-export async function listPlayerSpins(db: Executor, playerId: number, page: PageWindow): Promise<SpinRecord[]> {
-  return db
+/**
+ * How far before its player row's `created_at` a spin could be dated: none by construction (a
+ * player's first spin is dated by the clock inside the statement that creates the player, every
+ * later one after the previous), so this is only a margin for a database clock set back meanwhile.
+ */
+const PLAYER_AGE_SLACK_MS = 86_400_000;
+
+const playerSpinsPage = preparedPerHandle((db) =>
+  db
     .select()
     .from(spins)
-    .where(eq(spins.playerId, playerId))
+    .where(and(eq(spins.playerId, sql.placeholder("playerId")), gte(spins.createdAt, sql.placeholder("since"))))
     .orderBy(desc(spins.createdAt), desc(spins.id))
-    .limit(page.limit)
-    .offset(page.offset);
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare("player_spins_page"),
+);
+
+/**
+ * A player's spins, newest first. Bounded below by the player's creation, so the day partitions
+ * older than the player are pruned (at executor start: the statement is prepared).
+ */
+export async function listPlayerSpins(
+  db: Executor,
+  player: { id: number; createdAt: Date },
+  page: PageWindow,
+): Promise<SpinRecord[]> {
+  return playerSpinsPage(db).execute({
+    playerId: player.id,
+    since: new Date(player.createdAt.getTime() - PLAYER_AGE_SLACK_MS).toISOString(),
+    limit: page.limit,
+    offset: page.offset,
+  });
 }

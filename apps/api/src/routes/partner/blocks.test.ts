@@ -376,6 +376,14 @@ describe("provable fairness", () => {
       apiKey: game.apiKey,
     });
     expect(page.body).toMatchObject({ page: 2, limit: 1, total: 2, blocks: [{ blockId, sequence: 1 }] });
+    // Past the last page, and a game with no blocks: no rows, the total still counted.
+    for (const [path, expected] of [
+      [`/games/${game.gameId}/blocks?page=3&limit=1`, { blocks: [], page: 3, limit: 1, total: 2 }],
+      [`/games/${otherGame.gameId}/blocks`, { blocks: [], page: 1, limit: 20, total: 0 }],
+    ] as const) {
+      const empty = await api.request(`/api/partner/v1${path}`, { apiKey: game.apiKey });
+      expect([empty.status, empty.body], path).toEqual([200, expected]);
+    }
     const bad = await api.request(`/api/partner/v1/games/${game.gameId}/blocks?limit=0`, { apiKey: game.apiKey });
     expect([bad.status, bad.body.errorCode]).toEqual([400, "KS-4101"]);
   });

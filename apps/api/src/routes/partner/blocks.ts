@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { couldBeId, ErrorCode, parseBlockId, parseGameId, ServiceError } from "@outcomes/core";
-import { listGameBlocks, requireGameBlock, requireOwnGame, requireRevealedBlock, spinProof } from "@outcomes/db";
+import { listOwnGameBlocks, requireGameBlock, requireOwnGame, requireRevealedBlock, spinProof } from "@outcomes/db";
 import {
   BlockSchema,
   presentBlock,
@@ -59,7 +59,8 @@ pagedListRoute(blocksRouter, {
     "of its entries was served, and never change; `seed` appears once the block (finite_pool: its cycle) is exhausted.",
   common: PARTNER_COMMON_ERRORS,
   errors: [ErrorCode.GameNotOwned],
-  list: async (c, params, window) => listGameBlocks(c.var.deps.db, await ownGameId(c, params.gameId), window),
+  list: (c, params, window) =>
+    listOwnGameBlocks(c.var.deps.db, c.var.partner, parseGameId(params.gameId, ErrorCode.GameNotOwned), window),
   present: presentBlock,
 });
 

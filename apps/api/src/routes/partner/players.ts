@@ -59,7 +59,7 @@ export const playersRouter = createRouter()
     const player = await requirePlayer(c, c.req.valid("param").playerId);
     const page = c.req.valid("query");
     // The player is found on the primary (a spin may have just created it); its spins are a listing.
-    const rows = await listPlayerSpins(c.var.deps.readDb, player.id, pageWindow(page));
+    const rows = await listPlayerSpins(c.var.deps.readDb, player, pageWindow(page));
     return c.json(
       {
         spins: rows.map((row) => presentStoredSpin(row, player.externalId)),
