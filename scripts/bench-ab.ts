@@ -8,7 +8,7 @@ import { processCpuMs } from "./bench/cpu.js";
 import { failures, runLoad } from "./bench/load.js";
 import { createLargeWinGame, MIX_KINDS, type MixKind, mixRequest } from "./bench/mixes.js";
 import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
-import { seedBench, seedHistory } from "./bench/seed.js";
+import { HISTORY_RECENT, seedBench, seedHistory } from "./bench/seed.js";
 
 /**
  * `npx tsx scripts/bench-ab.ts [--rounds 5 --duration 4 --connections 64 --kinds spins] <bundle>[@--flag,…] …`
@@ -18,8 +18,9 @@ import { seedBench, seedHistory } from "./bench/seed.js";
  * the production flags, all on one seeded database and queue, and the closed-loop runs of each kind
  * (`--kinds`: any of the bench's mixes, scripts/bench/mixes.ts; reads list what a few seconds of
  * plain and large-win spins wrote first) alternate between them round after round, so every build
- * sees the same machine state. Reported per build and kind: API CPU µs per request (from /proc), the
- * median req/s, p50 and p99; and each build's peak RSS. After `@`,
+ * sees the same machine state. Reported per build and kind: API CPU µs per request (from /proc), that
+ * of the database's Postgres backends (only the running build's are busy), the median req/s, p50
+ * and p99; and each build's peak RSS. After `@`,
  * comma-separated node flags (`--…`) and environment settings (`NAME=value`) for that process, to
  * compare settings of one build.
  */
@@ -56,6 +57,7 @@ const FILL_MS = 6_000;
 
 interface Figures {
   cpuMs: number;
+  postgresCpuMs: number;
   requests: number;
   perSecond: number[];
   p50: number[];
@@ -73,7 +75,7 @@ try {
   const seeded = await seedBench(database.db, redis, redisKeys(prefix), { outcomes: spinsNeeded, blockSize: 10_000 });
   const largeWinGameId = await createLargeWinGame(database.db, seeded);
   const historyDays = Number(args["history-days"]);
-  if (historyDays > 0) await seedHistory(database.db, seeded, { players, days: historyDays });
+  if (historyDays > 0) await seedHistory(database.db, seeded, { players, days: historyDays, recent: HISTORY_RECENT });
   const flags = productionNodeArgs("start:api").slice(0, -1);
   const apis = [];
   for (const bundle of bundles) {
@@ -102,6 +104,11 @@ try {
       connections,
       durationMs: ms,
     });
+  /** CPU used so far by the database's backends (one that ended meanwhile is lost; Postgres elsewhere: 0). */
+  const backendsCpuMs = async () => {
+    const rows = await admin<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${name}`;
+    return rows.reduce((sum, row) => sum + (processCpuMs(row.pid) ?? 0), 0);
+  };
   const first = apis[0] as (typeof apis)[number];
   // Rows for the reads to list besides the history: today's spins and large-win events.
   await load(first.url, "spins", "fill", FILL_MS / 2);
@@ -111,11 +118,20 @@ try {
     for (const kind of kinds) {
       // Alternate the order too, so no build always runs right after the same other one.
       for (const api of round % 2 ? [...apis].reverse() : apis) {
+        const postgresBefore = await backendsCpuMs();
         const before = processCpuMs(api.child.pid) ?? Number.NaN;
         const result = await load(api.url, kind, `${round}-${api.url}`, durationMs);
         if (failures(result) > 0) throw new Error(`${api.bundle} ${kind}: ${JSON.stringify(result.statuses)}`);
-        const figures = api.byKind.get(kind) ?? { cpuMs: 0, requests: 0, perSecond: [], p50: [], p99: [] };
+        const figures = api.byKind.get(kind) ?? {
+          cpuMs: 0,
+          postgresCpuMs: 0,
+          requests: 0,
+          perSecond: [],
+          p50: [],
+          p99: [],
+        };
         figures.cpuMs += (processCpuMs(api.child.pid) ?? Number.NaN) - before;
+        figures.postgresCpuMs += (await backendsCpuMs()) - postgresBefore;
         figures.requests += result.completed;
         figures.perSecond.push(Math.round(result.perSecond));
         figures.p50.push(Math.round(result.p50Ms * 10) / 10);
@@ -132,6 +148,7 @@ try {
           bundle: api.bundle,
           kind,
           apiCpuUsPerRequest: Math.round((figures.cpuMs * 1000) / figures.requests),
+          postgresCpuUsPerRequest: Math.round((figures.postgresCpuMs * 1000) / figures.requests),
           perSecond: median(figures.perSecond),
           p50Ms: median(figures.p50),
           p99Ms: median(figures.p99),

@@ -27,7 +27,7 @@ import { type FixedRateResult, runFixedRate } from "./bench/open-loop.js";
 import { findPgbench, type PgbenchResult, type PgbenchScript, runPgbench, spinShapedScript } from "./bench/pgbench.js";
 import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
 import { latencySvg, writeJson, writeSvg } from "./bench/report.js";
-import { seedBench, seedHistory } from "./bench/seed.js";
+import { HISTORY_RECENT, seedBench, seedHistory } from "./bench/seed.js";
 import { type TailSample, tailSampler } from "./bench/tail.js";
 
 /**
@@ -70,7 +70,7 @@ const { values: args } = parseArgs({
     /** The mixes only (no closed-loop spin rounds, anchors, open loop or generation): a quick A/B of them. */
     "mixes-only": { type: "boolean", default: false },
     "mix-connections": { type: "string", default: "24" },
-    /** Days of spin history the reads find (one spin a day per player, a partition per day). */
+    /** Days of spin history the reads find (a spin a day per player, a partition per day; see seedHistory). */
     "history-days": { type: "string", default: "30" },
     /** API processes on the port (WEB_CONCURRENCY); CPU and RSS are summed over all of them. */
     "web-concurrency": { type: "string", default: "1" },
@@ -205,7 +205,7 @@ try {
   const historyDays = Number(args["history-days"]);
   if (mixRounds > 0 && historyDays > 0) {
     step(`seeding ${historyDays} days of spin history`);
-    await seedHistory(database.db, seeded, { players, days: historyDays });
+    await seedHistory(database.db, seeded, { players, days: historyDays, recent: HISTORY_RECENT });
   }
   await database.db.execute(sql`create extension if not exists pg_stat_statements`).catch(() => {
     step("pg_stat_statements unavailable: no per-statement figures");
@@ -371,6 +371,11 @@ try {
     durationMs,
     request: (kind, run) => mixRequest(kind, { ...mixSetup, keyPrefix: `bench-${runId}-${run}` }),
     apiCpuMs: () => cpuMsOf(apiPids()),
+    // Listed again for every run: the pool opens connections as the load needs them.
+    postgresCpuMs: async () => {
+      const pids = await apiBackendPids(database.sql);
+      return pids.length ? cpuMsOf(pids) : null;
+    },
     loadAverage,
     step,
   });

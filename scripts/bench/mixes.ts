@@ -92,14 +92,15 @@ export function mixRequest(kind: MixKind, setup: MixSetup): RequestSpec {
 
 export interface MixRun {
   result: LoadResult;
-  /** The API's CPU per request over the run, µs (null where /proc cannot be read). */
+  /** CPU per request over the run, µs, of the API and of its Postgres backends (null where /proc cannot be read). */
   apiCpuUs: number | null;
+  postgresCpuUs: number | null;
 }
 export type MixRound = { loadAverage: string; runs: Record<MixKind, MixRun> };
 
 /**
- * `rounds` rounds of every kind in `kinds` order, each run `durationMs` at `connections`;
- * `apiCpuMs` reads the API's CPU time so far.
+ * `rounds` rounds of every kind in `MIX_KINDS` order, each run `durationMs` at `connections`;
+ * `apiCpuMs` and `postgresCpuMs` read the CPU time the API and its Postgres backends used so far.
  */
 export async function runMixRounds(options: {
   rounds: number;
@@ -107,6 +108,7 @@ export async function runMixRounds(options: {
   durationMs: number;
   request: (kind: MixKind, run: string) => RequestSpec;
   apiCpuMs: () => number | null;
+  postgresCpuMs: () => Promise<number | null>;
   loadAverage: () => string;
   step: (what: string) => void;
 }): Promise<MixRound[]> {
@@ -116,6 +118,7 @@ export async function runMixRounds(options: {
     const runs = {} as Record<MixKind, MixRun>;
     for (const kind of MIX_KINDS) {
       options.step(`mix round ${i + 1} of ${options.rounds}, ${options.connections} connections: ${kind}`);
+      const postgresBefore = await options.postgresCpuMs();
       const before = options.apiCpuMs();
       const result = await runLoad({
         ...options.request(kind, `${i}`),
@@ -123,15 +126,23 @@ export async function runMixRounds(options: {
         durationMs: options.durationMs,
       });
       const after = options.apiCpuMs();
-      const apiCpuUs =
-        before === null || after === null
-          ? null
-          : Math.round(((after - before) * 1000) / Math.max(1, result.completed));
-      runs[kind] = { result, apiCpuUs };
+      const postgresAfter = await options.postgresCpuMs();
+      runs[kind] = {
+        result,
+        apiCpuUs: perRequestUs(before, after, result.completed),
+        postgresCpuUs: perRequestUs(postgresBefore, postgresAfter, result.completed),
+      };
     }
     rounds.push({ loadAverage, runs });
   }
   return rounds;
+}
+
+/** CPU µs per request between two readings in ms; null when either is missing. */
+export function perRequestUs(beforeMs: number | null, afterMs: number | null, requests: number): number | null {
+  return beforeMs === null || afterMs === null
+    ? null
+    : Math.round(((afterMs - beforeMs) * 1000) / Math.max(1, requests));
 }
 
 const median = (values: number[]) => {
@@ -148,7 +159,15 @@ export interface MixFigures {
   p50Ms: number;
   p99Ms: number;
   apiCpuUsPerRequest: number | null;
-  rounds: Array<{ perSecond: number; p50Ms: number; p99Ms: number; apiCpuUs: number | null; statuses: object }>;
+  postgresCpuUsPerRequest: number | null;
+  rounds: Array<{
+    perSecond: number;
+    p50Ms: number;
+    p99Ms: number;
+    apiCpuUs: number | null;
+    postgresCpuUs: number | null;
+    statuses: object;
+  }>;
 }
 
 /** Per kind, the medians over the rounds (see `MixFigures`), and every round's figures. */
@@ -156,19 +175,24 @@ export function summariseMixes(rounds: MixRound[], connections: number) {
   const kinds = {} as Record<MixKind, MixFigures>;
   for (const kind of MIX_KINDS) {
     const runs = rounds.map((round) => round.runs[kind]);
-    const cpu = runs.flatMap((run) => (run.apiCpuUs === null ? [] : [run.apiCpuUs]));
+    const medianOf = (values: Array<number | null>) => {
+      const known = values.filter((value): value is number => value !== null);
+      return known.length ? Math.round(median(known)) : null;
+    };
     const ratios = rounds.map((round) => round.runs[kind].result.perSecond / round.runs.spins.result.perSecond);
     kinds[kind] = {
       perSecond: Math.round(median(runs.map((run) => run.result.perSecond))),
       overSpins: Math.round(median(ratios) * 1000) / 1000,
       p50Ms: round1(median(runs.map((run) => run.result.p50Ms))),
       p99Ms: round1(median(runs.map((run) => run.result.p99Ms))),
-      apiCpuUsPerRequest: cpu.length ? Math.round(median(cpu)) : null,
+      apiCpuUsPerRequest: medianOf(runs.map((run) => run.apiCpuUs)),
+      postgresCpuUsPerRequest: medianOf(runs.map((run) => run.postgresCpuUs)),
       rounds: runs.map((run) => ({
         perSecond: Math.round(run.result.perSecond),
         p50Ms: round1(run.result.p50Ms),
         p99Ms: round1(run.result.p99Ms),
         apiCpuUs: run.apiCpuUs,
+        postgresCpuUs: run.postgresCpuUs,
         statuses: run.result.statuses,
       })),
     };

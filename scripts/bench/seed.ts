@@ -101,17 +101,20 @@ export function reserveDeps(
 }
 
 const DAY_MS = 86_400_000;
+/** Spins of each history player in the last hour: a full first page of its list (20 rows). */
+export const HISTORY_RECENT = 20;
 
 /**
  * What the reads list, as a service that has run for `days` days holds it: each of `players`
- * players (`player-0`…, the ids the bench spins with) made `days` days ago with one losing 1 USD
- * spin a day since, the spin rows (forced: no block) in the day partitions they belong to, and the
- * players' totals to match.
+ * players (`player-0`…, the ids the bench spins with) made `days` days ago, with one losing 1 USD
+ * spin a day since and `recent` in the last hour (an active player: its newest page is today's),
+ * the spin rows (forced: no block) in the day partitions they belong to, and the players' totals
+ * to match.
  */
 export async function seedHistory(
   db: Database,
   seeded: BenchSeed,
-  options: { players: number; days: number },
+  options: { players: number; days: number; recent: number },
 ): Promise<void> {
   const now = Date.now();
   const from = new Date(now - options.days * DAY_MS);
@@ -123,19 +126,24 @@ export async function seedHistory(
     reelSymbols: [symbols, symbols, symbols],
   });
   const wager = 1_000_000;
+  const each = options.days + options.recent;
   await db.execute(sql`
     insert into players (partner_id, environment, external_id, balance_micros, total_spins, total_wagered_micros,
       created_at, updated_at)
-    select ${seeded.partnerId}, 'sandbox', 'player-' || p, ${-wager * options.days}::bigint, ${options.days}::int,
-      ${wager * options.days}::bigint, ${from.toISOString()}::timestamptz, now()
+    select ${seeded.partnerId}, 'sandbox', 'player-' || p, ${-wager * each}::bigint, ${each}::int,
+      ${wager * each}::bigint, ${from.toISOString()}::timestamptz, ${new Date(now).toISOString()}::timestamptz
     from generate_series(0, ${options.players - 1}::int) p`);
+  // Spin n of a player: on day n (n <= days), else in the last hour.
   await db.execute(sql`
     insert into spins (id, partner_id, environment, game_id, player_id, forced, prize_tier, multiplier_millionths,
       wager_micros, payout_micros, balance_after_micros, presentation, created_at)
-    select 'spn_history_' || p.id || '_' || d, p.partner_id, 'sandbox', ${seeded.gameId}::int, p.id, true, 'T0', 0,
-      ${wager}::bigint, 0, ${-wager}::bigint * d, ${JSON.stringify(presentation)}::jsonb,
-      ${from.toISOString()}::timestamptz + make_interval(days => d - 1, secs => p.id % 86400)
-    from players p, generate_series(1, ${options.days}::int) d
+    select 'spn_history_' || p.id || '_' || n, p.partner_id, 'sandbox', ${seeded.gameId}::int, p.id, true, 'T0', 0,
+      ${wager}::bigint, 0, ${-wager}::bigint * n, ${JSON.stringify(presentation)}::jsonb,
+      case when n <= ${options.days}::int
+        then ${from.toISOString()}::timestamptz + make_interval(days => n - 1, secs => p.id % 86400)
+        else ${new Date(now - 3_600_000).toISOString()}::timestamptz
+          + make_interval(secs => (n - ${options.days}::int) * 3600.0 / (${options.recent}::int + 1)) end
+    from players p, generate_series(1, ${each}::int) n
     where p.partner_id = ${seeded.partnerId}`);
   await db.execute(sql`analyze players, spins`);
 }

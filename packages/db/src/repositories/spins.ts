@@ -1,11 +1,9 @@
-import { and, desc, eq, gte, sql } from "drizzle-orm";
-import type { Executor } from "../client.js";
-import { spins } from "../schema/spins.js";
+import type { Database } from "../client.js";
+import type { spins } from "../schema/spins.js";
 import type { PageWindow } from "./paging.js";
 import { constraintName, isUniqueViolation } from "./pg-errors.js";
-import { preparedPerHandle } from "./prepared.js";
 import { type NewSpin, type RecordedSpin, recordedSpinOf, recordSpinBatch } from "./spin-batch.js";
-import type { SqlClient } from "./sql-client.js";
+import { type SqlClient, sqlClientOf } from "./sql-client.js";
 
 export type SpinRecord = typeof spins.$inferSelect;
 
@@ -48,31 +46,78 @@ export function isDuplicateOutcome(error: unknown): boolean {
  * later one after the previous), so this is only a margin for a database clock set back meanwhile.
  */
 const PLAYER_AGE_SLACK_MS = 86_400_000;
-
-const playerSpinsPage = preparedPerHandle((db) =>
-  db
-    .select()
-    .from(spins)
-    .where(and(eq(spins.playerId, sql.placeholder("playerId")), gte(spins.createdAt, sql.placeholder("since"))))
-    .orderBy(desc(spins.createdAt), desc(spins.id))
-    .limit(sql.placeholder("limit"))
-    .offset(sql.placeholder("offset"))
-    .prepare("player_spins_page"),
-);
+/**
+ * A page is first looked for among the player's spins of the day before its latest one: at most two
+ * day partitions, where an active player's newest pages lie.
+ */
+const RECENT_MS = 86_400_000;
 
 /**
- * A player's spins, newest first. Bounded below by the player's creation, so the day partitions
- * older than the player are pruned (at executor start: the statement is prepared).
+ * A page of the player's spins in [$2, $3], newest first. postgres.js answers int8 as text, and
+ * timestamps as text too on a drizzle-wrapped client (drizzle turns its date parsers off).
+ */
+const PLAYER_SPINS_PAGE = `
+  select id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
+    multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at
+  from spins where player_id = $1 and created_at >= $2 and created_at <= $3
+  order by created_at desc, id desc limit $4 offset $5`;
+type StoredSpinRow = {
+  id: string;
+  partner_id: string;
+  environment: SpinRecord["environment"];
+  game_id: number;
+  player_id: string;
+  block_id: string | null;
+  outcome_index: number | null;
+  forced: boolean;
+  prize_tier: string;
+  multiplier_millionths: string;
+  wager_micros: string;
+  payout_micros: string;
+  balance_after_micros: string;
+  presentation: unknown;
+  created_at: string;
+};
+
+/**
+ * A player's spins, newest first. Every spin of the player is dated within [its `createdAt`, its
+ * `updatedAt`] (`updatedAt` is its latest spin's time: see `recordSpinBatch`), so the statement
+ * reads only the day partitions of the player's life, pruned at executor start (it is prepared: no
+ * planning over every day); and first only the last day of it: when that holds the whole page (the
+ * rows before it in the order are all newer than any spin outside it), the page is that. Read
+ * through postgres.js and mapped here (drizzle's row mapping cost ~60 µs of a 20-row page).
  */
 export async function listPlayerSpins(
-  db: Executor,
-  player: { id: number; createdAt: Date },
+  db: Database,
+  player: { id: number; createdAt: Date; updatedAt: Date },
   page: PageWindow,
 ): Promise<SpinRecord[]> {
-  return playerSpinsPage(db).execute({
-    playerId: player.id,
-    since: new Date(player.createdAt.getTime() - PLAYER_AGE_SLACK_MS).toISOString(),
-    limit: page.limit,
-    offset: page.offset,
-  });
+  const since = player.createdAt.getTime() - PLAYER_AGE_SLACK_MS;
+  const until = player.updatedAt.toISOString();
+  const read = (from: number) =>
+    sqlClientOf(db).unsafe<StoredSpinRow[]>(
+      PLAYER_SPINS_PAGE,
+      [player.id, new Date(from).toISOString(), until, page.limit, page.offset],
+      { prepare: true },
+    );
+  const recent = player.updatedAt.getTime() - RECENT_MS;
+  let rows = await read(Math.max(since, recent));
+  if (rows.length < page.limit && recent > since) rows = await read(since);
+  return rows.map((row) => ({
+    id: row.id,
+    partnerId: row.partner_id,
+    environment: row.environment,
+    gameId: row.game_id,
+    playerId: Number(row.player_id),
+    blockId: row.block_id === null ? null : Number(row.block_id),
+    outcomeIndex: row.outcome_index,
+    forced: row.forced,
+    prizeTier: row.prize_tier,
+    multiplierMillionths: Number(row.multiplier_millionths),
+    wagerMicros: Number(row.wager_micros),
+    payoutMicros: Number(row.payout_micros),
+    balanceAfterMicros: Number(row.balance_after_micros),
+    presentation: row.presentation,
+    createdAt: new Date(row.created_at),
+  }));
 }

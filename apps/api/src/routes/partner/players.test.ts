@@ -1,3 +1,5 @@
+import { newId } from "@outcomes/core";
+import { ensurePartitions, players, spins } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { addBlock, createGame, type FixtureGame, issueKey, spin } from "@outcomes/testkit/spin-path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,6 +75,67 @@ describe("GET /players/{playerId}/spins", () => {
     expect(page2.body.spins.map((s: any) => s.spinId)).toEqual([results[2].spinId, results[1].spinId]);
     const past = await api.request("/api/partner/v1/players/user@site.example/spins?page=4&limit=2", { apiKey });
     expect(past.body).toMatchObject({ spins: [], page: 4, total: 5 });
+  });
+
+  it("pages through spins of many days: the last day's, reaching back across earlier days, past the end", async () => {
+    // A player of a week ago with a spin on each of the six days after, stored as the spin statement
+    // stores them (one spin's presentation reused), then two spins through the API today.
+    const { db } = api.database;
+    const day = 86_400_000;
+    const firstSpun = Date.now() - 6 * day;
+    await ensurePartitions(db, "spins", { from: new Date(firstSpun - day), to: new Date() });
+    const [player] = await db
+      .insert(players)
+      .values({
+        partnerId: game.partnerId,
+        environment: "sandbox",
+        externalId: "veteran@site.example",
+        totalSpins: 6,
+        createdAt: new Date(firstSpun),
+        updatedAt: new Date(firstSpun + 5 * day),
+      })
+      .returning({ id: players.id });
+    const earlier = Array.from({ length: 6 }, (_, n) => ({
+      id: newId("spn"),
+      partnerId: game.partnerId,
+      environment: "sandbox" as const,
+      gameId: game.gameId,
+      playerId: player!.id,
+      forced: true,
+      prizeTier: "T0",
+      multiplierMillionths: 0,
+      wagerMicros: 1_000_000,
+      payoutMicros: 0,
+      balanceAfterMicros: -(n + 1) * 1_000_000,
+      presentation: results[0].presentation,
+      createdAt: new Date(firstSpun + n * day),
+    }));
+    await db.insert(spins).values(earlier);
+    await addBlock(api, game.gameId, [
+      ["T0", 0],
+      ["T1", 2],
+    ]);
+    const today = [];
+    for (const wagerUsd of [1, 1]) {
+      const response = await spin(api, apiKey, { gameId: game.gameId, playerId: "veteran@site.example", wagerUsd });
+      today.push(response.body.spinId);
+    }
+    const newestFirst = [...today.reverse(), ...earlier.map((row) => row.id).reverse()];
+    for (const [query, expected] of [
+      ["limit=2", newestFirst.slice(0, 2)],
+      ["limit=3", newestFirst.slice(0, 3)],
+      ["page=2&limit=3", newestFirst.slice(3, 6)],
+      ["page=3&limit=3", newestFirst.slice(6)],
+      ["page=4&limit=3", []],
+    ] as const) {
+      const response = await api.request(`/api/partner/v1/players/veteran@site.example/spins?${query}`, { apiKey });
+      expect([query, response.status, response.body.spins.map((s: any) => s.spinId), response.body.total]).toEqual([
+        query,
+        200,
+        expected,
+        8,
+      ]);
+    }
   });
 
   it("refuses bad paging with KS-4101", async () => {
