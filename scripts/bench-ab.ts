@@ -106,7 +106,9 @@ try {
     });
   /** CPU used so far by the database's backends (one that ended meanwhile is lost; Postgres elsewhere: 0). */
   const backendsCpuMs = async () => {
-    const rows = await admin<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${name}`;
+    const rows = await admin<
+      { pid: number }[]
+    >`select pid from pg_stat_activity where datname = ${name} and backend_type = 'client backend'`;
     return rows.reduce((sum, row) => sum + (processCpuMs(row.pid) ?? 0), 0);
   };
   const first = apis[0] as (typeof apis)[number];

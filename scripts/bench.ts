@@ -132,7 +132,7 @@ async function apiBackendPids(sql: postgres.Sql): Promise<number[]> {
   if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(benchUrl).hostname)) return [];
   const rows = await sql<{ pid: number }[]>`
     select pid from pg_stat_activity where datname = ${BENCH_DATABASE} and pid <> pg_backend_pid()
-      and application_name <> 'pgbench'`;
+      and application_name <> 'pgbench' and backend_type = 'client backend'`;
   return rows.map((row) => row.pid);
 }
 

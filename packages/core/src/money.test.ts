@@ -57,6 +57,32 @@ describe("microsToUsd", () => {
     expect(microsToUsd(0)).toBe(0);
   });
 
+  it("answers a number exactly as the parse of the decimal text, over random and edge safe integers", () => {
+    const textOf = (micros: number) => Number(formatScaledDecimal(micros));
+    const edges = [
+      0,
+      -0,
+      1,
+      -1,
+      5,
+      999_999,
+      1_000_001,
+      2 ** 53 - 1,
+      -(2 ** 53 - 1),
+      2 ** 52 + 1,
+      9_007_199_254_740_990,
+    ];
+    const random = Array.from({ length: 200_000 }, (_, n) => {
+      const magnitude = 10 ** ((n % 16) + 1);
+      return Math.floor((Math.random() - 0.5) * 2 * Math.min(magnitude, Number.MAX_SAFE_INTEGER));
+    });
+    for (const micros of [...edges, ...random]) {
+      if (!Object.is(microsToUsd(micros), textOf(micros)))
+        expect([micros, microsToUsd(micros)]).toEqual([micros, textOf(micros)]);
+    }
+    expect(Object.is(microsToUsd(-0), 0)).toBe(true);
+  });
+
   it("round-trips with usdToMicros", () => {
     for (const micros of [1, 999_999, 1_000_000, 12_345_678_901, -42]) {
       expect(usdToMicros(microsToUsd(micros))).toBe(micros);

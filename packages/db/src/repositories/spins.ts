@@ -2,6 +2,7 @@ import type { Database } from "../client.js";
 import type { spins } from "../schema/spins.js";
 import type { PageWindow } from "./paging.js";
 import { constraintName, isUniqueViolation } from "./pg-errors.js";
+import type { PlayerRecord } from "./players.js";
 import { type NewSpin, type RecordedSpin, recordedSpinOf, recordSpinBatch } from "./spin-batch.js";
 import { type SqlClient, sqlClientOf } from "./sql-client.js";
 
@@ -57,19 +58,15 @@ const RECENT_MS = 86_400_000;
  * timestamps as text too on a drizzle-wrapped client (drizzle turns its date parsers off).
  */
 const PLAYER_SPINS_PAGE = `
-  select id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
-    multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at
+  select id, game_id, block_id, outcome_index, prize_tier, multiplier_millionths, wager_micros, payout_micros,
+    balance_after_micros, presentation, created_at
   from spins where player_id = $1 and created_at >= $2 and created_at <= $3
   order by created_at desc, id desc limit $4 offset $5`;
 type StoredSpinRow = {
   id: string;
-  partner_id: string;
-  environment: SpinRecord["environment"];
   game_id: number;
-  player_id: string;
   block_id: string | null;
   outcome_index: number | null;
-  forced: boolean;
   prize_tier: string;
   multiplier_millionths: string;
   wager_micros: string;
@@ -89,7 +86,7 @@ type StoredSpinRow = {
  */
 export async function listPlayerSpins(
   db: Database,
-  player: { id: number; createdAt: Date; updatedAt: Date },
+  player: Pick<PlayerRecord, "id" | "partnerId" | "environment" | "createdAt" | "updatedAt">,
   page: PageWindow,
 ): Promise<SpinRecord[]> {
   const since = player.createdAt.getTime() - PLAYER_AGE_SLACK_MS;
@@ -105,13 +102,14 @@ export async function listPlayerSpins(
   if (rows.length < page.limit && recent > since) rows = await read(since);
   return rows.map((row) => ({
     id: row.id,
-    partnerId: row.partner_id,
-    environment: row.environment,
+    partnerId: player.partnerId,
+    environment: player.environment,
     gameId: row.game_id,
-    playerId: Number(row.player_id),
+    playerId: player.id,
     blockId: row.block_id === null ? null : Number(row.block_id),
     outcomeIndex: row.outcome_index,
-    forced: row.forced,
+    // A spin is forced exactly when it took no block entry (the check `spins_outcome_or_forced`).
+    forced: row.block_id === null,
     prizeTier: row.prize_tier,
     multiplierMillionths: Number(row.multiplier_millionths),
     wagerMicros: Number(row.wager_micros),
