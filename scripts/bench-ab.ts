@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { createDatabase, migrateDatabase } from "@outcomes/db";
 import { createWorkerRedis, redisKeys } from "@outcomes/queue";
 import postgres from "postgres";
-import { processCpuMs } from "./bench/cpu.js";
+import { cpuOfPids, cpuSince, processCpuMs } from "./bench/cpu.js";
 import { failures, runLoad } from "./bench/load.js";
 import { createLargeWinGame, MIX_KINDS, type MixKind, mixRequest } from "./bench/mixes.js";
 import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
@@ -104,13 +104,11 @@ try {
       connections,
       durationMs: ms,
     });
-  /** CPU used so far by the database's backends (one that ended meanwhile is lost; Postgres elsewhere: 0). */
-  const backendsCpuMs = async () => {
-    const rows = await admin<
-      { pid: number }[]
-    >`select pid from pg_stat_activity where datname = ${name} and backend_type = 'client backend'`;
-    return rows.reduce((sum, row) => sum + (processCpuMs(row.pid) ?? 0), 0);
-  };
+  const backendPids = async () =>
+    (
+      await admin<{ pid: number }[]>`
+        select pid from pg_stat_activity where datname = ${name} and backend_type = 'client backend'`
+    ).map((row) => row.pid);
   const first = apis[0] as (typeof apis)[number];
   // Rows for the reads to list besides the history: today's spins and large-win events.
   await load(first.url, "spins", "fill", FILL_MS / 2);
@@ -120,7 +118,8 @@ try {
     for (const kind of kinds) {
       // Alternate the order too, so no build always runs right after the same other one.
       for (const api of round % 2 ? [...apis].reverse() : apis) {
-        const postgresBefore = await backendsCpuMs();
+        // The database's backends: only the running build's are busy.
+        const postgresBefore = cpuOfPids(await backendPids());
         const before = processCpuMs(api.child.pid) ?? Number.NaN;
         const result = await load(api.url, kind, `${round}-${api.url}`, durationMs);
         if (failures(result) > 0) throw new Error(`${api.bundle} ${kind}: ${JSON.stringify(result.statuses)}`);
@@ -133,7 +132,7 @@ try {
           p99: [],
         };
         figures.cpuMs += (processCpuMs(api.child.pid) ?? Number.NaN) - before;
-        figures.postgresCpuMs += (await backendsCpuMs()) - postgresBefore;
+        figures.postgresCpuMs += cpuSince(postgresBefore, cpuOfPids(await backendPids())) ?? Number.NaN;
         figures.requests += result.completed;
         figures.perSecond.push(Math.round(result.perSecond));
         figures.p50.push(Math.round(result.p50Ms * 10) / 10);

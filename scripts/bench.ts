@@ -96,8 +96,8 @@ const spinRounds = mixesOnly ? 0 : rounds;
 const mixRounds = spinsOnly ? 0 : rounds;
 const spinSeconds =
   (warmupMs + spinRounds * connectionCounts.length * durationMs + (partial ? 0 : 2 * fixedMs)) / 1000 +
-  // plain and keyed spins take outcomes
-  (mixRounds * 2 * durationMs) / 1000;
+  // plain and keyed spins take outcomes, in the mixes' warm-up too
+  (mixRounds > 0 ? (2 * (warmupMs + mixRounds * durationMs)) / 1000 : 0);
 const outcomes = Math.ceil(spinSeconds * 15_000);
 
 const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/outcomes";
@@ -364,29 +364,33 @@ try {
     fixed.push({ fraction, loadAverage: loadNow, result, tail: await watch.stop() });
   }
 
+  // The API's peak RSS (VmHWM, summed over its processes): of the spin runs, then of the whole run
+  // with the mixes (reads hold more in flight: the RSS target stays the spin runs' figure).
+  const peakRssNow = () =>
+    apiPids().reduce<number | null>((sum, pid) => {
+      const rss = peakRssMb(pid);
+      return sum === null || rss === null ? null : Math.round((sum + rss) * 10) / 10;
+    }, 0);
+  const apiPeakRss = mixesOnly ? null : peakRssNow();
+
   const mixSetup = { apiUrl: api.url, apiKey: seeded.apiKey, gameId: seeded.gameId, largeWinGameId, players };
-  const mixes = await runMixRounds({
+  const { warm: mixWarm, rounds: mixes } = await runMixRounds({
     rounds: mixRounds,
     connections: mixConnections,
+    warmupMs,
     durationMs,
     request: (kind, run) => mixRequest(kind, { ...mixSetup, keyPrefix: `bench-${runId}-${run}` }),
     apiCpuMs: () => cpuMsOf(apiPids()),
-    // Listed again for every run: the pool opens connections as the load needs them.
-    postgresCpuMs: async () => {
-      const pids = await apiBackendPids(database.sql);
-      return pids.length ? cpuMsOf(pids) : null;
-    },
+    postgresPids: () => apiBackendPids(database.sql),
     loadAverage,
     step,
   });
-  const apiPeakRss = apiPids().reduce<number | null>((sum, pid) => {
-    const rss = peakRssMb(pid);
-    return sum === null || rss === null ? null : Math.round((sum + rss) * 10) / 10;
-  }, 0);
+  const mixesPeakRss = mixes.length ? peakRssNow() : null;
   for (const child of children) await stop(child);
 
   // Every 200 is exactly one spin row and one outcome gone from the queue: nothing lost or doubled.
   const mixServed = (kind: MixKind) =>
+    (mixWarm[kind]?.statuses["200"] ?? 0) +
     mixes.reduce((sum, round) => sum + (round.runs[kind].result.statuses["200"] ?? 0), 0);
   const served =
     (warm.statuses["200"] ?? 0) +
@@ -403,10 +407,17 @@ try {
   // A forced large-win spin: one spin row of its game and one `spin.large_win` event, no outcome.
   const largeWins = mixServed("largeWinSpins");
   const [largeWinRows] = await database.db.select({ n: count() }).from(spins).where(eq(spins.gameId, largeWinGameId));
+  // Of that game only: a plain spin drawing the top tier is a large win too (1 in 100,000).
   const [largeWinEvents] = await database.db
     .select({ n: count() })
     .from(events)
-    .where(and(eq(events.partnerId, seeded.partnerId), eq(events.type, "spin.large_win")));
+    .where(
+      and(
+        eq(events.partnerId, seeded.partnerId),
+        eq(events.type, "spin.large_win"),
+        sql`${events.payload}->'data'->>'gameId' = ${String(largeWinGameId)}`,
+      ),
+    );
   const consistent =
     rows?.n === served &&
     queuedBefore - queuedAfter === served &&
@@ -415,7 +426,8 @@ try {
   const errors =
     closed.reduce((sum, r) => sum + r.at.reduce((n, each) => n + failures(each.spin), 0), 0) +
     fixed.reduce((sum, r) => sum + failures(r.result), 0) +
-    mixes.reduce((sum, round) => sum + MIX_KINDS.reduce((n, kind) => n + failures(round.runs[kind].result), 0), 0);
+    mixes.reduce((sum, round) => sum + MIX_KINDS.reduce((n, kind) => n + failures(round.runs[kind].result), 0), 0) +
+    Object.values(mixWarm).reduce((sum, result) => sum + failures(result), 0);
 
   let generation: Awaited<ReturnType<typeof measureGeneration>> | null = null;
   if (!mixesOnly) {
@@ -460,7 +472,7 @@ try {
     };
   });
   const peak = byConnections.find((each) => each.connections === peakConnections);
-  const mixSummary = mixes.length ? summariseMixes(mixes, mixConnections) : null;
+  const mixSummary = mixes.length ? { ...summariseMixes(mixes, mixConnections), apiPeakRssMb: mixesPeakRss } : null;
   const results = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageBeforeRuns: loadBefore },

@@ -20,6 +20,27 @@ export function processCpuMs(pid: number | undefined): number | null {
   }
 }
 
+/** CPU time so far of each of some processes (those /proc cannot read are left out). */
+export function cpuOfPids(pids: readonly number[]): Map<number, number> {
+  const each = new Map<number, number>();
+  for (const pid of pids) {
+    const ms = processCpuMs(pid);
+    if (ms !== null) each.set(pid, ms);
+  }
+  return each;
+}
+
+/**
+ * CPU ms used between two readings of `cpuOfPids` over a changing set of processes: one that
+ * started meanwhile counts whole, one that ended meanwhile is lost. Null when none was read.
+ */
+export function cpuSince(before: Map<number, number>, after: Map<number, number>): number | null {
+  if (after.size === 0) return null;
+  let ms = 0;
+  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
+  return ms;
+}
+
 /** The 1-minute load average: above the core count, other work competed with the benchmark. */
 export function loadAverage(): string {
   try {

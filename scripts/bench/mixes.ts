@@ -1,4 +1,5 @@
 import { createGame, type Database } from "@outcomes/db";
+import { cpuOfPids, cpuSince } from "./cpu.js";
 import type { RequestSpec } from "./http-client.js";
 import { type LoadResult, runLoad } from "./load.js";
 import type { BenchSeed } from "./seed.js";
@@ -99,51 +100,53 @@ export interface MixRun {
 export type MixRound = { loadAverage: string; runs: Record<MixKind, MixRun> };
 
 /**
+ * Each kind once for `warmupMs` (as the spins are warmed up: JIT, prepared statements), then
  * `rounds` rounds of every kind in `MIX_KINDS` order, each run `durationMs` at `connections`;
- * `apiCpuMs` and `postgresCpuMs` read the CPU time the API and its Postgres backends used so far.
+ * `apiCpuMs` reads the CPU time the API used so far, `postgresPids` lists its Postgres backends.
+ * None with `rounds` 0.
  */
 export async function runMixRounds(options: {
   rounds: number;
   connections: number;
+  warmupMs: number;
   durationMs: number;
   request: (kind: MixKind, run: string) => RequestSpec;
   apiCpuMs: () => number | null;
-  postgresCpuMs: () => Promise<number | null>;
+  postgresPids: () => Promise<number[]>;
   loadAverage: () => string;
   step: (what: string) => void;
-}): Promise<MixRound[]> {
+}): Promise<{ warm: Partial<Record<MixKind, LoadResult>>; rounds: MixRound[] }> {
+  const load = (kind: MixKind, run: string, durationMs: number) =>
+    runLoad({ ...options.request(kind, run), connections: options.connections, durationMs });
+  const warm: Partial<Record<MixKind, LoadResult>> = {};
   const rounds: MixRound[] = [];
+  if (options.rounds === 0) return { warm, rounds };
+  options.step(`mixes warm-up, ${options.connections} connections`);
+  for (const kind of MIX_KINDS) warm[kind] = await load(kind, "warm", options.warmupMs);
   for (let i = 0; i < options.rounds; i++) {
     const loadAverage = options.loadAverage();
     const runs = {} as Record<MixKind, MixRun>;
     for (const kind of MIX_KINDS) {
       options.step(`mix round ${i + 1} of ${options.rounds}, ${options.connections} connections: ${kind}`);
-      const postgresBefore = await options.postgresCpuMs();
+      // Listed again for every run: the pool opens connections as the load needs them.
+      const postgresBefore = cpuOfPids(await options.postgresPids());
       const before = options.apiCpuMs();
-      const result = await runLoad({
-        ...options.request(kind, `${i}`),
-        connections: options.connections,
-        durationMs: options.durationMs,
-      });
+      const result = await load(kind, `${i}`, options.durationMs);
       const after = options.apiCpuMs();
-      const postgresAfter = await options.postgresCpuMs();
+      const postgresMs = cpuSince(postgresBefore, cpuOfPids(await options.postgresPids()));
       runs[kind] = {
         result,
-        apiCpuUs: perRequestUs(before, after, result.completed),
-        postgresCpuUs: perRequestUs(postgresBefore, postgresAfter, result.completed),
+        apiCpuUs: before === null || after === null ? null : perRequestUs(after - before, result.completed),
+        postgresCpuUs: postgresMs === null ? null : perRequestUs(postgresMs, result.completed),
       };
     }
     rounds.push({ loadAverage, runs });
   }
-  return rounds;
+  return { warm, rounds };
 }
 
-/** CPU µs per request between two readings in ms; null when either is missing. */
-export function perRequestUs(beforeMs: number | null, afterMs: number | null, requests: number): number | null {
-  return beforeMs === null || afterMs === null
-    ? null
-    : Math.round(((afterMs - beforeMs) * 1000) / Math.max(1, requests));
-}
+/** CPU µs per request from the ms a run used. */
+const perRequestUs = (ms: number, requests: number) => Math.round((ms * 1000) / Math.max(1, requests));
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
