@@ -31,14 +31,20 @@ export function cpuOfPids(pids: readonly number[]): Map<number, number> {
 }
 
 /**
- * CPU ms used between two readings of `cpuOfPids` over a changing set of processes: one that
- * started meanwhile counts whole, one that ended meanwhile is lost. Null when none was read.
+ * CPU ms used between two readings of `cpuOfPids` over a changing set of processes, by those in
+ * both (one that started or ended meanwhile is left out: a pool's connections are open by then,
+ * and the connection a listing runs on may not list itself). Null when none was in both.
  */
 export function cpuSince(before: Map<number, number>, after: Map<number, number>): number | null {
-  if (after.size === 0) return null;
   let ms = 0;
-  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
-  return ms;
+  let both = 0;
+  for (const [pid, now] of after) {
+    const then = before.get(pid);
+    if (then === undefined) continue;
+    ms += now - then;
+    both++;
+  }
+  return both > 0 ? ms : null;
 }
 
 /** The 1-minute load average: above the core count, other work competed with the benchmark. */
