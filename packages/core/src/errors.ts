@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   "KS-4214": { status: 404, message: "No games registered for this partner" },
   "KS-4215": { status: 404, message: "Resource not found" },
   "KS-4216": { status: 409, message: "Block not revealed yet (outcomes still being served)" },
+  "KS-4217": { status: 409, message: "Spin can no longer be voided" },
   "KS-4301": { status: 404, message: "Settlement report not found" },
   "KS-4302": { status: 409, message: "Settlement report already acknowledged" },
   "KS-4303": { status: 409, message: "Settlement report already disputed" },

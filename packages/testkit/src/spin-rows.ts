@@ -112,7 +112,8 @@ export async function insertFixtureSpins(db: Database, fixture: SpinFixture, row
     .returning({ id: blocks.id });
   const times = rows.map((row) => row.createdAt.getTime());
   await ensurePartitions(db, "spins", { from: new Date(Math.min(...times)), to: new Date(Math.max(...times) + 1) });
-  const ids = rows.map(() => newId("spn"));
+  // Dated like the spin path's ids, so a spin is found by its id (its time bounds the look-up).
+  const ids = rows.map((row) => newId("spn", row.createdAt.getTime()));
   await db.insert(spinOutcomes).values(
     rows.map((row, index) => ({
       blockId: block!.id,

@@ -88,6 +88,7 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
     presentation: spin.presentation,
     createdAt: recorded.createdAt,
     position: spin.position,
+    voided: null,
   });
 }
 

@@ -19,6 +19,7 @@ export * from "./release-rollouts.js";
 export * from "./settlement-operator.js";
 export * from "./settlements.js";
 export * from "./spin-batch.js";
+export * from "./spin-voids.js";
 export * from "./spins.js";
 export * from "./sql-client.js";
 export * from "./webhooks.js";

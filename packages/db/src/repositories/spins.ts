@@ -1,5 +1,7 @@
+import { timeOfId } from "@outcomes/core";
 import { desc, eq } from "drizzle-orm";
 import type { Executor } from "../client.js";
+import { spinVoids } from "../schema/spin-voids.js";
 import { spins } from "../schema/spins.js";
 import type { PageWindow } from "./paging.js";
 import { constraintName, isUniqueViolation } from "./pg-errors.js";
@@ -41,13 +43,51 @@ export function isDuplicateOutcome(error: unknown): boolean {
   return isUniqueViolation(error) && constraintName(error) === "spin_outcomes_pkey";
 }
 
-/** A player's spins, newest first. */
-export async function listPlayerSpins(db: Executor, playerId: number, page: PageWindow): Promise<SpinRecord[]> {
-  return db
-    .select()
+/**
+ * Where a spin's `created_at` lies, from its id: the commit time is a moment after the id was made
+ * (the request's start), and a day either side is far more than any request lasts. A look-up by id
+ * bounded by it reads a few daily partitions of `spins`. Null for text that is no spin id we made.
+ */
+export function spinTimeWindow(spinId: string): { from: string; to: string } | null {
+  const idTime = timeOfId(spinId);
+  if (idTime === null) return null;
+  return {
+    from: new Date(idTime - SPIN_ID_SLACK_MS).toISOString(),
+    to: new Date(idTime + SPIN_ID_SLACK_MS).toISOString(),
+  };
+}
+
+const SPIN_ID_SLACK_MS = 86_400_000;
+
+/** A void as every spin result shows it (CONTRACT §13). */
+export interface SpinVoidFacts {
+  reason: string;
+  voidedAt: Date;
+}
+
+/** A stored spin and its void, if it was voided. */
+export interface SpinWithVoid {
+  spin: SpinRecord;
+  voided: SpinVoidFacts | null;
+}
+
+/** A player's spins, newest first, voided ones too (each with its void). */
+export async function listPlayerSpins(db: Executor, playerId: number, page: PageWindow): Promise<SpinWithVoid[]> {
+  const rows = await db
+    .select({ spin: spins, reason: spinVoids.reason, voidedAt: spinVoids.voidedAt })
     .from(spins)
+    .leftJoin(spinVoids, eq(spinVoids.spinId, spins.id))
     .where(eq(spins.playerId, playerId))
     .orderBy(desc(spins.createdAt), desc(spins.id))
     .limit(page.limit)
     .offset(page.offset);
+  return rows.map(withVoid);
+}
+
+/** A row of spins left-joined with `spin_voids`. */
+export function withVoid<T extends { reason: string | null; voidedAt: Date | null }>(
+  row: T,
+): Omit<T, "reason" | "voidedAt"> & { voided: SpinVoidFacts | null } {
+  const { reason, voidedAt, ...rest } = row;
+  return { ...rest, voided: reason !== null && voidedAt !== null ? { reason, voidedAt } : null };
 }

@@ -11,5 +11,6 @@ export * from "./pool-cycles.js";
 export * from "./release-rollouts.js";
 export * from "./settlement-reports.js";
 export * from "./spin-rollups.js";
+export * from "./spin-voids.js";
 export * from "./spins.js";
 export * from "./webhooks.js";

@@ -1,12 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ServiceError } from "@outcomes/core";
-import { findPlayer, listPlayerSpins, type PlayerRecord } from "@outcomes/db";
+import { countPlayerVoids, findPlayer, listPlayerSpins, type PlayerRecord } from "@outcomes/db";
 import { PlayerSchema, presentPlayer, presentStoredSpin, SpinResultSchema } from "@outcomes/records";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context.js";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { PageQuery, pageFields, pageSchema, pageWindow } from "../paged-list.js";
+import { voidsOn, withoutVoided } from "./spin-recall.js";
 import { PLAYER_ID_PATTERN } from "./spins.js";
 
 const PlayerParams = z.object({
@@ -58,13 +59,22 @@ export const playersRouter = createRouter()
   .openapi(listSpinsRoute, async (c) => {
     const player = await requirePlayer(c, c.req.valid("param").playerId);
     const page = c.req.valid("query");
+    const { deps } = c.var;
     // The player is found on the primary (a spin may have just created it); its spins are a listing.
-    const rows = await listPlayerSpins(c.var.deps.readDb, player.id, pageWindow(page));
+    const [rows, voided, shown] = await Promise.all([
+      listPlayerSpins(deps.readDb, player.id, pageWindow(page)),
+      countPlayerVoids(deps.db, player.id),
+      voidsOn(deps),
+    ]);
     return c.json(
       {
-        spins: rows.map((row) => presentStoredSpin(row, player.externalId)),
-        // The total is kept in step with the spins table: both are written by the same statement.
-        ...pageFields(page, player.totalSpins),
+        spins: rows.map((row) => {
+          const spin = presentStoredSpin(row, player.externalId);
+          return shown ? spin : withoutVoided(spin);
+        }),
+        // The total is kept in step with the spins table: `totalSpins` is written by the same statement as
+        // the spins, and voided spins, which it no longer counts, are still listed.
+        ...pageFields(page, player.totalSpins + voided),
       },
       200,
     );
