@@ -34,6 +34,7 @@ releaseRouter.openapi(
   createRoute({
     method: "get",
     path: "/release",
+    operationId: "getRelease",
     tags,
     summary: "This release and whether its rollout has finished",
     description,
@@ -49,6 +50,7 @@ releaseRouter.openapi(
   createRoute({
     method: "post",
     path: "/release/finish",
+    operationId: "finishRelease",
     tags,
     summary: "Declare this release's rollout finished",
     description: `${description} Repeating it changes nothing (the first \`finishedAt\` stays).`,

@@ -1,5 +1,5 @@
 import { newId } from "@outcomes/core";
-import { ensurePartitions, events, players, spinVoids, spins } from "@outcomes/db";
+import { ensurePartitions, events, players, spins, spinVoids } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { cliAgainst, errorCode } from "@outcomes/testkit/cli";
 import { addBlock, createGame, type FixtureGame, issueKey, type OutcomeSpec, spin } from "@outcomes/testkit/spin-path";
@@ -157,7 +157,11 @@ describe("POST /spins/{spinId}/void", () => {
       [answers[0].spinId, null],
     ]);
     const [event] = (await voidedEvents()).filter((each: any) => each.data.spinId === win.spinId);
-    expect(event).toMatchObject({ type: "spin.voided", environment: "sandbox", createdAt: voided.body.voided.voidedAt });
+    expect(event).toMatchObject({
+      type: "spin.voided",
+      environment: "sandbox",
+      createdAt: voided.body.voided.voidedAt,
+    });
     expect(event.data).toEqual({
       spinId: win.spinId,
       gameId: game.gameId,
@@ -229,7 +233,9 @@ describe("POST /spins/{spinId}/void", () => {
     const { db } = api.database;
     await ensurePartitions(db, "spins", { from: new Date(Date.now() - 3 * 3_600_000), to: new Date() });
     const moveBack = (spinId: string, minutes: number) =>
-      db.execute(sql`update spins set created_at = created_at - make_interval(mins => ${minutes}) where id = ${spinId}`);
+      db.execute(
+        sql`update spins set created_at = created_at - make_interval(mins => ${minutes}) where id = ${spinId}`,
+      );
     await moveBack(inside.spinId, 59);
     await moveBack(outside.spinId, 61);
     await moveBack(voidedEarlier.spinId, 120);
@@ -286,20 +292,31 @@ describe("isolation (CONTRACT §9)", () => {
     const quietGame = await createGame(api, quiet.partnerId);
     const wins: OutcomeSpec[] = Array.from({ length: 40 }, () => ["T3", 5]);
     const spun = [];
-    for (let i = 0; i < 4; i++) spun.push(...(await spinsOf(`noisy-${i}`, wins.slice(0, 5), 2, noisyGame, noisy.apiKey)));
+    for (let i = 0; i < 4; i++)
+      spun.push(...(await spinsOf(`noisy-${i}`, wins.slice(0, 5), 2, noisyGame, noisy.apiKey)));
     await addBlock(api, noisyGame.gameId, wins.slice(0, 20));
     await addBlock(api, quietGame.gameId, wins);
 
     const [voids, noisySpins, quietSpins] = await Promise.all([
-      Promise.all(spun.map((each, i) => voidSpin(each.spinId, { reason: "refused" }, noisy.apiKey, i % 2 ? other : api))),
+      Promise.all(
+        spun.map((each, i) => voidSpin(each.spinId, { reason: "refused" }, noisy.apiKey, i % 2 ? other : api)),
+      ),
       Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          spin(i % 2 ? other : api, noisy.apiKey, { gameId: noisyGame.gameId, playerId: `noisy-${i % 4}`, wagerUsd: 2 }),
+          spin(i % 2 ? other : api, noisy.apiKey, {
+            gameId: noisyGame.gameId,
+            playerId: `noisy-${i % 4}`,
+            wagerUsd: 2,
+          }),
         ),
       ),
       Promise.all(
         Array.from({ length: 40 }, (_, i) =>
-          spin(i % 2 ? other : api, quiet.apiKey, { gameId: quietGame.gameId, playerId: `quiet-${i % 4}`, wagerUsd: 2 }),
+          spin(i % 2 ? other : api, quiet.apiKey, {
+            gameId: quietGame.gameId,
+            playerId: `quiet-${i % 4}`,
+            wagerUsd: 2,
+          }),
         ),
       ),
     ]);
@@ -313,7 +330,11 @@ describe("isolation (CONTRACT §9)", () => {
     }
     // Every balance chain still adds up: each spin's balance after is the one before plus its own.
     const rows = await api.database.db
-      .select({ playerId: spins.playerId, after: spins.balanceAfterMicros, net: sql<number>`payout_micros - wager_micros` })
+      .select({
+        playerId: spins.playerId,
+        after: spins.balanceAfterMicros,
+        net: sql<number>`payout_micros - wager_micros`,
+      })
       .from(spins)
       .where(eq(spins.partnerId, quiet.partnerId))
       .orderBy(spins.playerId, spins.createdAt);

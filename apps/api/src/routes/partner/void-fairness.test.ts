@@ -32,9 +32,14 @@ describe("a voided spin's outcome", () => {
     const first = (await client.blocks.list(game.gameId)).blocks.find((block) => block.sequence === 1)!;
 
     const early = await spinMany(client, game.gameId, 5);
-    expect(early.map((spin) => spin.fairness)).toEqual([0, 1, 2, 3, 4].map((index) => ({ blockId: first.blockId, index })));
+    expect(early.map((spin) => spin.fairness)).toEqual(
+      [0, 1, 2, 3, 4].map((index) => ({ blockId: first.blockId, index })),
+    );
     const voided = await client.voidSpin(early[2]!.spinId, { reason: "wallet refused the debit" });
-    expect(voided).toEqual({ ...early[2], voided: { voidedAt: expect.any(String), reason: "wallet refused the debit" } });
+    expect(voided).toEqual({
+      ...early[2],
+      voided: { voidedAt: expect.any(String), reason: "wallet refused the debit" },
+    });
     expect(await client.getSpin(voided.spinId)).toEqual(voided);
     const sealed = await client.blocks.get(game.gameId, first.blockId);
     expect(verifySpinProof(voided, await client.spinProof(voided.spinId), sealed)).toEqual({ ok: true, reason: null });
