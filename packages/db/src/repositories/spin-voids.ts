@@ -29,7 +29,18 @@ export async function findSpin(
 ): Promise<RecalledSpin | null> {
   const dated = spinTimeWindow(spinId);
   if (dated === null) return null;
-  const [row] = await db
+  const [row] = await spinLookup(db, spinId, dated, owner);
+  return row ? withVoid(row) : null;
+}
+
+/** `findSpin`'s statement; exported so a test can read which partitions its plan scans. */
+export function spinLookup(
+  db: Executor,
+  spinId: string,
+  dated: { from: string; to: string },
+  owner?: { partnerId: string; environment: Environment },
+) {
+  return db
     .select({
       spin: spins,
       externalPlayerId: players.externalId,
@@ -47,7 +58,6 @@ export async function findSpin(
         owner && eq(spins.environment, owner.environment),
       ),
     );
-  return row ? withVoid(row) : null;
 }
 
 /** The owner's spin, or 404 KS-4215 (another partner's or environment's, or none). */

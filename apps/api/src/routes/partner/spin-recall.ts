@@ -52,7 +52,7 @@ export async function spinAnswer(deps: AppDeps, reply: SpinReply): Promise<SpinR
 }
 
 /** The most a void's reason holds: the partner's note, not a document. */
-export const VOID_REASON_MAX_LENGTH = 500;
+const VOID_REASON_MAX_LENGTH = 500;
 
 const VoidBody = z
   .object({
