@@ -1,4 +1,4 @@
-import { redactApiKeys, ServiceError } from "@outcomes/core";
+import { ErrorCode, redactApiKeys, ServiceError } from "@outcomes/core";
 import { requestId } from "hono/request-id";
 import type { AppDeps } from "./context.js";
 import { registerDashboard } from "./dashboard.js";
@@ -66,7 +66,7 @@ export function createApp(deps: AppDeps) {
   registerAdminRoutes(app);
 
   app.notFound(() => {
-    throw new ServiceError("KS-4215");
+    throw new ServiceError(ErrorCode.NotFound);
   });
   app.onError((error, c) => renderError(error, c));
   return app;

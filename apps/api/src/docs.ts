@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { ErrorCode } from "@outcomes/core";
 import { compress } from "hono/compress";
 import type { AppEnv } from "./context.js";
 import { withoutKey } from "./middleware/partner-auth.js";
@@ -148,7 +149,7 @@ const partnerDocument = describe(PARTNER_BASE, registerPartnerRoutes, {
   description: PARTNER_DESCRIPTION,
   tags: PARTNER_TAGS,
   scheme: { name: "ApiKey", value: { type: "apiKey", in: "header", name: "X-API-Key" } },
-  route: documentRoute([], errorResponses("KS-5001")),
+  route: documentRoute([], errorResponses(ErrorCode.Internal)),
 });
 
 const adminDocument = describe(ADMIN_BASE, registerAdminRoutes, {

@@ -1,13 +1,19 @@
-import { type ErrorDetail, redactApiKeys, ServiceError } from "@outcomes/core";
+import { ErrorCode, type ErrorDetail, redactApiKeys, ServiceError } from "@outcomes/core";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import type { AppEnv } from "./context.js";
+import { errorStatus } from "./error-status.js";
 
 /** Renders any error as `{message, errorCode, requestId, details?}` with the code's status. */
 export function renderError(error: unknown, c: Context<AppEnv>): Response {
   const serviceError = toServiceError(error);
-  if (serviceError.status >= 500 && serviceError.code !== "KS-5002" && serviceError.code !== "KS-4203") {
+  const status = errorStatus(serviceError.code);
+  if (
+    status >= 500 &&
+    serviceError.code !== ErrorCode.Maintenance &&
+    serviceError.code !== ErrorCode.OutcomeQueueEmpty
+  ) {
     // Every server-side failure is logged with its cause (the body shows only the code).
     c.var.deps?.logger.error(
       {
@@ -29,7 +35,7 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
       requestId: c.var.requestId,
       ...(serviceError.details ? { details: serviceError.details } : {}),
     },
-    serviceError.status,
+    status,
   );
 }
 
@@ -37,9 +43,9 @@ function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
   // Hono's own 4xx (malformed JSON, unsupported Content-Type …) are request validation failures.
   if (error instanceof HTTPException && error.status >= 400 && error.status < 500) {
-    return new ServiceError("KS-4101", { message: error.message || "Malformed request" });
+    return new ServiceError(ErrorCode.InvalidRequest, { message: error.message || "Malformed request" });
   }
-  return new ServiceError("KS-5001");
+  return new ServiceError(ErrorCode.Internal);
 }
 
 /**
@@ -59,7 +65,9 @@ export function validationError(error: ZodError, input: unknown, target: string)
       const value = valueAt(input, issue.path);
       return value === undefined || value === null || value === "";
     });
-  return missing ? new ServiceError("KS-4102", { details }) : new ServiceError("KS-4101", { details });
+  return missing
+    ? new ServiceError(ErrorCode.RequiredFieldMissing, { details })
+    : new ServiceError(ErrorCode.InvalidRequest, { details });
 }
 
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {

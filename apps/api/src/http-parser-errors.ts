@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { ServerType } from "@hono/node-server";
+import { ErrorCode } from "@outcomes/core";
 import type { Logger } from "@outcomes/runtime";
 
 /**
@@ -20,10 +21,10 @@ export function answerHttpParserErrors(server: ServerType, logger: Logger) {
     const message =
       error.code === "HPE_HEADER_OVERFLOW" ? "Request headers are too large (limit 16 KiB)" : "Malformed HTTP request";
     logger.info(
-      { requestId, status: 400, errorCode: "KS-4101", reason: error.code },
+      { requestId, status: 400, errorCode: ErrorCode.InvalidRequest, reason: error.code },
       "request refused by the HTTP parser",
     );
-    const body = JSON.stringify({ message, errorCode: "KS-4101", requestId });
+    const body = JSON.stringify({ message, errorCode: ErrorCode.InvalidRequest, requestId });
     socket.end(
       `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,

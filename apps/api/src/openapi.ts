@@ -1,12 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES, type ErrorCode } from "@outcomes/core";
+import { ERROR_MESSAGES, ErrorCode } from "@outcomes/core";
 import type { Context, TypedResponse } from "hono";
+import { errorStatus } from "./error-status.js";
 
 /** The error body every route may answer with. */
 export const ErrorBody = z
   .object({
     message: z.string(),
-    errorCode: z.string().openapi({ example: "KS-4101" }),
+    errorCode: z.string().openapi({ example: ErrorCode.InvalidRequest }),
     requestId: z.string(),
     details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
@@ -16,14 +17,14 @@ export const ErrorBody = z
 export function errorResponses(...codes: ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
-    const status = ERROR_CODES[code].status;
+    const status = errorStatus(code);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return Object.fromEntries(
     [...byStatus].map(([status, group]) => [
       status,
       {
-        description: group.map((code) => `${code}: ${ERROR_CODES[code].message}`).join("; "),
+        description: group.map((code) => `${code}: ${ERROR_MESSAGES[code]}`).join("; "),
         content: { "application/json": { schema: ErrorBody } },
       },
     ]),
@@ -32,18 +33,23 @@ export function errorResponses(...codes: ErrorCode[]) {
 
 /** Codes every partner route can answer with. */
 export const PARTNER_COMMON_ERRORS: ErrorCode[] = [
-  "KS-4001",
-  "KS-4002",
-  "KS-4003",
-  "KS-4004",
-  "KS-4005",
-  "KS-4292",
-  "KS-5001",
-  "KS-5002",
-  "KS-5004",
+  ErrorCode.MissingApiKey,
+  ErrorCode.InvalidApiKey,
+  ErrorCode.ApiKeyRevoked,
+  ErrorCode.ApiKeyExpired,
+  ErrorCode.PartnerDeactivated,
+  ErrorCode.RateLimited,
+  ErrorCode.Internal,
+  ErrorCode.Maintenance,
+  ErrorCode.AuthStoreFailed,
 ];
 /** Codes every operator route can answer with. */
-export const ADMIN_COMMON_ERRORS: ErrorCode[] = ["KS-4001", "KS-4002", "KS-5001", "KS-5002"];
+export const ADMIN_COMMON_ERRORS: ErrorCode[] = [
+  ErrorCode.MissingApiKey,
+  ErrorCode.InvalidApiKey,
+  ErrorCode.Internal,
+  ErrorCode.Maintenance,
+];
 
 /** A body `T` accepts, possibly deeply readonly (`as const` examples). */
 type Example<T> = T extends readonly (infer Item)[]

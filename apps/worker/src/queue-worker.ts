@@ -3,8 +3,18 @@ import type { Env } from "@outcomes/runtime";
 import { type BackoffStrategy, type Job, UnrecoverableError, Worker } from "bullmq";
 import type { RunningRole, WorkerContext } from "./context.js";
 
+/** The run of a job: BullMQ's lock token, and a signal aborted when the worker closes (`cancelOnClose`). */
+export interface JobRun {
+  token: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
 /** Runs one job; `payload` is the job's data parsed with its catalog schema. */
-export type JobHandler<N extends JobName> = (payload: JobPayload<N>, job: Job<unknown>) => Promise<unknown>;
+export type JobHandler<N extends JobName> = (
+  payload: JobPayload<N>,
+  job: Job<unknown>,
+  run: JobRun,
+) => Promise<unknown>;
 
 /** One handler for every job the catalog puts on queue `Q`: a job without one is a type error. */
 export type JobHandlers<Q extends QueueName> = { [N in QueueJobName<Q>]: JobHandler<N> };
@@ -24,6 +34,11 @@ export interface QueueWorkerOptions extends Pick<WorkerContext, "newConnection" 
   backoffStrategy?: BackoffStrategy;
   /** Log every failed attempt at error level, with its payload (catalog payloads are ids and dates). */
   logFailures?: boolean;
+  /**
+   * For long jobs that stop between steps and resume later: `close` aborts their run's signal
+   * instead of waiting for them to end, so a shutdown waits one step, not the whole job.
+   */
+  cancelOnClose?: boolean;
 }
 
 /** A job this worker must not run, ever: no retry would make it runnable. */
@@ -45,10 +60,10 @@ export function startQueueWorker<Q extends QueueName>(
   const connection = options.newConnection();
   const worker = new Worker(
     queue,
-    async (job: Job<unknown>) => {
+    async (job: Job<unknown>, token?: string, signal?: AbortSignal) => {
       const parsed = parseJob(queue, handlers, job);
       if ("refused" in parsed) throw new RefusedJobError(parsed.refused);
-      return parsed.handler(parsed.payload, job);
+      return parsed.handler(parsed.payload, job, { token, signal });
     },
     {
       connection,
@@ -73,6 +88,7 @@ export function startQueueWorker<Q extends QueueName>(
 
   return {
     close: async () => {
+      if (options.cancelOnClose) worker.cancelAllJobs("worker closing");
       await worker.close();
       await connection.quit();
     },
@@ -90,7 +106,7 @@ function parseJob<Q extends QueueName>(queue: Q, handlers: JobHandlers<Q>, job: 
   return { handler, payload: parsed.data };
 }
 
-type RuntimeHandlers = Partial<Record<string, (payload: unknown, job: Job<unknown>) => Promise<unknown>>>;
+type RuntimeHandlers = Partial<Record<string, (payload: unknown, job: Job<unknown>, run: JobRun) => Promise<unknown>>>;
 
 function isJobName(name: string): name is JobName {
   return Object.hasOwn(JOBS, name);

@@ -1,4 +1,4 @@
-import { type DrawMode, ServiceError } from "@outcomes/core";
+import { type DrawMode, ErrorCode, ServiceError } from "@outcomes/core";
 import { type Database, findGame, reserveFigures } from "@outcomes/db";
 import type { RedisClient, RedisKeys } from "@outcomes/queue";
 
@@ -33,7 +33,7 @@ export async function reserveReport(
   gameId: number,
 ): Promise<ReserveReport> {
   const game = await findGame(db, gameId);
-  if (!game) throw new ServiceError("KS-4201");
+  if (!game) throw new ServiceError(ErrorCode.GameNotFound);
   const [figures, queuedOutcomes] = await Promise.all([
     reserveFigures(db, gameId),
     redis.llen(keys.outcomeQueue(game)),

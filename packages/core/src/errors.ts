@@ -1,64 +1,114 @@
 /**
- * Every error the service can answer with: one code, one HTTP status, one message.
- * The table is the specification's; routes throw `ServiceError` and one handler renders it.
+ * Every error the service can answer with, by name where it is thrown (`ErrorCode.GameNotOwned`)
+ * and by code on the wire (`KS-4006`): the specification's table. Routes, repositories and workers
+ * throw `ServiceError`; one handler renders it, with the HTTP status the API layer maps each code to
+ * (apps/api/src/error-status.ts).
  */
-export const ERROR_CODES = {
-  "KS-4001": { status: 401, message: "Missing X-API-Key header" },
-  "KS-4002": { status: 401, message: "Invalid API key" },
-  "KS-4003": { status: 401, message: "API key is revoked or inactive" },
-  "KS-4004": { status: 401, message: "API key has expired" },
-  "KS-4005": { status: 401, message: "Partner account is deactivated" },
-  "KS-4006": { status: 403, message: "Game not found or not registered to this partner" },
-  "KS-4101": { status: 400, message: "Request validation failed" },
-  "KS-4102": { status: 400, message: "Required field missing" },
-  "KS-4103": { status: 400, message: "Wager amount out of range" },
-  "KS-4104": { status: 400, message: "Invalid PAR sheet data" },
-  "KS-4105": { status: 400, message: "Invalid date format" },
-  "KS-4106": { status: 400, message: "Invalid webhook URL" },
-  "KS-4107": { status: 400, message: "Invalid webhook event types" },
-  "KS-4108": { status: 409, message: "Game config name already exists" },
-  "KS-4109": { status: 400, message: "minWagerUsd must be less than maxWagerUsd" },
-  "KS-4201": { status: 404, message: "Game not found" },
-  "KS-4202": { status: 400, message: "Game is not active" },
-  "KS-4203": { status: 503, message: "Game outcome queue exhausted (block generation is automatic)" },
-  "KS-4204": { status: 404, message: "Player not found" },
-  "KS-4205": { status: 404, message: "PAR sheet not found (upload one first)" },
-  "KS-4206": { status: 404, message: "Webhook not found" },
-  "KS-4207": { status: 403, message: "Webhook does not belong to this partner" },
-  "KS-4208": { status: 400, message: "PAR sheet is not active" },
-  "KS-4209": { status: 404, message: "Partner not found" },
-  "KS-4210": { status: 403, message: "Partner is deactivated" },
-  "KS-4211": { status: 409, message: "Partner with this slug already exists" },
-  "KS-4212": { status: 404, message: "API key not found" },
-  "KS-4213": { status: 403, message: "API key does not belong to this partner" },
-  "KS-4214": { status: 404, message: "No games registered for this partner" },
-  "KS-4215": { status: 404, message: "Resource not found" },
-  "KS-4216": { status: 409, message: "Block not revealed yet (outcomes still being served)" },
-  "KS-4217": { status: 409, message: "Spin can no longer be voided" },
-  "KS-4301": { status: 404, message: "Settlement report not found" },
-  "KS-4302": { status: 409, message: "Settlement report already acknowledged" },
-  "KS-4303": { status: 409, message: "Settlement report already disputed" },
-  "KS-4304": {
-    status: 409,
-    message:
-      "Settlement report status does not allow this action (only GENERATED or PENDING reports can be acknowledged or disputed)",
-  },
-  "KS-4291": { status: 429, message: "Rate limit exceeded for spin requests" },
-  "KS-4292": { status: 429, message: "Rate limit exceeded for API requests" },
-  "KS-5001": { status: 500, message: "Internal server error" },
-  "KS-5002": { status: 503, message: "Service temporarily unavailable (maintenance)" },
-  "KS-5003": { status: 500, message: "Spin processing failed (wager not deducted)" },
-  "KS-5004": { status: 500, message: "Authentication service error" },
-  "KS-5005": { status: 500, message: "Failed to register game" },
-  "KS-5006": { status: 500, message: "Failed to upload PAR sheet" },
-  "KS-5007": { status: 500, message: "Failed to create partner" },
-  "KS-5008": { status: 500, message: "Failed to issue API key" },
-  "KS-5009": { status: 500, message: "Failed to generate settlement report" },
-  "KS-5010": { status: 500, message: "Failed to resolve or create partner player" },
-} as const satisfies Record<string, { status: number; message: string }>;
+export const ErrorCode = {
+  MissingApiKey: "KS-4001",
+  InvalidApiKey: "KS-4002",
+  ApiKeyRevoked: "KS-4003",
+  ApiKeyExpired: "KS-4004",
+  PartnerDeactivated: "KS-4005",
+  GameNotOwned: "KS-4006",
+  InvalidRequest: "KS-4101",
+  RequiredFieldMissing: "KS-4102",
+  WagerOutOfRange: "KS-4103",
+  InvalidParSheet: "KS-4104",
+  InvalidDate: "KS-4105",
+  InvalidWebhookUrl: "KS-4106",
+  InvalidWebhookEvents: "KS-4107",
+  GameNameTaken: "KS-4108",
+  WagerBoundsInverted: "KS-4109",
+  GameNotFound: "KS-4201",
+  GameInactive: "KS-4202",
+  OutcomeQueueEmpty: "KS-4203",
+  PlayerNotFound: "KS-4204",
+  ParSheetNotFound: "KS-4205",
+  WebhookNotFound: "KS-4206",
+  WebhookNotOwned: "KS-4207",
+  ParSheetNotActive: "KS-4208",
+  PartnerNotFound: "KS-4209",
+  PartnerInactive: "KS-4210",
+  PartnerSlugTaken: "KS-4211",
+  ApiKeyNotFound: "KS-4212",
+  ApiKeyNotOwned: "KS-4213",
+  NoGamesRegistered: "KS-4214",
+  NotFound: "KS-4215",
+  BlockNotRevealed: "KS-4216",
+  SpinNotVoidable: "KS-4217",
+  ReportNotFound: "KS-4301",
+  ReportAcknowledged: "KS-4302",
+  ReportDisputed: "KS-4303",
+  ReportStatusConflict: "KS-4304",
+  SpinRateLimited: "KS-4291",
+  RateLimited: "KS-4292",
+  Internal: "KS-5001",
+  Maintenance: "KS-5002",
+  SpinFailed: "KS-5003",
+  AuthStoreFailed: "KS-5004",
+  GameRegistrationFailed: "KS-5005",
+  ParSheetUploadFailed: "KS-5006",
+  PartnerCreationFailed: "KS-5007",
+  KeyIssueFailed: "KS-5008",
+  ReportGenerationFailed: "KS-5009",
+  PlayerResolutionFailed: "KS-5010",
+} as const;
 
-export type ErrorCode = keyof typeof ERROR_CODES;
-export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Each code's message when the thrower gives none. */
+export const ERROR_MESSAGES: Record<ErrorCode, string> = {
+  [ErrorCode.MissingApiKey]: "Missing X-API-Key header",
+  [ErrorCode.InvalidApiKey]: "Invalid API key",
+  [ErrorCode.ApiKeyRevoked]: "API key is revoked or inactive",
+  [ErrorCode.ApiKeyExpired]: "API key has expired",
+  [ErrorCode.PartnerDeactivated]: "Partner account is deactivated",
+  [ErrorCode.GameNotOwned]: "Game not found or not registered to this partner",
+  [ErrorCode.InvalidRequest]: "Request validation failed",
+  [ErrorCode.RequiredFieldMissing]: "Required field missing",
+  [ErrorCode.WagerOutOfRange]: "Wager amount out of range",
+  [ErrorCode.InvalidParSheet]: "Invalid PAR sheet data",
+  [ErrorCode.InvalidDate]: "Invalid date format",
+  [ErrorCode.InvalidWebhookUrl]: "Invalid webhook URL",
+  [ErrorCode.InvalidWebhookEvents]: "Invalid webhook event types",
+  [ErrorCode.GameNameTaken]: "Game config name already exists",
+  [ErrorCode.WagerBoundsInverted]: "minWagerUsd must be less than maxWagerUsd",
+  [ErrorCode.GameNotFound]: "Game not found",
+  [ErrorCode.GameInactive]: "Game is not active",
+  [ErrorCode.OutcomeQueueEmpty]: "Game outcome queue exhausted (block generation is automatic)",
+  [ErrorCode.PlayerNotFound]: "Player not found",
+  [ErrorCode.ParSheetNotFound]: "PAR sheet not found (upload one first)",
+  [ErrorCode.WebhookNotFound]: "Webhook not found",
+  [ErrorCode.WebhookNotOwned]: "Webhook does not belong to this partner",
+  [ErrorCode.ParSheetNotActive]: "PAR sheet is not active",
+  [ErrorCode.PartnerNotFound]: "Partner not found",
+  [ErrorCode.PartnerInactive]: "Partner is deactivated",
+  [ErrorCode.PartnerSlugTaken]: "Partner with this slug already exists",
+  [ErrorCode.ApiKeyNotFound]: "API key not found",
+  [ErrorCode.ApiKeyNotOwned]: "API key does not belong to this partner",
+  [ErrorCode.NoGamesRegistered]: "No games registered for this partner",
+  [ErrorCode.NotFound]: "Resource not found",
+  [ErrorCode.BlockNotRevealed]: "Block not revealed yet (outcomes still being served)",
+  [ErrorCode.SpinNotVoidable]: "Spin can no longer be voided",
+  [ErrorCode.ReportNotFound]: "Settlement report not found",
+  [ErrorCode.ReportAcknowledged]: "Settlement report already acknowledged",
+  [ErrorCode.ReportDisputed]: "Settlement report already disputed",
+  [ErrorCode.ReportStatusConflict]:
+    "Settlement report status does not allow this action (only GENERATED or PENDING reports can be acknowledged or disputed)",
+  [ErrorCode.SpinRateLimited]: "Rate limit exceeded for spin requests",
+  [ErrorCode.RateLimited]: "Rate limit exceeded for API requests",
+  [ErrorCode.Internal]: "Internal server error",
+  [ErrorCode.Maintenance]: "Service temporarily unavailable (maintenance)",
+  [ErrorCode.SpinFailed]: "Spin processing failed (wager not deducted)",
+  [ErrorCode.AuthStoreFailed]: "Authentication service error",
+  [ErrorCode.GameRegistrationFailed]: "Failed to register game",
+  [ErrorCode.ParSheetUploadFailed]: "Failed to upload PAR sheet",
+  [ErrorCode.PartnerCreationFailed]: "Failed to create partner",
+  [ErrorCode.KeyIssueFailed]: "Failed to issue API key",
+  [ErrorCode.ReportGenerationFailed]: "Failed to generate settlement report",
+  [ErrorCode.PlayerResolutionFailed]: "Failed to resolve or create partner player",
+};
 
 /** One problem in a request, located by its JSON path (e.g. `prizeTiers[2].weight`). */
 export interface ErrorDetail {
@@ -68,7 +118,6 @@ export interface ErrorDetail {
 
 export class ServiceError extends Error {
   readonly code: ErrorCode;
-  readonly status: ErrorStatus;
   readonly details: ErrorDetail[] | undefined;
   /** Seconds the caller should wait before retrying (rendered as `Retry-After`). */
   readonly retryAfterSeconds: number | undefined;
@@ -77,10 +126,9 @@ export class ServiceError extends Error {
     code: ErrorCode,
     options: { message?: string; details?: ErrorDetail[]; retryAfterSeconds?: number; cause?: unknown } = {},
   ) {
-    super(options.message ?? ERROR_CODES[code].message, { cause: options.cause });
+    super(options.message ?? ERROR_MESSAGES[code], { cause: options.cause });
     this.name = "ServiceError";
     this.code = code;
-    this.status = ERROR_CODES[code].status;
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
   }

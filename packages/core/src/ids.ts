@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type ErrorCode, ServiceError } from "./errors.js";
+import { ErrorCode, ServiceError } from "./errors.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -73,6 +73,6 @@ export function parseGameId(text: string, unknown: ErrorCode): number {
 /** A block id given as text (a path segment): a positive integer within exact range, else 404 KS-4215. */
 export function parseBlockId(text: string): number {
   const id = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(id <= Number.MAX_SAFE_INTEGER)) throw new ServiceError("KS-4215", { message: "Block not found" });
+  if (!(id <= Number.MAX_SAFE_INTEGER)) throw new ServiceError(ErrorCode.NotFound, { message: "Block not found" });
   return id;
 }

@@ -1,4 +1,4 @@
-import { ServiceError } from "./errors.js";
+import { ErrorCode, ServiceError } from "./errors.js";
 import { microsToUsd } from "./money.js";
 
 /**
@@ -31,10 +31,10 @@ export function isOpenSettlementStatus(status: SettlementStatus): boolean {
  * acknowledged report is KS-4302 whether or not a reason came with it.
  */
 export function applySettlementAction(status: SettlementStatus, action: SettlementAction): SettlementTransition {
-  if (status === "acknowledged") throw new ServiceError("KS-4302");
-  if (status === "disputed" && action.type === "dispute") throw new ServiceError("KS-4303");
+  if (status === "acknowledged") throw new ServiceError(ErrorCode.ReportAcknowledged);
+  if (status === "disputed" && action.type === "dispute") throw new ServiceError(ErrorCode.ReportDisputed);
   // Acknowledging a disputed report (the table leaves it open): the catch-all row, KS-4304.
-  if (!isOpenSettlementStatus(status)) throw new ServiceError("KS-4304");
+  if (!isOpenSettlementStatus(status)) throw new ServiceError(ErrorCode.ReportStatusConflict);
   if (action.type === "acknowledge") return { status: "acknowledged" };
   return { status: "disputed", disputeReason: disputeReason(action.reason) };
 }
@@ -42,21 +42,25 @@ export function applySettlementAction(status: SettlementStatus, action: Settleme
 /** Operator reissue: only a disputed report is recomputed, and it becomes PENDING. */
 export function reissueSettlementStatus(status: SettlementStatus): "PENDING" {
   if (status !== "disputed") {
-    throw new ServiceError("KS-4304", { message: "Only a disputed settlement report can be reissued" });
+    throw new ServiceError(ErrorCode.ReportStatusConflict, {
+      message: "Only a disputed settlement report can be reissued",
+    });
   }
   return "PENDING";
 }
 
 function disputeReason(reason: unknown): string {
   if (reason === undefined || reason === null || (typeof reason === "string" && reason.trim() === "")) {
-    throw new ServiceError("KS-4102", { details: [{ path: "reason", message: "A dispute needs a reason" }] });
+    throw new ServiceError(ErrorCode.RequiredFieldMissing, {
+      details: [{ path: "reason", message: "A dispute needs a reason" }],
+    });
   }
   if (typeof reason !== "string") {
-    throw new ServiceError("KS-4101", { details: [{ path: "reason", message: "Expected a string" }] });
+    throw new ServiceError(ErrorCode.InvalidRequest, { details: [{ path: "reason", message: "Expected a string" }] });
   }
   const trimmed = reason.trim();
   if (trimmed.length > DISPUTE_REASON_MAX_LENGTH) {
-    throw new ServiceError("KS-4101", {
+    throw new ServiceError(ErrorCode.InvalidRequest, {
       details: [{ path: "reason", message: `At most ${DISPUTE_REASON_MAX_LENGTH} characters` }],
     });
   }
@@ -79,7 +83,7 @@ export function parseReportDate(value: unknown): string | null {
 export function requireReportDate(value: unknown, path = "reportDate"): string {
   const date = parseReportDate(value);
   if (date === null) {
-    throw new ServiceError("KS-4105", {
+    throw new ServiceError(ErrorCode.InvalidDate, {
       details: [{ path, message: "Expected a calendar date as YYYY-MM-DD (UTC day)" }],
     });
   }
@@ -120,7 +124,7 @@ export function isFutureReportDate(reportDate: string, now: Date): boolean {
 export function requireSettleableReportDate(value: unknown, now: Date): string {
   const reportDate = requireReportDate(value);
   if (isFutureReportDate(reportDate, now)) {
-    throw new ServiceError("KS-4105", {
+    throw new ServiceError(ErrorCode.InvalidDate, {
       message: "reportDate has not begun yet (UTC): there is nothing to settle",
       details: [{ path: "reportDate", message: "A UTC day up to today" }],
     });

@@ -6,7 +6,7 @@ import { z } from "zod";
  * Every BullMQ queue and job of the service: name → payload schema + default job options.
  * Producers and workers both go through this table, so a job's shape is checked at both ends.
  */
-export const QUEUE_NAMES = ["blocks", "webhooks", "settlements", "key-expiry"] as const;
+export const QUEUE_NAMES = ["blocks", "webhooks", "webhook-recovery", "settlements", "key-expiry"] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 const removeOld = { removeOnComplete: { age: 24 * 3600, count: 1000 }, removeOnFail: { age: 7 * 24 * 3600 } };
@@ -35,6 +35,15 @@ export const JOBS = {
     // The waits between the attempts are WEBHOOK_RETRY_DELAYS_MS, applied by the webhooks
     // worker's custom backoff strategy (so a changed schedule needs no re-enqueue).
     options: { attempts: WEBHOOK_MAX_ATTEMPTS, backoff: { type: "webhook-schedule" }, ...removeOld },
+  },
+  // A partner's recover, run by the webhooks role a chunk per transaction from its Postgres record
+  // (webhook_recoveries), which it resumes from after a crash. A queue of its own: the previous
+  // release's webhooks workers take every job of the `webhooks` queue and would refuse this one.
+  "webhook.recover": {
+    queue: "webhook-recovery",
+    payload: z.object({ recoveryId: z.string() }),
+    // After the last attempt the reconciler queues it again: the record says it is still running.
+    options: { attempts: 8, backoff: { type: "exponential", delay: 5000 }, ...removeOld },
   },
   "settlement.generate": {
     queue: "settlements",

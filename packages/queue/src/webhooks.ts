@@ -36,3 +36,11 @@ export async function enqueueDeliveries(producers: Producers, deliveryIds: strin
     })),
   );
 }
+
+/**
+ * Queues the `webhook.recover` job of a recovery recorded in Postgres. The job id is the recovery
+ * id, so the request and the reconciler queueing it both make one job.
+ */
+export async function enqueueRecovery(producers: Producers, recoveryId: string): Promise<void> {
+  await producers.add("webhook.recover", { recoveryId }, { jobId: recoveryId });
+}

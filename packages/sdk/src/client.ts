@@ -155,7 +155,8 @@ export class PartnerClient {
       this.write<Delivery>("POST", `/webhooks/${segment(webhookId)}/deliveries/${segment(deliveryId)}/redeliver`),
     /**
      * After an outage: delivers again each event whose delivery failed since `since` (at most 30
-     * days back), once; calling it again sends nothing twice.
+     * days back), once; calling it again sends nothing twice. Answers at once with the count; the
+     * service then makes the new deliveries in the background (a large backlog takes a while).
      */
     recover: (webhookId: string, input: RecoverWebhookInput) =>
       this.write<WebhookRecovery>("POST", `/webhooks/${segment(webhookId)}/recover`, {

@@ -254,7 +254,7 @@ export interface RecoverWebhookInput {
 }
 
 export interface WebhookRecovery {
-  /** New deliveries queued. */
+  /** Failed deliveries that will be delivered again; the service makes them after answering. */
   recovered: number;
 }
 

@@ -1,4 +1,4 @@
-import { ServiceError } from "@outcomes/core";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import { isIssuedKey, type RedisClient, type RedisKeys, updateIssuedKeys } from "@outcomes/queue";
 import { metrics } from "@outcomes/runtime";
 import type { LookUpGuard } from "./key-verifier.js";
@@ -67,7 +67,7 @@ export function unknownKeyGuard(
       }
       if (!(count > UNKNOWN_KEYS_PER_WINDOW)) return;
       metrics.rateLimitRejections.inc({ bucket: "unknown_key" });
-      throw new ServiceError("KS-4292", {
+      throw new ServiceError(ErrorCode.RateLimited, {
         message: "Too many requests with unknown API keys from this address",
         retryAfterSeconds: Math.max(1, Math.ceil((ttlMs > 0 ? ttlMs : UNKNOWN_KEYS_WINDOW_MS) / 1000)),
       });

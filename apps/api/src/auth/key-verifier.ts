@@ -1,4 +1,4 @@
-import { type Environment, hashApiKey, parseApiKey, ServiceError } from "@outcomes/core";
+import { type Environment, ErrorCode, hashApiKey, parseApiKey, ServiceError } from "@outcomes/core";
 import { apiKeys, type Database, partners } from "@outcomes/db";
 import { eq } from "drizzle-orm";
 import { setBounded } from "../bounded-map.js";
@@ -80,15 +80,16 @@ export class KeyVerifier {
    * even while cached); keys it has found keep working whatever the guard says.
    */
   async verify(presented: string | undefined, guard?: LookUpGuard, now = Date.now()): Promise<PartnerAuth> {
-    if (!presented) throw new ServiceError("KS-4001");
+    if (!presented) throw new ServiceError(ErrorCode.MissingApiKey);
     const environment = parseApiKey(presented);
-    if (!environment || !this.allowedEnvironments.includes(environment)) throw new ServiceError("KS-4002");
+    if (!environment || !this.allowedEnvironments.includes(environment))
+      throw new ServiceError(ErrorCode.InvalidApiKey);
     const hash = hashApiKey(presented);
     const record = await this.load(hash, now, guard);
-    if (!record) throw new ServiceError("KS-4002");
-    if (record.revoked) throw new ServiceError("KS-4003");
-    if (record.expiresAt <= now) throw new ServiceError("KS-4004");
-    if (!record.partnerActive) throw new ServiceError("KS-4005");
+    if (!record) throw new ServiceError(ErrorCode.InvalidApiKey);
+    if (record.revoked) throw new ServiceError(ErrorCode.ApiKeyRevoked);
+    if (record.expiresAt <= now) throw new ServiceError(ErrorCode.ApiKeyExpired);
+    if (!record.partnerActive) throw new ServiceError(ErrorCode.PartnerDeactivated);
     this.touch(record.apiKeyId, now);
     return { partnerId: record.partnerId, environment: record.environment, apiKeyId: record.apiKeyId };
   }
@@ -165,7 +166,7 @@ export class KeyVerifier {
         .limit(1);
     } catch (error) {
       if (!known) await guard?.release();
-      throw new ServiceError("KS-5004", { cause: error });
+      throw new ServiceError(ErrorCode.AuthStoreFailed, { cause: error });
     }
     const row = rows[0];
     if (!row) {

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { ServiceError } from "@outcomes/core";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.js";
 
@@ -29,15 +29,17 @@ function presentedAdminToken(authorization: string | undefined): string | undefi
 export function adminAuth(options: { basicChallenge?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const expected = c.var.deps.env.ADMIN_TOKEN;
-    if (!expected) throw new ServiceError("KS-5002", { message: "Operator API is disabled: ADMIN_TOKEN is not set" });
+    if (!expected)
+      throw new ServiceError(ErrorCode.Maintenance, { message: "Operator API is disabled: ADMIN_TOKEN is not set" });
     const presented = presentedAdminToken(c.req.header("Authorization"));
     if (options.basicChallenge && presented === undefined) {
       c.header("WWW-Authenticate", 'Basic realm="operators"');
     }
     if (presented === undefined || presented === "") {
-      throw new ServiceError("KS-4001", { message: "Missing operator token (Authorization: Bearer)" });
+      throw new ServiceError(ErrorCode.MissingApiKey, { message: "Missing operator token (Authorization: Bearer)" });
     }
-    if (!safeEqual(presented, expected)) throw new ServiceError("KS-4002", { message: "Invalid operator token" });
+    if (!safeEqual(presented, expected))
+      throw new ServiceError(ErrorCode.InvalidApiKey, { message: "Invalid operator token" });
     await next();
   };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { ServiceError } from "@outcomes/core";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 
@@ -12,7 +12,9 @@ function tooLarge(c: Context, maxBytes: number): never {
   // Closing the connection lets the client stop sending and read the answer (on a kept-alive
   // socket it can be cut off mid-upload and never see the 400).
   c.header("Connection", "close");
-  throw new ServiceError("KS-4101", { message: `Request body is too large (limit ${maxBytes / 1024 / 1024} MiB)` });
+  throw new ServiceError(ErrorCode.InvalidRequest, {
+    message: `Request body is too large (limit ${maxBytes / 1024 / 1024} MiB)`,
+  });
 }
 
 /** The whole body from the Node stream, or null as soon as it grows past `maxBytes`. */
@@ -60,7 +62,7 @@ export function nodeBody(maxBytes: number): MiddlewareHandler {
     try {
       text = utf8.decode(bytes);
     } catch {
-      throw new ServiceError("KS-4101", { message: "Request body is not valid UTF-8" });
+      throw new ServiceError(ErrorCode.InvalidRequest, { message: "Request body is not valid UTF-8" });
     }
     // Hono caches each body reading as the promise of it (its typings say the value).
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);

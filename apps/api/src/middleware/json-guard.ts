@@ -1,4 +1,4 @@
-import { ServiceError } from "@outcomes/core";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.js";
 import { formatPath } from "../errors.js";
@@ -84,7 +84,9 @@ export function jsonGuard(): MiddlewareHandler<AppEnv> {
     // Cached by Hono: the route's own JSON validator reads the same text.
     const text = await c.req.text();
     if (jsonDepth(text) > MAX_JSON_DEPTH) {
-      throw new ServiceError("KS-4101", { message: `JSON is nested more than ${MAX_JSON_DEPTH} levels deep` });
+      throw new ServiceError(ErrorCode.InvalidRequest, {
+        message: `JSON is nested more than ${MAX_JSON_DEPTH} levels deep`,
+      });
     }
     if (!text.includes("\\u")) return next();
     let parsed: unknown;
@@ -96,7 +98,7 @@ export function jsonGuard(): MiddlewareHandler<AppEnv> {
     }
     const path = findUnstorableText(parsed);
     if (path !== null) {
-      throw new ServiceError("KS-4101", {
+      throw new ServiceError(ErrorCode.InvalidRequest, {
         message: "Text must not contain U+0000 or unpaired surrogate characters",
         details: [{ path, message: "contains U+0000 or an unpaired surrogate" }],
       });

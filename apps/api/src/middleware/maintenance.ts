@@ -1,4 +1,4 @@
-import { ServiceError } from "@outcomes/core";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import { type RedisClient, type RedisKeys, readMaintenanceFlag, writeMaintenanceFlag } from "@outcomes/queue";
 
 const REFRESH_MS = 1000;
@@ -44,6 +44,6 @@ export class MaintenanceSwitch {
   }
 
   async assertOff(): Promise<void> {
-    if (await this.isEnabled()) throw new ServiceError("KS-5002", { retryAfterSeconds: 60 });
+    if (await this.isEnabled()) throw new ServiceError(ErrorCode.Maintenance, { retryAfterSeconds: 60 });
   }
 }

@@ -1,4 +1,4 @@
-import { ServiceError } from "@outcomes/core";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import type { RedisClient, RedisKeys } from "@outcomes/queue";
 import { type Env, metrics } from "@outcomes/runtime";
 import { type Draw, drawToken } from "./gcra.js";
@@ -31,7 +31,7 @@ export async function drawOnce(redis: RedisClient, bucket: BucketDraw): Promise<
     bucket.draw = await drawToken(redis, bucket.key, bucket.limit);
   } catch (error) {
     // Redis down: the request would fail anyway further on; a spin must say KS-5003 (not deducted).
-    throw new ServiceError(bucket.bucket === "spin" ? "KS-5003" : "KS-5001", { cause: error });
+    throw new ServiceError(bucket.bucket === "spin" ? ErrorCode.SpinFailed : ErrorCode.Internal, { cause: error });
   }
   return bucket.draw;
 }
@@ -51,7 +51,7 @@ export function rateLimitHeaders({ bucket, limit }: BucketDraw, draw: Draw): Rec
 /** The answer to a refused draw: KS-4291 for spins, KS-4292 otherwise, with `Retry-After`. */
 export function refusal({ bucket }: BucketDraw, draw: Draw): ServiceError {
   metrics.rateLimitRejections.inc({ bucket });
-  return new ServiceError(bucket === "spin" ? "KS-4291" : "KS-4292", {
+  return new ServiceError(bucket === "spin" ? ErrorCode.SpinRateLimited : ErrorCode.RateLimited, {
     retryAfterSeconds: Math.max(1, Math.ceil(draw.retryAfterMs / 1000)),
   });
 }

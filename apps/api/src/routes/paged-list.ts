@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { ErrorCode } from "@outcomes/core";
+import { ErrorCode } from "@outcomes/core";
 import type { PageWindow } from "@outcomes/db";
 import type { Context } from "hono";
 import type { AppEnv } from "../context.js";
@@ -67,7 +67,7 @@ export function pagedListRoute<Row, Params extends z.ZodObject = typeof NoParams
       request: { params: route.params ?? NoParams, query: PageQuery },
       responses: {
         200: jsonResponse(list, route.description),
-        ...errorResponses(...route.common, "KS-4101", ...(route.errors ?? [])),
+        ...errorResponses(...route.common, ErrorCode.InvalidRequest, ...(route.errors ?? [])),
       },
     }),
     async (c) => {

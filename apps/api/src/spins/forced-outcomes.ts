@@ -1,4 +1,4 @@
-import { assertValidParSheet, type Outcome, OutcomeDrawer, ServiceError } from "@outcomes/core";
+import { assertValidParSheet, ErrorCode, type Outcome, OutcomeDrawer, ServiceError } from "@outcomes/core";
 import type { SqlClient } from "@outcomes/db";
 import { setBounded } from "../bounded-map.js";
 import type { GameRules } from "./game-cache.js";
@@ -25,7 +25,7 @@ export class ForcedOutcomes {
   async draw(game: GameRules, tier: string, client: SqlClient): Promise<Outcome> {
     const outcome = (await this.drawerOf(game.parSheetId, client)).drawOutcomeOfTier(tier);
     if (!outcome) {
-      throw new ServiceError("KS-4101", {
+      throw new ServiceError(ErrorCode.InvalidRequest, {
         // The request's schema bounds the name; the message quotes no more than that bound regardless.
         message: `forceTier ${JSON.stringify(tier.slice(0, FORCE_TIER_MAX_LENGTH))} is not a tier of the game's PAR sheet`,
         details: [{ path: "forceTier", message: "not a tier of the game's PAR sheet" }],

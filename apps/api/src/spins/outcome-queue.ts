@@ -1,4 +1,4 @@
-import { parseQueueItem, type QueueItem, ServiceError } from "@outcomes/core";
+import { ErrorCode, parseQueueItem, type QueueItem, ServiceError } from "@outcomes/core";
 import type { GameOwner, RedisClient, RedisKeys } from "@outcomes/queue";
 import { type BucketDraw, drawAndTake } from "../ratelimit/index.js";
 
@@ -63,11 +63,11 @@ export class OutcomeQueue {
       if (bucket) ({ raw, remaining } = await drawAndTake(this.redis, bucket, queue));
       else raw = await this.redis.lpop(queue);
     } catch (error) {
-      throw new ServiceError("KS-5003", { cause: error });
+      throw new ServiceError(ErrorCode.SpinFailed, { cause: error });
     }
     if (bucket?.draw?.allowed === false) return null;
     if (raw === null) {
-      throw new ServiceError("KS-4203", { retryAfterSeconds: EXHAUSTED_RETRY_AFTER_SECONDS });
+      throw new ServiceError(ErrorCode.OutcomeQueueEmpty, { retryAfterSeconds: EXHAUSTED_RETRY_AFTER_SECONDS });
     }
     try {
       const item = parseQueueItem(raw);

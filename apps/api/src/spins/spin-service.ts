@@ -1,4 +1,5 @@
 import {
+  ErrorCode,
   formatScaledDecimal,
   type Outcome,
   type OutcomePosition,
@@ -47,10 +48,8 @@ export interface SpinServiceDeps {
   forced: Pick<ForcedOutcomes, "draw">;
   /** Draws the spin bucket for a spin that takes nothing from a queue (a forced one). */
   drawBucket: (bucket: BucketDraw) => Promise<Draw>;
-  /** Plain spins: the group commit. */
-  grouped: SpinCommitter;
-  /** Spins with an `Idempotency-Key`: a transaction each, with the key's record. */
-  keyed: SpinCommitter;
+  /** Where spins commit: the group commit, keyed spins with their key's record. */
+  committer: SpinCommitter;
   /** Hints sent after a commit, never inside it: they only shorten other processes' waits. */
   hints: {
     eventsWritten(): void;
@@ -76,9 +75,8 @@ type OutcomeSource = (game: GameRules, client: SqlClient) => Promise<Sourced | n
 
 /**
  * The spin path, in order: validate the request against the game, take the next outcome (one
- * script call that also draws the spin bucket), plan the spin, commit it (plain spins in the group
- * commit, keyed spins each in a transaction with the key's record: `SpinCommitter`), then send the
- * hints. Anything that fails after the take gives the outcome back to the front of the queue and
+ * script call that also draws the spin bucket), plan the spin, commit it in the group commit (a
+ * keyed spin with its key's record: `SpinCommitter`), then send the hints. Anything that fails after the take gives the outcome back to the front of the queue and
  * answers KS-5003, with nothing deducted; an outcome that can never be used is dropped and the next
  * one taken. Null means the spin bucket refused: nothing was taken or written.
  */
@@ -95,7 +93,7 @@ export class SpinService {
     const forceTier = request.forceTier ?? undefined;
     const source = forceTier === undefined ? this.queueSource(bucket) : this.forcedSource(partner, forceTier, bucket);
     const key = idempotencyKey === undefined ? undefined : keyedRequest(partner, request, idempotencyKey);
-    // Read before any transaction begins (see KeyedCommitter); a keyed replay ignores it.
+    // A keyed replay ignores the game (the first result stands even if the game changed since).
     const game = await this.lookUpGame(request.gameId);
     if (!key) this.applyRules(partner, request, game);
     for (let skipped = 0; ; skipped++) {
@@ -104,7 +102,7 @@ export class SpinService {
       } catch (error) {
         if (!(error instanceof UnusableOutcomeError)) throw error;
         if (skipped === MAX_UNUSABLE_SKIPPED) {
-          throw new ServiceError("KS-5003", {
+          throw new ServiceError(ErrorCode.SpinFailed, {
             message: "Spin processing failed (wager not deducted): no usable outcome",
           });
         }
@@ -120,7 +118,7 @@ export class SpinService {
     source: OutcomeSource;
     key: IdempotentRequest | undefined;
   }): Promise<SpinReply | null> {
-    const committer = spin.key ? this.deps.keyed : this.deps.grouped;
+    const { committer } = this.deps;
     let taken: TakenOutcome | undefined;
     let plan: SpinPlan | undefined;
     try {
@@ -133,7 +131,11 @@ export class SpinService {
         return plan;
       }, spin.key);
       if ("refused" in committed) return null;
-      if ("replayed" in committed) return { body: committed.replayed, replayed: true };
+      if ("replayed" in committed) {
+        // Its first request committed while this one took an outcome: that outcome is unused.
+        if (taken) await this.giveBack(taken, spin.request.gameId);
+        return { body: committed.replayed, replayed: true };
+      }
       return this.afterCommit(committed.written);
     } catch (error) {
       const written = plan && mayHaveCommitted(error) ? await this.recordedDespite(committer, error, plan) : null;
@@ -158,7 +160,7 @@ export class SpinService {
   /** A forced sandbox spin: a tier of the game's sheet, checked before the spin bucket is drawn. */
   private forcedSource(partner: PartnerAuth, tier: string, bucket: BucketDraw): OutcomeSource {
     if (partner.environment !== "sandbox") {
-      throw new ServiceError("KS-4101", {
+      throw new ServiceError(ErrorCode.InvalidRequest, {
         message: "forceTier is accepted with sandbox keys only; production spins always take the next outcome",
         details: [{ path: "forceTier", message: "sandbox only" }],
       });
@@ -175,16 +177,16 @@ export class SpinService {
       return await this.deps.games.get(gameId);
     } catch (error) {
       this.deps.logger.error({ err: error, gameId }, "spin failed: game look-up");
-      throw new ServiceError("KS-5003", { cause: error });
+      throw new ServiceError(ErrorCode.SpinFailed, { cause: error });
     }
   }
 
   /** The game's rules applied to the request: KS-4006, KS-4202, KS-4103. */
   private applyRules(partner: PartnerAuth, request: SpinRequest, game: GameRules | null) {
     if (!game || game.partnerId !== partner.partnerId || game.environment !== partner.environment) {
-      throw new ServiceError("KS-4006");
+      throw new ServiceError(ErrorCode.GameNotOwned);
     }
-    if (!game.isActive) throw new ServiceError("KS-4202");
+    if (!game.isActive) throw new ServiceError(ErrorCode.GameInactive);
     return { partner, game, playerId: request.playerId, wagerMicros: wagerMicrosWithin(request.wagerUsd, game) };
   }
 
@@ -221,7 +223,7 @@ export class SpinService {
       return written;
     } catch (lookupError) {
       this.deps.logger.error({ err: lookupError, spinId: plan.spin.id }, "spin outcome unknown after a lost reply");
-      throw new ServiceError("KS-5003", {
+      throw new ServiceError(ErrorCode.SpinFailed, {
         message:
           "Spin processing failed: the database did not confirm whether the spin was recorded. Retry with the " +
           "same Idempotency-Key, or read the player's spins, before spinning again",
@@ -238,6 +240,13 @@ export class SpinService {
     return { body: written.body, replayed: false };
   }
 
+  private async giveBack(taken: TakenOutcome, gameId: number): Promise<void> {
+    await this.deps.queue.giveBack(taken).catch((pushError: unknown) => {
+      // The outcome stays unserved in its sealed block in Postgres, from where queues are rebuilt.
+      this.deps.logger.error({ err: pushError, gameId, blockId: taken.item.blockId }, "outcome give-back failed");
+    });
+  }
+
   /**
    * After a rollback: an unusable outcome is dropped (UnusableOutcomeError: the caller takes the
    * next one), any other is given back; then the failure is named.
@@ -250,20 +259,15 @@ export class SpinService {
         ? error
         : new UnusableOutcomeError("outcome already used", { cause: error });
     }
-    if (taken) {
-      await this.deps.queue.giveBack(taken).catch((pushError: unknown) => {
-        // The outcome stays unserved in its sealed block in Postgres, from where queues are rebuilt.
-        this.deps.logger.error({ err: pushError, gameId, blockId: taken.item.blockId }, "outcome give-back failed");
-      });
-    }
+    if (taken) await this.giveBack(taken, gameId);
     if (error instanceof ServiceError) {
-      if (error.code === "KS-4203") await this.deps.hints.generationNeeded(gameId);
+      if (error.code === ErrorCode.OutcomeQueueEmpty) await this.deps.hints.generationNeeded(gameId);
       throw error;
     }
     const figure = exceededPlayerBound(error);
     if (figure !== null) throw playerBoundError(figure);
     this.deps.logger.error({ err: error, gameId }, "spin failed");
-    throw new ServiceError("KS-5003", { cause: error });
+    throw new ServiceError(ErrorCode.SpinFailed, { cause: error });
   }
 }
 
@@ -288,7 +292,7 @@ function keyedRequest(partner: PartnerAuth, request: SpinRequest, key: string): 
  */
 function playerBoundError(figure: BoundedPlayerFigure): ServiceError {
   const bound = figure === "totalSpins" ? "2147483647 spins" : `${formatScaledDecimal(Number.MAX_SAFE_INTEGER)} USD`;
-  return new ServiceError("KS-4103", {
+  return new ServiceError(ErrorCode.WagerOutOfRange, {
     message: `Spin refused: it would take the player's ${figure} past ${bound}, the most it can show exactly; nothing was written`,
     details: [{ path: "wagerUsd", message: `would take the player's ${figure} past ${bound}` }],
   });

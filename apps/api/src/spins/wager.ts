@@ -1,4 +1,4 @@
-import { microsToUsd, parseScaledDecimal, ServiceError } from "@outcomes/core";
+import { ErrorCode, microsToUsd, parseScaledDecimal, ServiceError } from "@outcomes/core";
 
 /** A JSON number has at most 6 decimals (checked by the request schema: more is KS-4101). */
 export function hasAtMostSixDecimals(usd: number): boolean {
@@ -8,7 +8,8 @@ export function hasAtMostSixDecimals(usd: number): boolean {
 /** The wager as an exact decimal string of micro-USD (whatever its size), e.g. 1.5 → "1500000". */
 export function exactWager(usd: number): string {
   const micros = parseScaledDecimal(String(usd), 6);
-  if (micros === null) throw new ServiceError("KS-4101", { message: "wagerUsd has more than 6 decimal places" });
+  if (micros === null)
+    throw new ServiceError(ErrorCode.InvalidRequest, { message: "wagerUsd has more than 6 decimal places" });
   return micros.toString();
 }
 
@@ -24,11 +25,12 @@ export interface WagerLimits {
  */
 export function wagerMicrosWithin(wagerUsd: number, limits: WagerLimits): number {
   const micros = parseScaledDecimal(String(wagerUsd), 6);
-  if (micros === null) throw new ServiceError("KS-4101", { message: "wagerUsd has more than 6 decimal places" });
+  if (micros === null)
+    throw new ServiceError(ErrorCode.InvalidRequest, { message: "wagerUsd has more than 6 decimal places" });
   const min = BigInt(limits.minWagerMicros ?? 1);
   const max = BigInt(limits.maxWagerMicros);
   if (micros <= 0n || micros < min || micros > max) {
-    throw new ServiceError("KS-4103", {
+    throw new ServiceError(ErrorCode.WagerOutOfRange, {
       details: [{ path: "wagerUsd", message: wagerRangeText(limits) }],
     });
   }
@@ -38,7 +40,9 @@ export function wagerMicrosWithin(wagerUsd: number, limits: WagerLimits): number
 /** Zero or negative is refused before the game is even looked up. */
 export function assertPositiveWager(wagerUsd: number): void {
   if (!(wagerUsd > 0)) {
-    throw new ServiceError("KS-4103", { details: [{ path: "wagerUsd", message: "must be greater than 0" }] });
+    throw new ServiceError(ErrorCode.WagerOutOfRange, {
+      details: [{ path: "wagerUsd", message: "must be greater than 0" }],
+    });
   }
 }
 

@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES, ServiceError } from "@outcomes/core";
+import { DELIVERY_STATUSES, ErrorCode, ServiceError } from "@outcomes/core";
 import {
   type DeliveryFilter,
   listDeliveriesForOperator,
@@ -90,10 +90,12 @@ export function registerDeliveryCommands(program: Command, action: ActionFactory
     .action(
       action(async (ctx, [deliveryId], options) => {
         if (Boolean(deliveryId) === Boolean(options.failed)) {
-          throw new ServiceError("KS-4101", { message: "Give either a delivery id or --failed" });
+          throw new ServiceError(ErrorCode.InvalidRequest, { message: "Give either a delivery id or --failed" });
         }
         if (deliveryId && (options.since || options.webhook || options.partner)) {
-          throw new ServiceError("KS-4101", { message: "--since, --webhook and --partner go with --failed" });
+          throw new ServiceError(ErrorCode.InvalidRequest, {
+            message: "--since, --webhook and --partner go with --failed",
+          });
         }
         if (deliveryId) {
           const view = presentOperatorDelivery(await operatorRedelivery(ctx.db(), deliveryId));

@@ -1,5 +1,5 @@
-import { reserveReport } from "@outcomes/blocks";
-import { parseGameId } from "@outcomes/core";
+import { reserveReport } from "@outcomes/blocks/report";
+import { ErrorCode, parseGameId } from "@outcomes/core";
 import { enqueueGeneration } from "@outcomes/queue";
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
@@ -23,7 +23,7 @@ export function registerGameCommands(program: Command, action: ActionFactory) {
     .addHelpText("after", "\nThe figures of GET /api/admin/v1/games/{gameId}/reserve, from the same settings.")
     .action(
       action(async (ctx, [gameId]) => {
-        const figures = await report(ctx, parseGameId(gameId!, "KS-4201"));
+        const figures = await report(ctx, parseGameId(gameId!, ErrorCode.GameNotFound));
         ctx.print(figures, () => reportText({ ...figures }));
       }),
     );
@@ -39,7 +39,7 @@ export function registerGameCommands(program: Command, action: ActionFactory) {
     )
     .action(
       action(async (ctx, [gameId]) => {
-        const id = parseGameId(gameId!, "KS-4201");
+        const id = parseGameId(gameId!, ErrorCode.GameNotFound);
         // Read first: an unknown game is refused (KS-4201) before a job the worker would only drop.
         const figures = await report(ctx, id);
         const jobId = await enqueueGeneration(await ctx.producers(), id);

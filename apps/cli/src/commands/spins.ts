@@ -1,4 +1,4 @@
-import { couldBeId, ServiceError } from "@outcomes/core";
+import { couldBeId, ErrorCode, ServiceError } from "@outcomes/core";
 import { findSpin } from "@outcomes/db";
 import { presentStoredSpin } from "@outcomes/records";
 import type { Command } from "commander";
@@ -19,7 +19,7 @@ export function registerSpinCommands(program: Command, action: ActionFactory) {
     .action(
       action(async (ctx, [spinId]) => {
         const found = couldBeId(spinId!) ? await findSpin(ctx.db(), spinId!) : null;
-        if (!found) throw new ServiceError("KS-4215", { message: "Spin not found" });
+        if (!found) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
         const spin = presentStoredSpin(found, found.externalPlayerId);
         const view = { partnerId: found.spin.partnerId, environment: found.spin.environment, ...spin };
         ctx.print(view, () =>

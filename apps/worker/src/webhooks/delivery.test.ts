@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { webhookRecoveries } from "@outcomes/db";
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import {
@@ -11,6 +12,7 @@ import {
   startReceiver,
   startRole,
 } from "@outcomes/testkit/workers";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhooksRole } from "./index.js";
 
@@ -213,26 +215,33 @@ describe("signed delivery", () => {
       return deliveries.length === 2 && deliveries.every((delivery) => delivery.status === "failed") && deliveries;
     });
     expect(target.requests).toHaveLength(10);
+    const recover = () =>
+      api.request(`/api/partner/v1/webhooks/${webhookId}/recover`, { method: "POST", apiKey, json: { since } });
+
+    // Still down: the recovered deliveries fail in their turn, and a second recover takes those.
+    const recovered = await recover();
+    expect([recovered.status, recovered.body]).toEqual([202, { recovered: 2 }]);
+    await eventually(async () => {
+      const deliveries = await deliveriesOf(api, apiKey, webhookId);
+      return deliveries.length === 4 && deliveries.every((delivery) => delivery.status === "failed");
+    });
+    expect(target.requests).toHaveLength(20);
 
     // The receiver is back.
     target.setReply(() => 200);
-    const recovered = await api.request(`/api/partner/v1/webhooks/${webhookId}/recover`, {
-      method: "POST",
-      apiKey,
-      json: { since },
-    });
-    expect([recovered.status, recovered.body]).toEqual([202, { recovered: 2 }]);
-    await eventually(() => target.requests.length === 12);
-    const again = target.requests.slice(10);
+    expect((await recover()).body).toEqual({ recovered: 2 });
+    await eventually(() => target.requests.length === 22);
+    const again = target.requests.slice(20);
     expect(new Set(again.map((request) => JSON.parse(request.rawBody.toString("utf8")).id))).toEqual(
       new Set(events.map((event) => event.id)),
     );
     for (const request of again) {
-      const original = target.requests.find(
-        (earlier) => earlier.rawBody.equals(request.rawBody) && earlier !== request,
-      );
-      expect(original).toBeDefined();
-      expect(header(request, "x-service-delivery-id")).not.toBe(header(original!, "x-service-delivery-id"));
+      const earlier = target.requests.filter((other) => other !== request && other.rawBody.equals(request.rawBody));
+      // The original delivery's 5 attempts and the first recovery's 5, each under its own delivery id.
+      expect(earlier).toHaveLength(10);
+      const ids = new Set(earlier.map((other) => header(other, "x-service-delivery-id")));
+      expect(ids.size).toBe(2);
+      expect(ids.has(header(request, "x-service-delivery-id"))).toBe(false);
       expect(header(request, "x-service-attempt")).toBe("1");
       expect(verifyStandardWebhook({ rawBody: request.rawBody, headers: request.headers, secret })).toBe(true);
     }
@@ -240,7 +249,19 @@ describe("signed delivery", () => {
       const deliveries = await deliveriesOf(api, apiKey, webhookId);
       return deliveries.filter((delivery) => delivery.status === "succeeded").length === 2 && deliveries;
     });
-    expect(after).toHaveLength(4);
+    expect(after).toHaveLength(6);
     expect(after.filter((delivery) => failed.some((old) => old.id === delivery.id))).toHaveLength(2);
+
+    // Each recover was a job of the webhook-recovery queue, its progress shown there.
+    const recoveries = await api.database.db
+      .select()
+      .from(webhookRecoveries)
+      .where(eq(webhookRecoveries.webhookId, webhookId));
+    expect(recoveries).toHaveLength(2);
+    for (const recovery of recoveries) {
+      expect(recovery).toMatchObject({ status: "done", counted: 2, redelivered: 2 });
+      const job = await api.deps.producers.queues["webhook-recovery"].getJob(recovery.id);
+      expect(job?.progress).toEqual({ status: "done", redelivered: 2, counted: 2 });
+    }
   });
 });

@@ -1,9 +1,30 @@
-import { type Database, webhookDeliveries } from "@outcomes/db";
-import { enqueueDeliveries, type Producers } from "@outcomes/queue";
+import { type Database, runningRecoveries, webhookDeliveries } from "@outcomes/db";
+import { enqueueDeliveries, enqueueRecovery, type Producers } from "@outcomes/queue";
+import type { Queue } from "bullmq";
 import { and, asc, inArray, lt, sql } from "drizzle-orm";
 
 /** One reconciler at a time across all workers (a Postgres advisory lock, released at commit). */
 const RECONCILE_LOCK_KEY = 0x7768_6b72; // "whkr"
+const RECOVERY_RECONCILE_LOCK_KEY = 0x7263_7672; // "rcvr"
+
+/**
+ * Which of these jobs are lost: never queued or gone (`unknown`), or finished while Postgres says
+ * their work is not (a job that stalled past BullMQ's limit, or failed its last attempt). Finished
+ * ones are removed, so the same job id can be queued again.
+ */
+async function lostJobs(queue: Queue, ids: string[]): Promise<string[]> {
+  const lost: string[] = [];
+  for (const id of ids) {
+    const state = await queue.getJobState(id);
+    if (state === "completed" || state === "failed") {
+      await queue.remove(id);
+      lost.push(id);
+    } else if (state === "unknown") {
+      lost.push(id);
+    }
+  }
+  return lost;
+}
 
 /**
  * Postgres is the record; a BullMQ job is how an open delivery gets its next attempt. This finds
@@ -32,18 +53,33 @@ export async function reconcileDeliveries(
       )
       .orderBy(asc(webhookDeliveries.nextAttemptAt))
       .limit(options.limit ?? 500);
-    const queue = producers.queues.webhooks;
-    const lost: string[] = [];
-    for (const { id } of overdue) {
-      const state = await queue.getJobState(id);
-      if (state === "completed" || state === "failed") {
-        await queue.remove(id);
-        lost.push(id);
-      } else if (state === "unknown") {
-        lost.push(id);
-      }
-    }
+    const lost = await lostJobs(
+      producers.queues.webhooks,
+      overdue.map((row) => row.id),
+    );
     await enqueueDeliveries(producers, lost);
+    return lost.length;
+  });
+}
+
+/**
+ * The same for partners' recoveries: a running recovery requested more than `graceMs` ago whose
+ * `webhook.recover` job is lost (the request's enqueue failed after its commit, Redis lost it, or
+ * it failed its last attempt) is queued again; the job resumes from the recovery's cursor.
+ */
+export async function reconcileRecoveries(
+  db: Database,
+  producers: Producers,
+  options: { graceMs: number; limit?: number },
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [lock] = await tx.execute<{ locked: boolean }>(
+      sql`select pg_try_advisory_xact_lock(${RECOVERY_RECONCILE_LOCK_KEY}) as locked`,
+    );
+    if (!lock?.locked) return 0;
+    const running = await runningRecoveries(tx, new Date(Date.now() - options.graceMs), options.limit ?? 100);
+    const lost = await lostJobs(producers.queues["webhook-recovery"], running);
+    for (const id of lost) await enqueueRecovery(producers, id);
     return lost.length;
   });
 }

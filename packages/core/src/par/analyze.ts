@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type ErrorDetail, ServiceError } from "../errors.js";
+import { ErrorCode, type ErrorDetail, ServiceError } from "../errors.js";
 import { parseScaledDecimal } from "../money.js";
 import { decimalOf, type Rational, rational, toDecimalString, toNumber, withinTolerance } from "./rational.js";
 import { type DrawMode, MULTIPLIER_DECIMALS, type ParSheetDocument, ParSheetDocumentSchema } from "./schema.js";
@@ -89,7 +89,7 @@ export function largestMultiplierMillionths(document: Pick<ParSheetDocument, "pr
 /** For callers that want the sheet or a 400 KS-4104 with every problem in `details`. */
 export function assertValidParSheet(input: unknown): ParSheetAnalysis {
   const check = analyzeParSheet(input);
-  if (!check.ok) throw new ServiceError("KS-4104", { details: check.details });
+  if (!check.ok) throw new ServiceError(ErrorCode.InvalidParSheet, { details: check.details });
   return check.sheet;
 }
 

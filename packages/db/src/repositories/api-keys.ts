@@ -3,6 +3,7 @@ import {
   DEFAULT_ROTATION_OVERLAP_HOURS,
   defaultKeyExpiry,
   type Environment,
+  ErrorCode,
   type ErrorDetail,
   expiryProblem,
   generateApiKey,
@@ -25,7 +26,7 @@ export interface IssuedApiKey {
 }
 
 function invalid(problem: ErrorDetail | null): void {
-  if (problem) throw new ServiceError("KS-4101", { details: [problem] });
+  if (problem) throw new ServiceError(ErrorCode.InvalidRequest, { details: [problem] });
 }
 
 /** Unexpected failures of issue/rotate are KS-5008; the codes of the rules pass through. */
@@ -34,7 +35,7 @@ async function issuing<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof ServiceError) throw error;
-    throw new ServiceError("KS-5008", { cause: error });
+    throw new ServiceError(ErrorCode.KeyIssueFailed, { cause: error });
   }
 }
 
@@ -68,7 +69,7 @@ export async function issueApiKey(
   return issuing(() =>
     db.transaction(async (tx) => {
       const partner = await requirePartner(tx, input.partnerId, "share");
-      if (!partner.isActive) throw new ServiceError("KS-4210");
+      if (!partner.isActive) throw new ServiceError(ErrorCode.PartnerInactive);
       return insertKey(tx, partner.id, input.environment, input.expiresAt ?? defaultKeyExpiry(now), now);
     }),
   );
@@ -92,10 +93,10 @@ export async function listApiKeys(db: Database, partnerId: string, page: PageWin
 /** The partner's key, locked for update: unknown partner KS-4209, unknown key KS-4212, another's KS-4213. */
 async function lockPartnerKey(tx: Executor, partnerId: string, keyId: string) {
   const partner = await requirePartner(tx, partnerId, "share");
-  if (!couldBeId(keyId)) throw new ServiceError("KS-4212");
+  if (!couldBeId(keyId)) throw new ServiceError(ErrorCode.ApiKeyNotFound);
   const [key] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId)).for("update");
-  if (!key) throw new ServiceError("KS-4212");
-  if (key.partnerId !== partnerId) throw new ServiceError("KS-4213");
+  if (!key) throw new ServiceError(ErrorCode.ApiKeyNotFound);
+  if (key.partnerId !== partnerId) throw new ServiceError(ErrorCode.ApiKeyNotOwned);
   return { partner, key };
 }
 
@@ -124,9 +125,11 @@ export async function rotateApiKey(
   return issuing(() =>
     db.transaction(async (tx) => {
       const { partner, key } = await lockPartnerKey(tx, input.partnerId, input.keyId);
-      if (!partner.isActive) throw new ServiceError("KS-4210");
+      if (!partner.isActive) throw new ServiceError(ErrorCode.PartnerInactive);
       if (key.revokedAt) {
-        throw new ServiceError("KS-4101", { message: "A revoked key cannot be rotated; issue a new key instead" });
+        throw new ServiceError(ErrorCode.InvalidRequest, {
+          message: "A revoked key cannot be rotated; issue a new key instead",
+        });
       }
       const issued = await insertKey(tx, partner.id, key.environment, input.expiresAt ?? defaultKeyExpiry(now), now);
       const [previous] = await tx

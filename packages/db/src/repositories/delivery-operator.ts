@@ -1,4 +1,4 @@
-import { couldBeId, type Environment, ServiceError } from "@outcomes/core";
+import { couldBeId, type Environment, ErrorCode, ServiceError } from "@outcomes/core";
 import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
 import type { Database } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
@@ -50,7 +50,7 @@ export async function listDeliveriesForOperator(
  * event, same body bytes) without the ownership check. Unknown 404 KS-4215; deleted webhook KS-4101.
  */
 export async function operatorRedelivery(db: Database, deliveryId: string): Promise<DeliveryWithOwner> {
-  const notFound = () => new ServiceError("KS-4215", { message: "Webhook delivery not found" });
+  const notFound = () => new ServiceError(ErrorCode.NotFound, { message: "Webhook delivery not found" });
   if (!couldBeId(deliveryId)) throw notFound();
   const [found] = await db
     .select({ webhook: webhooks })

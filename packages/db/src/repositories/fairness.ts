@@ -2,6 +2,7 @@ import {
   BLOCK_HEADER_MAX_BYTES,
   EntryCodec,
   type EntryProof,
+  ErrorCode,
   entryProof,
   type RevealedEntry,
   revealedEntriesOf,
@@ -62,7 +63,7 @@ export async function listGameBlocks(db: Executor, gameId: number, page: PageWin
   return { rows, total: total?.total ?? 0 };
 }
 
-const unknownBlock = () => new ServiceError("KS-4215", { message: "Block not found" });
+const unknownBlock = () => new ServiceError(ErrorCode.NotFound, { message: "Block not found" });
 
 /** One block of the game, or 404 KS-4215. */
 export async function requireGameBlock(db: Executor, gameId: number, blockId: number): Promise<BlockRow> {
@@ -106,11 +107,11 @@ export async function requireRevealedBlock(db: Executor, gameId: number, blockId
     where b.game_id = ${gameId} and b.id = ${blockId}`);
   if (!block) throw unknownBlock();
   if (block.sealed_before_fairness) {
-    throw new ServiceError("KS-4216", {
+    throw new ServiceError(ErrorCode.BlockNotRevealed, {
       message: "This block was sealed before provable fairness: it has no seed to reveal",
     });
   }
-  if (!block.seed) throw new ServiceError("KS-4216");
+  if (!block.seed) throw new ServiceError(ErrorCode.BlockNotRevealed);
   return { blockId, size: block.size, seed: block.seed, position: block.cycle_offset, version: block.version };
 }
 
@@ -161,7 +162,7 @@ export type SpinProofView = { spinId: string; blockId: number; index: number } &
  */
 export async function spinProof(db: Executor, owner: GameOwner, spinId: string): Promise<SpinProofView> {
   const dated = spinTimeWindow(spinId);
-  if (dated === null) throw new ServiceError("KS-4215", { message: "Spin not found" });
+  if (dated === null) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
   const [row] = await db.execute<{
     block_id: string | null;
     outcome_index: number;
@@ -175,14 +176,14 @@ export async function spinProof(db: Executor, owner: GameOwner, spinId: string):
       left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle
     where s.id = ${spinId} and s.partner_id = ${owner.partnerId} and s.environment = ${owner.environment}
       and s.created_at between ${dated.from}::timestamptz and ${dated.to}::timestamptz`);
-  if (!row) throw new ServiceError("KS-4215", { message: "Spin not found" });
+  if (!row) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
   if (row.block_id === null) {
-    throw new ServiceError("KS-4215", {
+    throw new ServiceError(ErrorCode.NotFound, {
       message: "A forced sandbox spin's outcome was drawn for it, not taken from a block: it has no proof",
     });
   }
   if (!row.seed || !row.merkle_levels) {
-    throw new ServiceError("KS-4215", {
+    throw new ServiceError(ErrorCode.NotFound, {
       message: "This spin's block was sealed before provable fairness: it has no Merkle tree, so no proof",
     });
   }

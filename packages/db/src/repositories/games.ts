@@ -1,6 +1,7 @@
 import {
   type DrawMode,
   type Environment,
+  ErrorCode,
   formatScaledDecimal,
   largestMultiplierMillionths,
   maxExactWagerMicros,
@@ -35,7 +36,7 @@ export type GameWithRtp = GameRecord & { rtp: string; drawMode: DrawMode };
 /** min < max, or 400 KS-4109. */
 function assertWagerBounds(limits: Pick<GameLimits, "minWagerMicros" | "maxWagerMicros">): void {
   if (limits.minWagerMicros !== null && limits.minWagerMicros >= limits.maxWagerMicros) {
-    throw new ServiceError("KS-4109", {
+    throw new ServiceError(ErrorCode.WagerBoundsInverted, {
       details: [{ path: "minWagerUsd", message: "must be less than maxWagerUsd" }],
     });
   }
@@ -56,7 +57,7 @@ function assertExactPayouts(prizeTiersJson: string, maxWagerMicros: number): voi
   const message =
     `must be at most ${formatScaledDecimal(bound)} with this PAR sheet: its largest multiplier ` +
     `(${formatScaledDecimal(multiplier)}×) must pay at most 2^53 − 1 micro-USD, the range money stays exact in`;
-  throw new ServiceError("KS-4101", {
+  throw new ServiceError(ErrorCode.InvalidRequest, {
     message: `maxWagerUsd ${message}`,
     details: [{ path: "maxWagerUsd", message }],
   });
@@ -86,9 +87,11 @@ export async function createGame(
         .where(ownedSheet(owner, input.parSheetId))
         .for("share")
         .limit(1);
-      if (!sheet) throw new ServiceError("KS-4205");
+      if (!sheet) throw new ServiceError(ErrorCode.ParSheetNotFound);
       if (sheet.status !== "ACTIVE") {
-        throw new ServiceError("KS-4208", { message: `PAR sheet is not active (status ${sheet.status})` });
+        throw new ServiceError(ErrorCode.ParSheetNotActive, {
+          message: `PAR sheet is not active (status ${sheet.status})`,
+        });
       }
       assertExactPayouts(sheet.prizeTiers, input.maxWagerMicros);
       const [game] = await tx
@@ -100,7 +103,9 @@ export async function createGame(
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw new ServiceError("KS-4108", { details: [{ path: "name", message: `"${input.name}" is already used` }] });
+      throw new ServiceError(ErrorCode.GameNameTaken, {
+        details: [{ path: "name", message: `"${input.name}" is already used` }],
+      });
     }
     throw error;
   }
@@ -137,7 +142,7 @@ export async function requireOwnGame(db: Executor, owner: GameOwner, gameId: num
     .innerJoin(parSheets, eq(parSheets.id, games.parSheetId))
     .where(and(eq(games.id, gameId), eq(games.partnerId, owner.partnerId), eq(games.environment, owner.environment)))
     .limit(1);
-  if (!row) throw new ServiceError("KS-4006");
+  if (!row) throw new ServiceError(ErrorCode.GameNotOwned);
   return { ...row.game, rtp: row.rtp, drawMode: row.drawMode };
 }
 
@@ -157,7 +162,7 @@ export async function updateGame(
       .from(games)
       .where(and(eq(games.id, gameId), eq(games.partnerId, owner.partnerId), eq(games.environment, owner.environment)))
       .for("no key update");
-    if (!locked) throw new ServiceError("KS-4006");
+    if (!locked) throw new ServiceError(ErrorCode.GameNotOwned);
     // Read after the lock: the statement sees any PATCH committed while we waited.
     const current = await requireOwnGame(tx, owner, gameId);
     const merged = {
@@ -175,7 +180,7 @@ export async function updateGame(
     }
     if (Object.keys(patch).length === 0) return current;
     const [game] = await tx.update(games).set(patch).where(eq(games.id, gameId)).returning();
-    if (!game) throw new ServiceError("KS-4006");
+    if (!game) throw new ServiceError(ErrorCode.GameNotOwned);
     return { ...game, rtp: current.rtp, drawMode: current.drawMode };
   });
 }

@@ -22,4 +22,5 @@ export * from "./spin-batch.js";
 export * from "./spin-voids.js";
 export * from "./spins.js";
 export * from "./sql-client.js";
+export * from "./webhook-recovery.js";
 export * from "./webhooks.js";

@@ -1,6 +1,7 @@
 import {
   couldBeId,
   type Environment,
+  ErrorCode,
   newId,
   type ParSheetAnalysis,
   type ParSheetStatus,
@@ -98,7 +99,7 @@ export async function listParSheetsForOperator(
 
 /** The owner's sheet, or 404 KS-4205 (unknown, another partner's, another environment's). */
 export async function requireOwnParSheet(db: Executor, owner: SheetOwner, id: string): Promise<ParSheetRecord> {
-  if (!couldBeId(id)) throw new ServiceError("KS-4205");
+  if (!couldBeId(id)) throw new ServiceError(ErrorCode.ParSheetNotFound);
   const [record] = await db
     .select()
     .from(parSheets)
@@ -106,7 +107,7 @@ export async function requireOwnParSheet(db: Executor, owner: SheetOwner, id: st
       and(eq(parSheets.id, id), eq(parSheets.partnerId, owner.partnerId), eq(parSheets.environment, owner.environment)),
     )
     .limit(1);
-  if (!record) throw new ServiceError("KS-4205");
+  if (!record) throw new ServiceError(ErrorCode.ParSheetNotFound);
   return record;
 }
 
@@ -120,13 +121,15 @@ export async function decideParSheet(
   id: string,
   decision: "approve" | "retire",
 ): Promise<ParSheetRecord> {
-  if (!couldBeId(id)) throw new ServiceError("KS-4205");
+  if (!couldBeId(id)) throw new ServiceError(ErrorCode.ParSheetNotFound);
   return db.transaction(async (tx) => {
     const [record] = await tx.select().from(parSheets).where(eq(parSheets.id, id)).for("update").limit(1);
-    if (!record) throw new ServiceError("KS-4205");
+    if (!record) throw new ServiceError(ErrorCode.ParSheetNotFound);
     if (decision === "approve") {
       if (record.status === "RETIRED") {
-        throw new ServiceError("KS-4208", { message: "PAR sheet is retired; a retired sheet cannot be approved" });
+        throw new ServiceError(ErrorCode.ParSheetNotActive, {
+          message: "PAR sheet is retired; a retired sheet cannot be approved",
+        });
       }
       if (record.status === "ACTIVE") return record;
       return updated(tx, id, { status: "ACTIVE", approvedAt: new Date() });
@@ -142,6 +145,6 @@ async function updated(
   values: Partial<Pick<ParSheetRecord, "status" | "approvedAt" | "retiredAt">>,
 ): Promise<ParSheetRecord> {
   const [record] = await tx.update(parSheets).set(values).where(eq(parSheets.id, id)).returning();
-  if (!record) throw new ServiceError("KS-4205");
+  if (!record) throw new ServiceError(ErrorCode.ParSheetNotFound);
   return record;
 }

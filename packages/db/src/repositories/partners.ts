@@ -1,4 +1,4 @@
-import { couldBeId, newId, type PartnerInput, partnerInputProblems, ServiceError } from "@outcomes/core";
+import { couldBeId, ErrorCode, newId, type PartnerInput, partnerInputProblems, ServiceError } from "@outcomes/core";
 import { count, desc, eq } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { partners } from "../schema/partners.js";
@@ -10,7 +10,7 @@ export type PartnerRecord = typeof partners.$inferSelect;
 /** Creates an active partner. Bad input KS-4101, slug taken 409 KS-4211, anything else KS-5007. */
 export async function createPartner(db: Database, input: PartnerInput): Promise<PartnerRecord> {
   const problems = partnerInputProblems(input);
-  if (problems.length > 0) throw new ServiceError("KS-4101", { details: problems });
+  if (problems.length > 0) throw new ServiceError(ErrorCode.InvalidRequest, { details: problems });
   try {
     const [created] = await db
       .insert(partners)
@@ -24,8 +24,9 @@ export async function createPartner(db: Database, input: PartnerInput): Promise<
     return created!;
   } catch (error) {
     // The unique index decides, so two concurrent creates of one slug give one partner and one 409.
-    if (isUniqueViolation(error)) throw new ServiceError("KS-4211", { details: [{ path: "slug", message: "taken" }] });
-    throw new ServiceError("KS-5007", { cause: error });
+    if (isUniqueViolation(error))
+      throw new ServiceError(ErrorCode.PartnerSlugTaken, { details: [{ path: "slug", message: "taken" }] });
+    throw new ServiceError(ErrorCode.PartnerCreationFailed, { cause: error });
   }
 }
 
@@ -48,17 +49,17 @@ export async function listPartners(db: Database, page: PageWindow): Promise<Page
  * the caller's transaction ends (a key issued in it can never belong to a partner deactivated before).
  */
 export async function requirePartner(db: Executor, partnerId: string, lock?: "share"): Promise<PartnerRecord> {
-  if (!couldBeId(partnerId)) throw new ServiceError("KS-4209");
+  if (!couldBeId(partnerId)) throw new ServiceError(ErrorCode.PartnerNotFound);
   const query = db.select().from(partners).where(eq(partners.id, partnerId));
   const [partner] = lock ? await query.for(lock) : await query;
-  if (!partner) throw new ServiceError("KS-4209");
+  if (!partner) throw new ServiceError(ErrorCode.PartnerNotFound);
   return partner;
 }
 
 /** Deactivates or re-activates; repeating either is harmless. Unknown partner 404 KS-4209. */
 export async function setPartnerActive(db: Database, partnerId: string, isActive: boolean): Promise<PartnerRecord> {
-  if (!couldBeId(partnerId)) throw new ServiceError("KS-4209");
+  if (!couldBeId(partnerId)) throw new ServiceError(ErrorCode.PartnerNotFound);
   const [updated] = await db.update(partners).set({ isActive }).where(eq(partners.id, partnerId)).returning();
-  if (!updated) throw new ServiceError("KS-4209");
+  if (!updated) throw new ServiceError(ErrorCode.PartnerNotFound);
   return updated;
 }

@@ -1,4 +1,4 @@
-import { ServiceError } from "@outcomes/core";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import type { Database } from "../client.js";
 import { requirePartner } from "./partners.js";
 import type { ReportKey, SettlementReportRecord } from "./settlement-figures.js";
@@ -17,7 +17,9 @@ import {
 export async function operatorGenerateSettlement(db: Database, key: ReportKey): Promise<GenerationResult> {
   await requirePartner(db, key.partnerId);
   if (!(await partnerHasGames(db, key.partnerId, key.environment))) {
-    throw new ServiceError("KS-4214", { message: `No games registered for this partner in ${key.environment}` });
+    throw new ServiceError(ErrorCode.NoGamesRegistered, {
+      message: `No games registered for this partner in ${key.environment}`,
+    });
   }
   return asGenerationFailure(() => generateSettlementReport(db, key, "refuse"));
 }
@@ -34,6 +36,6 @@ async function asGenerationFailure<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     if (error instanceof ServiceError) throw error;
-    throw new ServiceError("KS-5009", { cause: error });
+    throw new ServiceError(ErrorCode.ReportGenerationFailed, { cause: error });
   }
 }

@@ -1,6 +1,7 @@
 import {
   applySettlementAction,
   type Environment,
+  ErrorCode,
   isOpenSettlementStatus,
   newId,
   presentSettlementFigures,
@@ -92,7 +93,7 @@ export async function generateSettlementReport(
 export async function reissueSettlementReport(db: Database, key: ReportKey): Promise<SettlementReportRecord> {
   return db.transaction(async (tx) => {
     const existing = await lockReport(tx, key);
-    if (!existing) throw new ServiceError("KS-4301");
+    if (!existing) throw new ServiceError(ErrorCode.ReportNotFound);
     const status = reissueSettlementStatus(existing.status);
     const figures = await aggregate(tx, key, "spins");
     const now = new Date();
@@ -113,7 +114,7 @@ export async function transitionSettlementReport(
 ): Promise<SettlementReportRecord> {
   return db.transaction(async (tx) => {
     const existing = await lockReport(tx, key);
-    if (!existing) throw new ServiceError("KS-4301");
+    if (!existing) throw new ServiceError(ErrorCode.ReportNotFound);
     const next = applySettlementAction(existing.status, action);
     const now = new Date();
     return updateReport(
@@ -129,7 +130,7 @@ export async function transitionSettlementReport(
 /** The report or 404 KS-4301 (another environment's report does not exist for this caller). */
 export async function requireSettlementReport(db: Executor, key: ReportKey): Promise<SettlementReportRecord> {
   const report = await findSettlementReport(db, key);
-  if (!report) throw new ServiceError("KS-4301");
+  if (!report) throw new ServiceError(ErrorCode.ReportNotFound);
   return report;
 }
 
@@ -201,7 +202,7 @@ async function updateReport(
 
 function settledResult(report: SettlementReportRecord, settled: SettledPolicy): GenerationResult {
   if (settled === "refuse") {
-    throw new ServiceError("KS-4304", {
+    throw new ServiceError(ErrorCode.ReportStatusConflict, {
       message: `The settlement report of ${report.reportDate} is ${report.status}; a run never changes it`,
     });
   }

@@ -1,4 +1,4 @@
-import { type Environment, formatScaledDecimal, microsToUsd, ServiceError } from "@outcomes/core";
+import { type Environment, ErrorCode, formatScaledDecimal, microsToUsd, ServiceError } from "@outcomes/core";
 import { and, count, eq, sql } from "drizzle-orm";
 import type { Database, Executor, Transaction } from "../client.js";
 import { players } from "../schema/players.js";
@@ -16,7 +16,7 @@ export interface RecalledSpin extends SpinWithVoid {
   externalPlayerId: string;
 }
 
-const unknownSpin = () => new ServiceError("KS-4215", { message: "Spin not found" });
+const unknownSpin = () => new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
 
 /**
  * A spin by its id (bounded by the id's time, so a few daily partitions are read), with its player's
@@ -127,7 +127,7 @@ export async function voidSpin(
       const earlier = await findSpinVoid(tx, spinId);
       if (earlier) return { spin: { ...found, voided: earlier }, voidedNow: false };
       if (new Date(locked!.now).getTime() >= spin.createdAt.getTime() + request.windowHours * 3_600_000) {
-        throw new ServiceError("KS-4217", {
+        throw new ServiceError(ErrorCode.SpinNotVoidable, {
           message: `Spin can no longer be voided: spins can be voided within ${request.windowHours} hours of their createdAt`,
         });
       }
@@ -138,7 +138,7 @@ export async function voidSpin(
     const figure = exceededPlayerBound(error);
     if (figure === null) throw error;
     const bound = `${formatScaledDecimal(Number.MAX_SAFE_INTEGER)} USD`;
-    throw new ServiceError("KS-4103", {
+    throw new ServiceError(ErrorCode.WagerOutOfRange, {
       message: `Void refused: reversing the spin would take the player's ${figure} past ${bound}, the most it can show exactly; nothing was written`,
     });
   }

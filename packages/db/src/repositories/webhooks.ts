@@ -1,5 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { couldBeId, type Environment, type EventType, newId, ServiceError, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
+import {
+  couldBeId,
+  type Environment,
+  ErrorCode,
+  type EventType,
+  newId,
+  ServiceError,
+  WEBHOOK_MAX_ATTEMPTS,
+} from "@outcomes/core";
 import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
@@ -60,11 +68,11 @@ export async function requireOwnWebhook(
   webhookId: string,
   options: { lock?: "update" | "share" } = {},
 ): Promise<WebhookRecord> {
-  if (!couldBeId(webhookId)) throw new ServiceError("KS-4206");
+  if (!couldBeId(webhookId)) throw new ServiceError(ErrorCode.WebhookNotFound);
   const query = executor.select().from(webhooks).where(eq(webhooks.id, webhookId));
   const [record] = options.lock ? await query.for(options.lock) : await query;
-  if (!record || record.environment !== owner.environment) throw new ServiceError("KS-4206");
-  if (record.partnerId !== owner.partnerId) throw new ServiceError("KS-4207");
+  if (!record || record.environment !== owner.environment) throw new ServiceError(ErrorCode.WebhookNotFound);
+  if (record.partnerId !== owner.partnerId) throw new ServiceError(ErrorCode.WebhookNotOwned);
   return record;
 }
 
@@ -93,7 +101,8 @@ export async function deleteWebhook(db: Database, owner: WebhookOwner, webhookId
   });
 }
 
-const deletedWebhook = () => new ServiceError("KS-4206", { message: "Webhook was deleted; it receives nothing more" });
+const deletedWebhook = () =>
+  new ServiceError(ErrorCode.WebhookNotFound, { message: "Webhook was deleted; it receives nothing more" });
 
 /** Recover and rotate-secret answer a deleted webhook 404 KS-4206 (CONTRACT §11): it is gone for them. */
 export function assertNotDeleted(webhook: WebhookRecord): void {
@@ -152,14 +161,14 @@ export async function createRedelivery(
   webhook: WebhookRecord,
   deliveryId: string,
 ): Promise<DeliveryRecord> {
-  if (!couldBeId(deliveryId)) throw new ServiceError("KS-4215", { message: "Webhook delivery not found" });
+  if (!couldBeId(deliveryId)) throw new ServiceError(ErrorCode.NotFound, { message: "Webhook delivery not found" });
   const [original] = await db
     .select()
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhook.id)));
-  if (!original) throw new ServiceError("KS-4215", { message: "Webhook delivery not found" });
+  if (!original) throw new ServiceError(ErrorCode.NotFound, { message: "Webhook delivery not found" });
   if (webhook.deletedAt || !webhook.isActive) {
-    throw new ServiceError("KS-4101", { message: "Webhook is deleted: nothing can be delivered to it" });
+    throw new ServiceError(ErrorCode.InvalidRequest, { message: "Webhook is deleted: nothing can be delivered to it" });
   }
   const [created] = await db
     .insert(webhookDeliveries)

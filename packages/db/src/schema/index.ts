@@ -13,4 +13,5 @@ export * from "./settlement-reports.js";
 export * from "./spin-rollups.js";
 export * from "./spin-voids.js";
 export * from "./spins.js";
+export * from "./webhook-recoveries.js";
 export * from "./webhooks.js";

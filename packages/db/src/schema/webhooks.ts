@@ -62,6 +62,8 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_webhook_created_idx").on(table.webhookId, table.createdAt),
     // "Was this failed delivery replayed yet?" (recover, bulk replay); most rows are first deliveries.
     index("webhook_deliveries_redelivery_idx").on(table.redeliveryOf).where(sql`redelivery_of is not null`),
+    // Recover counts and walks a webhook's failed deliveries by (created_at, id); most rows succeeded.
+    index("webhook_deliveries_failed_idx").on(table.webhookId, table.createdAt, table.id).where(sql`status = 'failed'`),
     // The worker's reconciler looks for open deliveries whose job went missing; finished ones are most rows.
     index("webhook_deliveries_open_idx").on(table.nextAttemptAt).where(sql`status in ('pending', 'retrying')`),
   ],

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DEFAULT_ROTATION_OVERLAP_HOURS, MAX_ROTATION_OVERLAP_HOURS } from "@outcomes/core";
+import { DEFAULT_ROTATION_OVERLAP_HOURS, ErrorCode, MAX_ROTATION_OVERLAP_HOURS } from "@outcomes/core";
 import { issueApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "@outcomes/db";
 import {
   ApiKeySchema,
@@ -51,7 +51,14 @@ apiKeysRouter.openapi(
     request: { params: PartnerParams, body: jsonBody(IssueKeyBody, { environment: "sandbox" }) },
     responses: {
       201: jsonResponse(IssuedApiKeySchema, "The new key"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4209", "KS-4210", "KS-5008"),
+      ...errorResponses(
+        ...ADMIN_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.PartnerNotFound,
+        ErrorCode.PartnerInactive,
+        ErrorCode.KeyIssueFailed,
+      ),
     },
   }),
   async (c) => {
@@ -75,7 +82,7 @@ pagedListRoute(apiKeysRouter, {
   schema: { name: "ApiKeyList", key: "apiKeys", item: ApiKeySchema },
   description: "A page of keys, revoked and expired ones included",
   common: ADMIN_COMMON_ERRORS,
-  errors: ["KS-4209"],
+  errors: [ErrorCode.PartnerNotFound],
   list: (c, params, window) => listApiKeys(c.var.deps.db, params.partnerId, window),
   present: presentApiKey,
 });
@@ -90,7 +97,12 @@ apiKeysRouter.openapi(
     request: { params: PartnerKeyParams },
     responses: {
       200: jsonResponse(ApiKeySchema, "The revoked key; repeating the call keeps the first revokedAt"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4209", "KS-4212", "KS-4213"),
+      ...errorResponses(
+        ...ADMIN_COMMON_ERRORS,
+        ErrorCode.PartnerNotFound,
+        ErrorCode.ApiKeyNotFound,
+        ErrorCode.ApiKeyNotOwned,
+      ),
     },
   }),
   async (c) => {
@@ -114,7 +126,15 @@ apiKeysRouter.openapi(
     },
     responses: {
       201: jsonResponse(IssuedApiKeySchema, "The new key"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4209", "KS-4210", "KS-4212", "KS-4213", "KS-5008"),
+      ...errorResponses(
+        ...ADMIN_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.PartnerNotFound,
+        ErrorCode.PartnerInactive,
+        ErrorCode.ApiKeyNotFound,
+        ErrorCode.ApiKeyNotOwned,
+        ErrorCode.KeyIssueFailed,
+      ),
     },
   }),
   async (c) => {

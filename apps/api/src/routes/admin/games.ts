@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { reserveReport } from "@outcomes/blocks";
-import { DRAW_MODES } from "@outcomes/core";
+// The report alone: the package's index would load the blocks worker's native hasher into the API.
+import { reserveReport } from "@outcomes/blocks/report";
+import { DRAW_MODES, ErrorCode } from "@outcomes/core";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { GameParams, parseGameId } from "../partner/game-schemas.js";
@@ -34,12 +35,12 @@ adminGamesRouter.openapi(
     request: { params: GameParams },
     responses: {
       200: jsonResponse(Reserve, "Blocks and outcomes in reserve"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4201"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, ErrorCode.GameNotFound),
     },
   }),
   async (c) => {
     const { deps } = c.var;
-    const gameId = parseGameId(c.req.valid("param").gameId, "KS-4201");
+    const gameId = parseGameId(c.req.valid("param").gameId, ErrorCode.GameNotFound);
     return c.json(await reserveReport(deps.db, deps.redis, deps.keys, deps.env, gameId), 200);
   },
 );

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ErrorCode } from "@outcomes/core";
 import { runKeyExpiryNow, runSettlementsNow } from "@outcomes/queue";
 import { ReportDateSchema } from "@outcomes/records";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse, optionalJsonBody } from "../../openapi.js";
@@ -33,7 +34,7 @@ jobsRouter.openapi(
     request: { body: optionalJsonBody(RunSettlementsBody, { reportDate: "2026-05-01" }) },
     responses: {
       202: jsonResponse(QueuedJob, "Queued"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4105"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.InvalidDate),
     },
   }),
   async (c) => {

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ErrorCode } from "@outcomes/core";
 import { announceChange } from "../../invalidation.js";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
@@ -24,7 +25,7 @@ maintenanceRouter.openapi(
     request: { body: jsonBody(SetMaintenanceBody, { enabled: true }) },
     responses: {
       200: jsonResponse(MaintenanceState, "The state now in force"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4102"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.RequiredFieldMissing),
     },
   }),
   async (c) => {

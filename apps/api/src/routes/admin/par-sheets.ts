@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { ErrorCode } from "@outcomes/core";
 import { decideParSheet } from "@outcomes/db";
 import { OperatorParSheetSchema, presentOperatorParSheet } from "@outcomes/records";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonResponse } from "../../openapi.js";
@@ -20,7 +21,7 @@ adminParSheetsRouter.openapi(
     request: { params: ParSheetParams },
     responses: {
       200: jsonResponse(OperatorParSheetSchema, "The sheet"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4205", "KS-4208"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, ErrorCode.ParSheetNotFound, ErrorCode.ParSheetNotActive),
     },
   }),
   async (c) =>
@@ -43,7 +44,7 @@ adminParSheetsRouter.openapi(
     request: { params: ParSheetParams },
     responses: {
       200: jsonResponse(OperatorParSheetSchema, "The sheet"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4205"),
+      ...errorResponses(...ADMIN_COMMON_ERRORS, ErrorCode.ParSheetNotFound),
     },
   }),
   async (c) =>

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { EMAIL_MAX_LENGTH, EMAIL_PATTERN, PARTNER_NAME_MAX_LENGTH, SLUG_PATTERN } from "@outcomes/core";
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN, ErrorCode, PARTNER_NAME_MAX_LENGTH, SLUG_PATTERN } from "@outcomes/core";
 import { createPartner, listPartners, setPartnerActive } from "@outcomes/db";
 import { PartnerSchema, presentPartner } from "@outcomes/records";
 import { announceChange } from "../../invalidation.js";
@@ -40,7 +40,13 @@ partnersRouter.openapi(
     },
     responses: {
       201: jsonResponse(PartnerSchema, "The new, active partner"),
-      ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4211", "KS-5007"),
+      ...errorResponses(
+        ...ADMIN_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.PartnerSlugTaken,
+        ErrorCode.PartnerCreationFailed,
+      ),
     },
   }),
   async (c) => {
@@ -76,7 +82,7 @@ for (const action of ["deactivate", "activate"] as const) {
       request: { params: PartnerParams },
       responses: {
         200: jsonResponse(PartnerSchema, "The partner; repeating the call is harmless"),
-        ...errorResponses(...ADMIN_COMMON_ERRORS, "KS-4209"),
+        ...errorResponses(...ADMIN_COMMON_ERRORS, ErrorCode.PartnerNotFound),
       },
     }),
     async (c) => {

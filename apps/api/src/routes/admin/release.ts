@@ -50,7 +50,7 @@ releaseRouter.openapi(
   createRoute({
     method: "post",
     path: "/release/finish",
-    operationId: "finishRelease",
+    operationId: "finishReleaseRollout",
     tags,
     summary: "Declare this release's rollout finished",
     description: `${description} Repeating it changes nothing (the first \`finishedAt\` stays).`,

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ErrorCode } from "@outcomes/core";
 import { operatorGenerateSettlement, operatorReissueSettlement } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
 import {
@@ -45,13 +46,13 @@ adminSettlementsRouter.openapi(
       201: jsonResponse(SettlementReportSchema, "The report"),
       ...errorResponses(
         ...ADMIN_COMMON_ERRORS,
-        "KS-4101",
-        "KS-4102",
-        "KS-4105",
-        "KS-4209",
-        "KS-4214",
-        "KS-4304",
-        "KS-5009",
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.InvalidDate,
+        ErrorCode.PartnerNotFound,
+        ErrorCode.NoGamesRegistered,
+        ErrorCode.ReportStatusConflict,
+        ErrorCode.ReportGenerationFailed,
       ),
     },
   }),
@@ -78,13 +79,13 @@ adminSettlementsRouter.openapi(
       200: jsonResponse(SettlementReportSchema, "The reissued report"),
       ...errorResponses(
         ...ADMIN_COMMON_ERRORS,
-        "KS-4101",
-        "KS-4102",
-        "KS-4105",
-        "KS-4209",
-        "KS-4301",
-        "KS-4304",
-        "KS-5009",
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.InvalidDate,
+        ErrorCode.PartnerNotFound,
+        ErrorCode.ReportNotFound,
+        ErrorCode.ReportStatusConflict,
+        ErrorCode.ReportGenerationFailed,
       ),
     },
   }),

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { couldBeId, parseBlockId, parseGameId, ServiceError } from "@outcomes/core";
+import { couldBeId, ErrorCode, parseBlockId, parseGameId, ServiceError } from "@outcomes/core";
 import { listGameBlocks, requireGameBlock, requireOwnGame, requireRevealedBlock, spinProof } from "@outcomes/db";
 import {
   BlockSchema,
@@ -41,7 +41,7 @@ const SpinParams = z.object({
 
 /** The partner's own game in this environment, or 403 KS-4006 (blocks of other games are 404 KS-4215). */
 async function ownGameId(c: Context<AppEnv>, gameIdText: string): Promise<number> {
-  const game = await requireOwnGame(c.var.deps.db, c.var.partner, parseGameId(gameIdText, "KS-4006"));
+  const game = await requireOwnGame(c.var.deps.db, c.var.partner, parseGameId(gameIdText, ErrorCode.GameNotOwned));
   return game.id;
 }
 
@@ -58,7 +58,7 @@ pagedListRoute(blocksRouter, {
     "A page of blocks. Each block's `merkleRoot` and `seedHash` were recorded when it was sealed, before any " +
     "of its entries was served, and never change; `seed` appears once the block (finite_pool: its cycle) is exhausted.",
   common: PARTNER_COMMON_ERRORS,
-  errors: ["KS-4006"],
+  errors: [ErrorCode.GameNotOwned],
   list: async (c, params, window) => listGameBlocks(c.var.deps.db, await ownGameId(c, params.gameId), window),
   present: presentBlock,
 });
@@ -73,7 +73,7 @@ blocksRouter.openapi(
     request: { params: BlockParams },
     responses: {
       200: jsonResponse(BlockSchema, "The block"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006", "KS-4215"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.GameNotOwned, ErrorCode.NotFound),
     },
   }),
   async (c) => {
@@ -99,7 +99,13 @@ blocksRouter.openapi(
     request: { params: BlockParams, query: EntriesPageQuery },
     responses: {
       200: jsonResponse(RevealedEntriesPageSchema, "A page of the revealed block"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4006", "KS-4215", "KS-4216"),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.GameNotOwned,
+        ErrorCode.NotFound,
+        ErrorCode.BlockNotRevealed,
+      ),
     },
   }),
   async (c) => {
@@ -127,12 +133,12 @@ blocksRouter.openapi(
     request: { params: SpinParams },
     responses: {
       200: jsonResponse(SpinProofSchema, "The proof"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4215"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.NotFound),
     },
   }),
   async (c) => {
     const { spinId } = c.req.valid("param");
-    if (!couldBeId(spinId)) throw new ServiceError("KS-4215", { message: "Spin not found" });
+    if (!couldBeId(spinId)) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
     return c.json(presentSpinProof(await spinProof(c.var.deps.db, c.var.partner, spinId)), 200);
   },
 );

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { EVENT_TYPES, orderedEnvelope, ServiceError } from "@outcomes/core";
+import { ErrorCode, EVENT_TYPES, orderedEnvelope, ServiceError } from "@outcomes/core";
 import { listEvents } from "@outcomes/db";
 import { EventSchema } from "@outcomes/records";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
@@ -41,7 +41,7 @@ const listEventsRoute = createRoute({
   request: { query: EventLogQuery },
   responses: {
     200: jsonResponse(EventLog, "Up to `limit` events after `after`"),
-    ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101"),
+    ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest),
   },
 });
 
@@ -49,7 +49,7 @@ export const eventsRouter = createRouter().openapi(listEventsRoute, async (c) =>
   const { partner, deps } = c.var;
   const query = c.req.valid("query");
   if (query.type === "spin.voided" && !(await voidsOn(deps))) {
-    throw new ServiceError("KS-4101", {
+    throw new ServiceError(ErrorCode.InvalidRequest, {
       details: [{ path: "type", message: "spin.voided is available once the rollout has finished" }],
     });
   }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createRoute } from "@hono/zod-openapi";
-import { usdToMicros } from "@outcomes/core";
+import { ErrorCode, usdToMicros } from "@outcomes/core";
 import { createGame, listGames, requireOwnGame, updateGame } from "@outcomes/db";
 import { blocksWorkerCount, enqueueGeneration, type GameOwner } from "@outcomes/queue";
 import { GameSchema, presentGame } from "@outcomes/records";
@@ -72,7 +72,15 @@ gamesRouter.openapi(
     },
     responses: {
       201: jsonResponse(GameSchema, "The game"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4108", "KS-4109", "KS-4205", "KS-4208"),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.GameNameTaken,
+        ErrorCode.WagerBoundsInverted,
+        ErrorCode.ParSheetNotFound,
+        ErrorCode.ParSheetNotActive,
+      ),
     },
   }),
   async (c) => {
@@ -119,12 +127,16 @@ gamesRouter.openapi(
     request: { params: GameParams },
     responses: {
       200: jsonResponse(GameSchema, "The game"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.GameNotOwned),
     },
   }),
   async (c) => {
     const { deps, partner } = c.var;
-    const game = await requireOwnGame(deps.db, partner, parseGameId(c.req.valid("param").gameId, "KS-4006"));
+    const game = await requireOwnGame(
+      deps.db,
+      partner,
+      parseGameId(c.req.valid("param").gameId, ErrorCode.GameNotOwned),
+    );
     return c.json(presentGame(game, defaultThresholdMicros(deps)), 200);
   },
 );
@@ -143,12 +155,18 @@ gamesRouter.openapi(
     request: { params: GameParams, body: jsonBody(UpdateGameBody, { maxWagerUsd: 250, largeWinThresholdUsd: 5000 }) },
     responses: {
       200: jsonResponse(GameSchema, "The updated game"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4006", "KS-4101", "KS-4102", "KS-4109"),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.GameNotOwned,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.WagerBoundsInverted,
+      ),
     },
   }),
   async (c) => {
     const { deps, partner } = c.var;
-    const gameId = parseGameId(c.req.valid("param").gameId, "KS-4006");
+    const gameId = parseGameId(c.req.valid("param").gameId, ErrorCode.GameNotOwned);
     const body = c.req.valid("json");
     const game = await updateGame(deps.db, partner, gameId, {
       ...(body.isActive !== undefined ? { isActive: body.isActive } : {}),

@@ -1,5 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { analyzeParSheet, jsonPath, ParSheetDocumentSchema, SAMPLE_PAR_SHEET, ServiceError } from "@outcomes/core";
+import {
+  analyzeParSheet,
+  ErrorCode,
+  jsonPath,
+  ParSheetDocumentSchema,
+  SAMPLE_PAR_SHEET,
+  ServiceError,
+} from "@outcomes/core";
 import { insertParSheet, listParSheets, requireOwnParSheet } from "@outcomes/db";
 import {
   ParSheetSchema,
@@ -28,7 +35,7 @@ const keepRawBody: MiddlewareHandler<AppEnv> = async (c, next) => {
 function documentHook(result: { success: true } | { success: false; error: ZodError }): undefined {
   if (result.success) return undefined;
   const details = result.error.issues.map((issue) => ({ path: jsonPath(issue.path), message: issue.message }));
-  throw new ServiceError("KS-4104", { details });
+  throw new ServiceError(ErrorCode.InvalidParSheet, { details });
 }
 
 export const parSheetsRouter = createRouter();
@@ -49,14 +56,14 @@ parSheetsRouter.openapi(
     request: { body: jsonBody(ParSheetDocumentSchema, SAMPLE_PAR_SHEET) },
     responses: {
       201: jsonResponse(ParSheetSchema, "The stored sheet and its figures"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4104"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.InvalidParSheet),
     },
   }),
   async (c) => {
     const { deps, partner } = c.var;
     const raw = await c.req.text();
     const check = analyzeParSheet(JSON.parse(raw));
-    if (!check.ok) throw new ServiceError("KS-4104", { details: check.details });
+    if (!check.ok) throw new ServiceError(ErrorCode.InvalidParSheet, { details: check.details });
     const record = await insertParSheet(deps.db, partner, check.sheet, raw);
     return c.json(presentParSheet(record), 201);
   },
@@ -85,7 +92,7 @@ parSheetsRouter.openapi(
     request: { params: ParSheetParams },
     responses: {
       200: jsonResponse(ParSheetWithDocumentSchema, "The sheet"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4205"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.ParSheetNotFound),
     },
   }),
   async (c) => {

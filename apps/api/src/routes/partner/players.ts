@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ServiceError } from "@outcomes/core";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import { countPlayerVoids, findPlayer, listPlayerSpins, type PlayerRecord } from "@outcomes/db";
 import { PlayerSchema, presentPlayer, presentStoredSpin, SpinResultSchema } from "@outcomes/records";
 import type { Context } from "hono";
@@ -26,7 +26,7 @@ const getPlayerRoute = createRoute({
   request: { params: PlayerParams },
   responses: {
     200: jsonResponse(PlayerSchema, "The player's balance and totals"),
-    ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4204"),
+    ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.PlayerNotFound),
   },
 });
 
@@ -39,15 +39,15 @@ const listSpinsRoute = createRoute({
   request: { params: PlayerParams, query: PageQuery },
   responses: {
     200: jsonResponse(PlayerSpins, "One page of spins, each as the spin endpoint answered it"),
-    ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4204"),
+    ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.PlayerNotFound),
   },
 });
 
 async function requirePlayer(c: Context<AppEnv>, playerId: string): Promise<PlayerRecord> {
   // An id no spin could have created names no player (and U+0000 must not reach Postgres).
-  if (!PLAYER_ID_PATTERN.test(playerId)) throw new ServiceError("KS-4204");
+  if (!PLAYER_ID_PATTERN.test(playerId)) throw new ServiceError(ErrorCode.PlayerNotFound);
   const player = await findPlayer(c.var.deps.db, c.var.partner, playerId);
-  if (!player) throw new ServiceError("KS-4204");
+  if (!player) throw new ServiceError(ErrorCode.PlayerNotFound);
   return player;
 }
 

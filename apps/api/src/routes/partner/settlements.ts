@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DISPUTE_REASON_MAX_LENGTH } from "@outcomes/core";
+import { DISPUTE_REASON_MAX_LENGTH, ErrorCode } from "@outcomes/core";
 import { listSettlementReports, requireSettlementReport, transitionSettlementReport } from "@outcomes/db";
 import { presentSettlementReport, SettlementReportSchema } from "@outcomes/records";
 import type { PartnerAuth } from "../../auth/key-verifier.js";
@@ -26,7 +26,14 @@ const DisputeBody = z
   .openapi("DisputeSettlement");
 
 const tags = ["Settlements"];
-const TRANSITION_ERRORS = [...PARTNER_COMMON_ERRORS, "KS-4105", "KS-4301", "KS-4302", "KS-4303", "KS-4304"] as const;
+const TRANSITION_ERRORS = [
+  ...PARTNER_COMMON_ERRORS,
+  ErrorCode.InvalidDate,
+  ErrorCode.ReportNotFound,
+  ErrorCode.ReportAcknowledged,
+  ErrorCode.ReportDisputed,
+  ErrorCode.ReportStatusConflict,
+] as const;
 
 export const settlementsRouter = createRouter();
 
@@ -53,7 +60,7 @@ settlementsRouter.openapi(
     request: { params: ReportDateParams },
     responses: {
       200: jsonResponse(SettlementReportSchema, "The report"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4105", "KS-4301"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidDate, ErrorCode.ReportNotFound),
     },
   }),
   async (c) => {
@@ -97,7 +104,7 @@ settlementsRouter.openapi(
     },
     responses: {
       200: jsonResponse(SettlementReportSchema, "The disputed report"),
-      ...errorResponses(...TRANSITION_ERRORS, "KS-4101", "KS-4102"),
+      ...errorResponses(...TRANSITION_ERRORS, ErrorCode.InvalidRequest, ErrorCode.RequiredFieldMissing),
     },
   }),
   async (c) => {

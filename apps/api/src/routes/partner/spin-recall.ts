@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { couldBeId, type EventType, ServiceError } from "@outcomes/core";
+import { couldBeId, ErrorCode, type EventType, ServiceError } from "@outcomes/core";
 import { findSpinVoid, requireOwnSpin, voidSpin } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
 import { presentStoredSpin, presentVoid, type SpinResultBody, SpinResultSchema } from "@outcomes/records";
@@ -24,14 +24,14 @@ export const voidsOn = (deps: AppDeps) => deps.rollout.finished(VOIDS_RELEASE);
 export async function refuseUnreleasedEvents(deps: AppDeps, events: readonly EventType[]): Promise<void> {
   const at = events.indexOf("spin.voided");
   if (at === -1 || (await voidsOn(deps))) return;
-  throw new ServiceError("KS-4107", {
+  throw new ServiceError(ErrorCode.InvalidWebhookEvents, {
     details: [{ path: `events[${at}]`, message: "spin.voided is available once the rollout has finished" }],
   });
 }
 
 /** Ahead of the body's validation: until voids are on, these routes answer as unknown ones do. */
 const voidsReleased: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!(await voidsOn(c.var.deps))) throw new ServiceError("KS-4215");
+  if (!(await voidsOn(c.var.deps))) throw new ServiceError(ErrorCode.NotFound);
   await next();
 };
 
@@ -75,7 +75,7 @@ const tags = ["Spins"];
 
 function ownSpinId(spinId: string): string {
   // Text no id of ours has names nothing stored (and U+0000 must not reach Postgres).
-  if (!couldBeId(spinId)) throw new ServiceError("KS-4215", { message: "Spin not found" });
+  if (!couldBeId(spinId)) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
   return spinId;
 }
 
@@ -96,7 +96,7 @@ spinRecallRouter.openapi(
     request: { params: SpinParams },
     responses: {
       200: jsonResponse(SpinResultSchema, "The spin"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4215"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.NotFound),
     },
   }),
   async (c) => {
@@ -131,14 +131,23 @@ spinRecallRouter.openapi(
     },
     responses: {
       200: jsonResponse(SpinResultSchema, "The spin, with `voided: {voidedAt, reason}`"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4103", "KS-4215", "KS-4217"),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.WagerOutOfRange,
+        ErrorCode.NotFound,
+        ErrorCode.SpinNotVoidable,
+      ),
     },
   }),
   async (c) => {
     const spinId = ownSpinId(c.req.valid("param").spinId);
     const reason = c.req.valid("json").reason.trim();
     if (reason === "") {
-      throw new ServiceError("KS-4102", { details: [{ path: "reason", message: "A void needs a reason" }] });
+      throw new ServiceError(ErrorCode.RequiredFieldMissing, {
+        details: [{ path: "reason", message: "A void needs a reason" }],
+      });
     }
     const { deps } = c.var;
     const voided = await voidSpin(deps.db, c.var.partner, spinId, {

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ErrorCode } from "@outcomes/core";
 import { SpinResultSchema } from "@outcomes/records";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { refusal } from "../../ratelimit/index.js";
@@ -68,15 +69,15 @@ export const spinRoute = createRoute({
   responses: {
     200: jsonResponse(SpinResultSchema, "The spin's outcome, presentation and the player's balance"),
     ...errorResponses(
-      ...PARTNER_COMMON_ERRORS.filter((code) => code !== "KS-4292"),
-      "KS-4006",
-      "KS-4101",
-      "KS-4102",
-      "KS-4103",
-      "KS-4202",
-      "KS-4203",
-      "KS-4291",
-      "KS-5003",
+      ...PARTNER_COMMON_ERRORS.filter((code) => code !== ErrorCode.RateLimited),
+      ErrorCode.GameNotOwned,
+      ErrorCode.InvalidRequest,
+      ErrorCode.RequiredFieldMissing,
+      ErrorCode.WagerOutOfRange,
+      ErrorCode.GameInactive,
+      ErrorCode.OutcomeQueueEmpty,
+      ErrorCode.SpinRateLimited,
+      ErrorCode.SpinFailed,
     ),
   },
 });

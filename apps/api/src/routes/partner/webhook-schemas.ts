@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import {
   checkWebhookUrl,
   type Environment,
+  ErrorCode,
   EVENT_TYPES,
   type HostResolver,
   ServiceError,
@@ -65,8 +66,10 @@ export function registrationHook(
   const details = (issues: ZodError["issues"]) =>
     issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
   if (body && !absent(body.url) && !absent(body.events)) {
-    if (fault("url").length > 0) throw new ServiceError("KS-4106", { details: details(fault("url")) });
-    if (fault("events").length > 0) throw new ServiceError("KS-4107", { details: details(fault("events")) });
+    if (fault("url").length > 0)
+      throw new ServiceError(ErrorCode.InvalidWebhookUrl, { details: details(fault("url")) });
+    if (fault("events").length > 0)
+      throw new ServiceError(ErrorCode.InvalidWebhookEvents, { details: details(fault("events")) });
   }
   throw validationError(result.error, input, result.target);
 }
@@ -82,9 +85,10 @@ export async function assertWebhookUrl(
   resolver: HostResolver = systemResolver,
 ): Promise<void> {
   const check = checkWebhookUrl(url, environment);
-  if (!check.ok) throw new ServiceError("KS-4106", { details: [{ path: "url", message: check.reason }] });
+  if (!check.ok)
+    throw new ServiceError(ErrorCode.InvalidWebhookUrl, { details: [{ path: "url", message: check.reason }] });
   if (check.literal || check.allowLoopback) return;
   const addresses = await resolveWithin(resolver, check.host, REGISTRATION_DNS_TIMEOUT_MS);
   const refusal = addresses && vetAddresses(check.host, addresses, false);
-  if (refusal) throw new ServiceError("KS-4106", { details: [{ path: "url", message: refusal }] });
+  if (refusal) throw new ServiceError(ErrorCode.InvalidWebhookUrl, { details: [{ path: "url", message: refusal }] });
 }

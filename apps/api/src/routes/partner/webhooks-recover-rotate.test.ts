@@ -1,10 +1,13 @@
-import { replayFailedDeliveries, rotateWebhookSecret, webhookDeliveries, webhooks } from "@outcomes/db";
+import { rotateWebhookSecret, webhookDeliveries, webhookRecoveries, webhooks } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { deliveryRow, webhookWithDeliveries } from "@outcomes/testkit/deliveries";
-import { eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-/** POST /webhooks/{id}/recover and /rotate-secret (CONTRACT §11); no webhooks worker runs here. */
+/**
+ * POST /webhooks/{id}/recover and /rotate-secret (CONTRACT §11): the API's side. No webhooks worker
+ * runs here; what the recover job does is tested beside it (apps/worker/src/webhooks/recovery*.test.ts).
+ */
 let api: TestApi;
 beforeAll(async () => {
   api = await startTestApi();
@@ -23,13 +26,16 @@ const rotate = (apiKey: string, webhookId: string, json?: unknown) =>
 async function deliveriesOf(webhookId: string) {
   return api.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId));
 }
+async function recoveriesOf(webhookId: string) {
+  return api.database.db.select().from(webhookRecoveries).where(eq(webhookRecoveries.webhookId, webhookId));
+}
 async function storedSecrets(webhookId: string) {
   const [row] = await api.database.db.select().from(webhooks).where(eq(webhooks.id, webhookId));
   return row!;
 }
 
 describe("POST /webhooks/{webhookId}/recover", () => {
-  it("queues a new delivery of the same event for each delivery that failed since `since`, once", async () => {
+  it("answers 202 at once with the failed deliveries since `since` it will deliver again, and queues their job", async () => {
     const world = await webhookWithDeliveries(api, ["failed", "failed", "succeeded", "pending", "failed", "failed"]);
     const [beforeSince, failed, , , newestFailed, redelivered] = world.deliveryIds;
     // The partner already redelivered the last one: it is being delivered, not lost.
@@ -41,39 +47,26 @@ describe("POST /webhooks/{webhookId}/recover", () => {
 
     const first = await recover(world.apiKey, world.webhookId, { since });
     expect([first.status, first.body]).toEqual([202, { recovered: 2 }]);
-    const made = (await deliveriesOf(world.webhookId)).filter(
-      (row) => row.redeliveryOf === failed || row.redeliveryOf === newestFailed,
-    );
-    expect(made).toHaveLength(2);
-    for (const copy of made) {
-      const original = (await deliveryRow(api, copy.redeliveryOf!))!;
-      expect(copy).toMatchObject({ eventId: original.eventId, body: original.body, status: "pending", attempts: 0 });
-      expect(copy.id).not.toBe(original.id);
-      const job = await api.deps.producers.queues.webhooks.getJob(copy.id);
-      expect([job?.name, job?.data]).toEqual(["webhook.deliver", { deliveryId: copy.id }]);
-    }
-    const listed = await api.request(`${WEBHOOKS}/${world.webhookId}/deliveries`, { apiKey: world.apiKey });
-    expect(listed.body.total).toBe(9);
+    // The worker makes the new deliveries (apps/worker/src/webhooks/recovery.test.ts): none yet.
+    expect(await deliveriesOf(world.webhookId)).toHaveLength(7);
+    const [recovery, ...others] = await recoveriesOf(world.webhookId);
+    expect(others).toEqual([]);
+    expect(recovery).toMatchObject({ counted: 2, redelivered: 0, status: "running", cursorId: null });
+    expect(recovery!.since.toISOString()).toBe(since);
+    const job = await api.deps.producers.queues["webhook-recovery"].getJob(recovery!.id);
+    expect([job?.name, job?.data]).toEqual(["webhook.recover", { recoveryId: recovery!.id }]);
 
-    // Again: nothing left to recover; the delivery before `since` stays failed and alone.
+    // Again: the running recovery covers them, so nothing is counted twice or queued again.
     expect((await recover(world.apiKey, world.webhookId, { since })).body).toEqual({ recovered: 0 });
-    const all = await deliveriesOf(world.webhookId);
-    expect(all.filter((row) => row.redeliveryOf === beforeSince)).toEqual([]);
-
-    // A recovered delivery that fails in its turn is recovered again, as a delivery of its own.
-    await api.database.db
-      .update(webhookDeliveries)
-      .set({ status: "failed", attempts: 5, completedAt: new Date() })
-      .where(
-        inArray(
-          webhookDeliveries.id,
-          made.map((copy) => copy.id),
-        ),
-      );
-    expect((await recover(world.apiKey, world.webhookId, { since })).body).toEqual({ recovered: 2 });
-    // `since` 30 days back takes the oldest too.
+    expect(await recoveriesOf(world.webhookId)).toHaveLength(1);
+    // `since` 30 days back adds only the one before `since`, to a recovery of its own.
     const monthAgo = new Date(Date.now() - 30 * DAY_MS).toISOString();
     expect((await recover(world.apiKey, world.webhookId, { since: monthAgo })).body).toEqual({ recovered: 1 });
+    expect((await recoveriesOf(world.webhookId)).map((row) => row.counted).sort()).toEqual([1, 2]);
+    // The API wrote no delivery: the originals stay as they were.
+    expect(await deliveriesOf(world.webhookId)).toHaveLength(7);
+    expect((await deliveryRow(api, beforeSince!))!.status).toBe("failed");
+    expect((await deliveryRow(api, newestFailed!))!.status).toBe("failed");
   });
 
   it("refuses a missing, malformed or too old `since` and unknown fields, changing nothing", async () => {
@@ -93,47 +86,29 @@ describe("POST /webhooks/{webhookId}/recover", () => {
       expect([response.status, response.body.errorCode], JSON.stringify(body)).toEqual([400, code]);
     }
     expect(await deliveriesOf(world.webhookId)).toHaveLength(1);
+    expect(await recoveriesOf(world.webhookId)).toEqual([]);
   });
 
-  it("recovers each failed delivery exactly once under concurrent recovers and operator replays", async () => {
+  it("counts each failed delivery once under concurrent recovers", async () => {
     const world = await webhookWithDeliveries(api, Array(40).fill("failed"));
     const since = new Date(Date.now() - DAY_MS).toISOString();
-    // 24 partner calls on a 10-connection pool, and 3 operator bulk replays beside them.
-    const [recovered, replayed] = await Promise.all([
-      Promise.all(Array.from({ length: 24 }, () => recover(world.apiKey, world.webhookId, { since }))),
-      Promise.all(
-        Array.from({ length: 3 }, () => replayFailedDeliveries(api.database.db, { webhookId: world.webhookId })),
-      ),
-    ]);
+    // 24 partner calls on a 10-connection pool: they take turns, and each counts what the ones before left.
+    const recovered = await Promise.all(
+      Array.from({ length: 24 }, () => recover(world.apiKey, world.webhookId, { since })),
+    );
     expect(recovered.every((response) => response.status === 202)).toBe(true);
-    const total =
-      recovered.reduce((sum, response) => sum + response.body.recovered, 0) +
-      replayed.reduce((sum, run) => sum + run.replayed.length, 0);
-    expect(total).toBe(40);
-    const copies = (await deliveriesOf(world.webhookId)).filter((row) => row.redeliveryOf !== null);
-    expect(new Set(copies.map((row) => row.redeliveryOf)).size).toBe(40);
-    expect(copies).toHaveLength(40);
+    expect(recovered.reduce((sum, response) => sum + response.body.recovered, 0)).toBe(40);
+    expect((await recoveriesOf(world.webhookId)).map((row) => row.counted)).toEqual([40]);
   });
 
-  it("leaves nothing open on a webhook deleted while recovering", async () => {
+  it("records nothing when there is nothing to recover", async () => {
+    const world = await webhookWithDeliveries(api, ["succeeded", "pending"]);
     const since = new Date(Date.now() - DAY_MS).toISOString();
-    // Several races side by side, so the two cross in some of them.
-    const worlds = await Promise.all(
-      Array.from({ length: 8 }, () => webhookWithDeliveries(api, Array(10).fill("failed"))),
-    );
-    await Promise.all(
-      worlds.map(async (world) => {
-        const [recovered, deleted] = await Promise.all([
-          recover(world.apiKey, world.webhookId, { since }),
-          api.request(`${WEBHOOKS}/${world.webhookId}`, { method: "DELETE", apiKey: world.apiKey }),
-        ]);
-        expect(deleted.status).toBe(200);
-        // Either recovered first (then the delete closed the copies) or refused after the delete.
-        expect([202, 404]).toContain(recovered.status);
-        const open = (await deliveriesOf(world.webhookId)).filter((row) => row.status !== "failed");
-        expect(open).toEqual([]);
-      }),
-    );
+    const queue = api.deps.producers.queues["webhook-recovery"];
+    const queued = await queue.getWaitingCount();
+    expect((await recover(world.apiKey, world.webhookId, { since })).body).toEqual({ recovered: 0 });
+    expect(await recoveriesOf(world.webhookId)).toEqual([]);
+    expect(await queue.getWaitingCount()).toBe(queued);
   });
 });
 

@@ -1,15 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ErrorCode } from "@outcomes/core";
 import {
   createRedelivery,
   createWebhook,
   deleteWebhook,
   listDeliveries,
   listWebhooks,
-  recoverFailedDeliveries,
+  requestRecovery,
   requireOwnWebhook,
   rotateWebhookSecret,
 } from "@outcomes/db";
-import { enqueueDeliveries } from "@outcomes/queue";
+import { enqueueDeliveries, enqueueRecovery } from "@outcomes/queue";
 import {
   DeliverySchema,
   presentDelivery,
@@ -33,7 +34,7 @@ import {
 } from "./webhook-schemas.js";
 
 const tags = ["Webhooks"];
-const OWNERSHIP_ERRORS = ["KS-4206", "KS-4207"] as const;
+const OWNERSHIP_ERRORS = [ErrorCode.WebhookNotFound, ErrorCode.WebhookNotOwned] as const;
 
 const DAY_MS = 86_400_000;
 const RECOVER_WINDOW_DAYS = 30;
@@ -67,7 +68,12 @@ const recoverExample = {
 };
 
 const Recovery = z
-  .object({ recovered: z.number().int().openapi({ description: "New deliveries queued", example: 12 }) })
+  .object({
+    recovered: z.number().int().openapi({
+      description: "Failed deliveries counted for a new delivery; the worker makes them after the answer",
+      example: 12,
+    }),
+  })
   .openapi("WebhookRecovery");
 
 const MAX_OVERLAP_SECONDS = 604_800;
@@ -112,6 +118,15 @@ async function queueNewDeliveries(deps: AppDeps, deliveryIds: string[]): Promise
   }
 }
 
+/** After the commit, likewise: the recovery's row is the record, and the reconciler queues its job if this did not. */
+async function queueRecovery(deps: AppDeps, recoveryId: string): Promise<void> {
+  try {
+    await enqueueRecovery(deps.producers, recoveryId);
+  } catch (error) {
+    deps.logger.warn({ err: error, recoveryId }, "recovery not queued; the reconciler will");
+  }
+}
+
 webhooksRouter.openapi(
   createRoute({
     method: "post",
@@ -130,7 +145,13 @@ webhooksRouter.openapi(
     },
     responses: {
       201: jsonResponse(RegisteredWebhookSchema, "The webhook, with its signing secret"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", "KS-4106", "KS-4107"),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.InvalidWebhookUrl,
+        ErrorCode.InvalidWebhookEvents,
+      ),
     },
   }),
   async (c) => {
@@ -206,7 +227,7 @@ webhooksRouter.openapi(
     request: { params: DeliveryParams },
     responses: {
       202: jsonResponse(DeliverySchema, "The new delivery, queued"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4215", ...OWNERSHIP_ERRORS),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.NotFound, ...OWNERSHIP_ERRORS),
     },
   }),
   async (c) => {
@@ -228,23 +249,32 @@ webhooksRouter.openapi(
     summary: "Deliver again every event whose delivery failed since a given time",
     description:
       "Each delivery of this webhook that ended `failed` and was created at or after `since` gets a new " +
-      "delivery of the same event (same event id and body bytes, a new delivery id, attempts from 1). A " +
+      "delivery of the same event (same event id and body bytes, a new delivery id, attempts from 1). The " +
+      "answer comes at once and counts them; a worker then makes the new deliveries, a few thousand per " +
+      "transaction, and queues each, so a long outage's backlog takes seconds to minutes to appear in the " +
+      "deliveries list. Deliveries that fail after this call are not included: call it again for them. A " +
       "failed delivery already delivered again (by an earlier recover, a redeliver or an operator's " +
-      "replay) is skipped, so calling this twice, even at once, sends nothing twice. A deleted webhook " +
-      "is 404 KS-4206.",
+      "replay), or left to an earlier recover still running, is not counted and gets nothing more, so " +
+      "calling this twice, even at once, sends nothing twice (the second answer counts only what the " +
+      "first did not). A deleted webhook is 404 KS-4206; deleting the webhook stops a running recover.",
     request: { params: WebhookParams, body: jsonBody(RecoverBody, recoverExample) },
     responses: {
-      202: jsonResponse(Recovery, "How many deliveries were queued"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", ...OWNERSHIP_ERRORS),
+      202: jsonResponse(Recovery, "How many failed deliveries will be delivered again"),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ...OWNERSHIP_ERRORS,
+      ),
     },
   }),
   async (c) => {
     const { deps, partner } = c.var;
     const { webhookId } = c.req.valid("param");
     const since = new Date(c.req.valid("json").since);
-    const deliveryIds = await recoverFailedDeliveries(deps.db, partner, webhookId, since);
-    await queueNewDeliveries(deps, deliveryIds);
-    return c.json({ recovered: deliveryIds.length }, 202);
+    const { recoveryId, counted } = await requestRecovery(deps.db, partner, webhookId, since);
+    if (recoveryId) await queueRecovery(deps, recoveryId);
+    return c.json({ recovered: counted }, 202);
   },
 );
 
@@ -266,7 +296,12 @@ webhooksRouter.openapi(
     },
     responses: {
       200: jsonResponse(RotatedSecret, "The new secret"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, "KS-4101", "KS-4102", ...OWNERSHIP_ERRORS),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ...OWNERSHIP_ERRORS,
+      ),
     },
   }),
   async (c) => {

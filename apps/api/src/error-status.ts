@@ -1,0 +1,58 @@
+import { ErrorCode } from "@outcomes/core";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/** The HTTP status of each error code (the specification's table); the wire's codes never change status. */
+export const ERROR_STATUS = {
+  [ErrorCode.MissingApiKey]: 401,
+  [ErrorCode.InvalidApiKey]: 401,
+  [ErrorCode.ApiKeyRevoked]: 401,
+  [ErrorCode.ApiKeyExpired]: 401,
+  [ErrorCode.PartnerDeactivated]: 401,
+  [ErrorCode.GameNotOwned]: 403,
+  [ErrorCode.InvalidRequest]: 400,
+  [ErrorCode.RequiredFieldMissing]: 400,
+  [ErrorCode.WagerOutOfRange]: 400,
+  [ErrorCode.InvalidParSheet]: 400,
+  [ErrorCode.InvalidDate]: 400,
+  [ErrorCode.InvalidWebhookUrl]: 400,
+  [ErrorCode.InvalidWebhookEvents]: 400,
+  [ErrorCode.GameNameTaken]: 409,
+  [ErrorCode.WagerBoundsInverted]: 400,
+  [ErrorCode.GameNotFound]: 404,
+  [ErrorCode.GameInactive]: 400,
+  [ErrorCode.OutcomeQueueEmpty]: 503,
+  [ErrorCode.PlayerNotFound]: 404,
+  [ErrorCode.ParSheetNotFound]: 404,
+  [ErrorCode.WebhookNotFound]: 404,
+  [ErrorCode.WebhookNotOwned]: 403,
+  [ErrorCode.ParSheetNotActive]: 400,
+  [ErrorCode.PartnerNotFound]: 404,
+  [ErrorCode.PartnerInactive]: 403,
+  [ErrorCode.PartnerSlugTaken]: 409,
+  [ErrorCode.ApiKeyNotFound]: 404,
+  [ErrorCode.ApiKeyNotOwned]: 403,
+  [ErrorCode.NoGamesRegistered]: 404,
+  [ErrorCode.NotFound]: 404,
+  [ErrorCode.BlockNotRevealed]: 409,
+  [ErrorCode.SpinNotVoidable]: 409,
+  [ErrorCode.ReportNotFound]: 404,
+  [ErrorCode.ReportAcknowledged]: 409,
+  [ErrorCode.ReportDisputed]: 409,
+  [ErrorCode.ReportStatusConflict]: 409,
+  [ErrorCode.SpinRateLimited]: 429,
+  [ErrorCode.RateLimited]: 429,
+  [ErrorCode.Internal]: 500,
+  [ErrorCode.Maintenance]: 503,
+  [ErrorCode.SpinFailed]: 500,
+  [ErrorCode.AuthStoreFailed]: 500,
+  [ErrorCode.GameRegistrationFailed]: 500,
+  [ErrorCode.ParSheetUploadFailed]: 500,
+  [ErrorCode.PartnerCreationFailed]: 500,
+  [ErrorCode.KeyIssueFailed]: 500,
+  [ErrorCode.ReportGenerationFailed]: 500,
+  [ErrorCode.PlayerResolutionFailed]: 500,
+} as const satisfies Record<ErrorCode, ContentfulStatusCode>;
+
+export function errorStatus(code: ErrorCode): ContentfulStatusCode {
+  return ERROR_STATUS[code];
+}
