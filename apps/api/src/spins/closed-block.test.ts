@@ -2,7 +2,7 @@ import { spinOutcomes } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { addBlock, createGame, type FixtureGame, spin, waitForLockWaiters } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * An outcome of a closed block (its unused entries retired, its seed about to be shown) is never

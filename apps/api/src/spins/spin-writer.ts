@@ -108,7 +108,7 @@ export async function writeSpinBatch(sql: SqlPool, plans: readonly SpinPlan[]): 
   if (!plans.some((plan) => plan.needsTransaction || plan.key)) return recordBatch(sql, plans);
   return sql.begin(async (tx) => {
     const answers = await answeredByKeys(tx, plans);
-    const toWrite = plans.flatMap((plan, i) => (answers[i] === undefined ? [i] : []));
+    const toWrite = plans.flatMap((_, i) => (answers[i] === undefined ? [i] : []));
     const written = await recordBatch(
       tx,
       toWrite.map((i) => plans[i]!),
