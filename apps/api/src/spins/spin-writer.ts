@@ -1,6 +1,5 @@
 import { newId, type Outcome, type OutcomePosition, payoutMicros, presentationOf } from "@outcomes/core";
 import {
-  drizzleTransactionOn,
   findRecordedSpin,
   insertEvents,
   markBlocksProgress,
@@ -135,7 +134,7 @@ export async function committedWrite(sql: SqlPool, plan: SpinPlan): Promise<Writ
 
 /**
  * The spin and everything that goes with it, in the caller's transaction. The rare extras (a large
- * win, a block's first or last outcome) go through the drizzle repositories on the same transaction.
+ * win, a block's first or last outcome) are repository statements on the same transaction.
  */
 export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<WrittenSpin> {
   const written = writtenOrUnusable(plan, await recordSpin(tx, plan.spin));
@@ -153,14 +152,13 @@ export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<Wri
  * rolls the batch back and SpinBatcher runs it again.
  */
 async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; written: WrittenSpin }[]): Promise<void> {
-  const txDb = drizzleTransactionOn(tx);
   const events: NewEvent[] = spins
     .filter(({ plan }) => plan.largeWin)
     .map(({ plan, written }) => largeWinEvent(plan, written.body));
   const boundaries = spins.filter(({ plan }) => plan.blockBoundary !== null);
   if (boundaries.length > 0) {
     const progress = await markBlocksProgress(
-      txDb,
+      tx,
       boundaries.map(({ plan }) => plan.blockBoundary!),
       { minReadyBlocks: boundaries[0]!.plan.minReadyBlocks },
     );
@@ -170,7 +168,7 @@ async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; writte
       written.generationNeeded = enqueueGeneration;
     }
   }
-  await insertEvents(txDb, events);
+  await insertEvents(tx, events);
 }
 
 function largeWinEvent(plan: SpinPlan, body: SpinResultBody): NewEvent {
