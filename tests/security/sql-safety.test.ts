@@ -15,6 +15,11 @@ const ALLOWED: Array<{ file: string; contains: string; why: string }> = [
     why: "CREATE DATABASE takes no parameters; the name comes from DATABASE_URL (operator config) and is quoted",
   },
   {
+    file: "packages/db/src/migrate.ts",
+    contains: "unsafe(statement)",
+    why: "the statements of the migration files under drizzle/, shipped with the code, run as they are written",
+  },
+  {
     file: "packages/db/src/client.ts",
     contains: "target.unsafe(...args)",
     why: "the pool's acquire-timeout wrapper passes every caller's unsafe() through unchanged",
