@@ -1,5 +1,5 @@
 import type { Environment } from "@outcomes/core";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { blocks } from "../schema/blocks.js";
 import { games } from "../schema/games.js";
@@ -209,4 +209,20 @@ export async function reserveFigures(db: Executor, gameId: number): Promise<Rese
     lastSequence: row?.last_sequence ?? 0,
     lowReserveArmed: row?.armed ?? false,
   };
+}
+
+/** Every game with its number of ready blocks (the API's reserve gauge, read at scrape time). */
+export async function readyBlocksOfEveryGame(
+  db: Executor,
+): Promise<{ id: number; partnerId: string; environment: Environment; readyBlocks: number }[]> {
+  return db
+    .select({
+      id: games.id,
+      partnerId: games.partnerId,
+      environment: games.environment,
+      readyBlocks: sql<number>`(count(${blocks.id}) filter (where ${blocks.status} = 'ready'))::int`,
+    })
+    .from(games)
+    .leftJoin(blocks, eq(blocks.gameId, games.id))
+    .groupBy(games.id);
 }

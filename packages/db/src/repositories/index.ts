@@ -11,6 +11,7 @@ export * from "./events.js";
 export * from "./fairness.js";
 export * from "./games.js";
 export * from "./idempotency-keys.js";
+export * from "./key-expiry-notices.js";
 export * from "./locked-transaction.js";
 export * from "./paging.js";
 export * from "./par-sheets.js";
