@@ -76,24 +76,6 @@ export async function markBlocksProgress(
   return progress;
 }
 
-/** A block's size and the head of its entries, which holds its whole header. */
-const SIZE_AND_HEAD = "select size, substring(entries from 1 for $2::int) as head from blocks where id = $1";
-
-/**
- * A sealed block's size and the first `headBytes` of its entries; null when no such block was ever
- * sealed. Read on `client`, prepared (the API keeps the answer: a sealed block never changes).
- */
-export async function blockSizeAndHead(
-  client: SqlClient,
-  blockId: number,
-  headBytes: number,
-): Promise<{ size: number; head: Buffer } | null> {
-  const [row] = await client.unsafe<{ size: number; head: Buffer }[]>(SIZE_AND_HEAD, [blockId, headBytes], {
-    prepare: true,
-  });
-  return row ?? null;
-}
-
 async function markBlock(
   tx: Queryable,
   outcome: { blockId: number; index: number },
@@ -225,4 +207,22 @@ export async function readyBlocksOfEveryGame(
     .from(games)
     .leftJoin(blocks, eq(blocks.gameId, games.id))
     .groupBy(games.id);
+}
+
+/** A block's size and the head of its entries, which holds its whole header. */
+const SIZE_AND_HEAD = "select size, substring(entries from 1 for $2::int) as head from blocks where id = $1";
+
+/**
+ * A sealed block's size and the first `headBytes` of its entries; null when no such block was ever
+ * sealed. Read on `client`, prepared (the API keeps the answer: a sealed block never changes).
+ */
+export async function blockSizeAndHead(
+  client: SqlClient,
+  blockId: number,
+  headBytes: number,
+): Promise<{ size: number; head: Buffer } | null> {
+  const [row] = await client.unsafe<{ size: number; head: Buffer }[]>(SIZE_AND_HEAD, [blockId, headBytes], {
+    prepare: true,
+  });
+  return row ?? null;
 }
