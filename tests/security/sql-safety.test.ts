@@ -24,6 +24,11 @@ const ALLOWED: Array<{ file: string; contains: string; why: string }> = [
     contains: "target.unsafe(...args)",
     why: "the pool's acquire-timeout wrapper passes every caller's unsafe() through unchanged",
   },
+  {
+    file: "packages/db/src/repositories/sql-client.ts",
+    contains: "on.unsafe<",
+    why: "rowsOf runs the text drizzle renders from a sql`…` template, whose values are all parameters (drizzle's own execute does the same)",
+  },
 ];
 
 function calleeName(call: ts.CallExpression): { object: string | null; method: string } | null {

@@ -1,6 +1,5 @@
 import { newId, type Outcome, type OutcomePosition, payoutMicros, presentationOf } from "@outcomes/core";
 import {
-  drizzleTransactionOn,
   findRecordedSpin,
   insertEvents,
   lockAndFindIdempotencyRecords,
@@ -188,14 +187,13 @@ export async function committedWrite(sql: SqlPool, plan: SpinPlan): Promise<Writ
  * rolls the batch back and SpinBatcher runs it again.
  */
 async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; written: WrittenSpin }[]): Promise<void> {
-  const txDb = drizzleTransactionOn(tx);
   const events: NewEvent[] = spins
     .filter(({ plan }) => plan.largeWin)
     .map(({ plan, written }) => largeWinEvent(plan, written.body));
   const boundaries = spins.filter(({ plan }) => plan.blockBoundary !== null);
   if (boundaries.length > 0) {
     const progress = await markBlocksProgress(
-      txDb,
+      tx,
       boundaries.map(({ plan }) => plan.blockBoundary!),
       { minReadyBlocks: boundaries[0]!.plan.minReadyBlocks },
     );
@@ -205,7 +203,7 @@ async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; writte
       written.generationNeeded = enqueueGeneration;
     }
   }
-  await insertEvents(txDb, events);
+  await insertEvents(tx, events);
 }
 
 function largeWinEvent(plan: SpinPlan, body: SpinResultBody): NewEvent {
