@@ -15,9 +15,10 @@ import type postgres from "postgres";
 import { BENCH_PARTNER_SLUG, benchDatabaseUrl, dropDatabase, seconds, seedSpins } from "./seed-spins.js";
 
 /**
- * `npx tsx scripts/bench-settlement.ts [--rows 10000000] [--runs 5] [--keep-seed] [--reuse]`
+ * `npx tsx scripts/bench-settlement.ts [--rows 10000000] [--runs 5] [--void-every 100] [--keep-seed] [--reuse]`
  *
- * Seeds `--rows` spins of one partner on one UTC day (scripts/seed-spins.ts), then times the
+ * Seeds `--rows` spins of one partner on one UTC day (scripts/seed-spins.ts), one in `--void-every`
+ * of them voided 10 minutes later, then times the
  * generation of that day's report exactly as the worker and the operator route run it
  * (`generateSettlementReport`: aggregate, upsert under the row lock, event), twice over:
  *
@@ -39,6 +40,7 @@ const { values } = parseArgs({
     "database-url": { type: "string" },
     rows: { type: "string", default: "10000000" },
     date: { type: "string", default: "2026-01-15" },
+    "void-every": { type: "string", default: "100" },
     runs: { type: "string", default: "5" },
     "keep-seed": { type: "boolean", default: false },
     reuse: { type: "boolean", default: false },
@@ -65,6 +67,7 @@ if (values.reuse) {
     noiseRows: Math.floor(Number(values.rows) / 10),
     games: 8,
     players: 1000,
+    voidEvery: Number(values["void-every"]),
     log,
   });
   log(`seeded in ${seconds(started)} s`);
@@ -142,12 +145,17 @@ async function verifyFigures(sql: postgres.Sql, key: ReportKey) {
     await tx`set local enable_indexscan = off`;
     await tx`set local enable_indexonlyscan = off`;
     await tx`set local enable_bitmapscan = off`;
-    const [heap] = await tx<[{ spins: string; wagered: string; paid: string }]>`
-      select count(*)::text as spins, sum(wager_micros)::text as wagered, sum(payout_micros)::text as paid
+    const [heap] = await tx<[{ spins: string; wagered: string; paid: string; voids: string }]>`
+      select count(*)::text as spins, sum(wager_micros)::text as wagered, sum(payout_micros)::text as paid,
+        (select count(*) || '/' || coalesce(sum(wager_micros), 0) || '/' || coalesce(sum(payout_micros), 0)
+          from spin_voids where partner_id = ${key.partnerId} and environment = ${key.environment}
+          and voided_at >= ${start.toISOString()}::timestamptz and voided_at < ${end.toISOString()}::timestamptz)
+          as voids
       from spins where partner_id = ${key.partnerId} and environment = ${key.environment}
         and created_at >= ${start.toISOString()}::timestamptz and created_at < ${end.toISOString()}::timestamptz`;
-    const [stored] = await tx<[{ spins: string; wagered: string; paid: string }]>`
-      select total_spins::text as spins, total_wagered_micros::text as wagered, total_paid_micros::text as paid
+    const [stored] = await tx<[{ spins: string; wagered: string; paid: string; voids: string }]>`
+      select total_spins::text as spins, total_wagered_micros::text as wagered, total_paid_micros::text as paid,
+        voided_spins || '/' || voided_wagered_micros || '/' || voided_paid_micros as voids
       from settlement_reports where partner_id = ${key.partnerId} and report_date = ${key.reportDate}`;
     return [heap, stored];
   });

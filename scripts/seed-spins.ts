@@ -5,14 +5,16 @@ import { migrateDatabase } from "@outcomes/db";
 import postgres from "postgres";
 
 /**
- * `npx tsx scripts/seed-spins.ts [--rows 10000000] [--date 2026-01-15] [--noise-rows 1000000]`
+ * `npx tsx scripts/seed-spins.ts [--rows 10000000] [--date 2026-01-15] [--noise-rows 1000000] [--void-every 100]`
  *
  * Creates a throwaway database (`outcomes_bench_settlement` beside DATABASE_URL, or
  * `--database-url`), migrates it, and fills `spins` for one partner's production environment
  * on one UTC day with `INSERT … SELECT generate_series` in chunks (all indexes in place, as in
  * production). Noise rows of another partner the same day and of this partner the days around it
- * make the day a range inside a larger index. Then VACUUM ANALYZE: the visibility map lets the
- * settlement aggregate run as an index-only scan (autovacuum does the same for insert-only tables).
+ * make the day a range inside a larger index. One spin in `--void-every` of the day (default 100)
+ * is voided 10 minutes after it (a row of `spin_voids`; the last ones fall on the next day). Then
+ * VACUUM ANALYZE: the visibility map lets the settlement aggregate run as an index-only scan
+ * (autovacuum does the same for insert-only tables).
  */
 export const BENCH_PARTNER_SLUG = "bench-settlement";
 const BENCH_DATABASE = "outcomes_bench_settlement";
@@ -27,6 +29,8 @@ export interface SeedOptions {
   noiseRows: number;
   games: number;
   players: number;
+  /** One spin of the day in this many is voided (0: none). */
+  voidEvery: number;
   log: (line: string) => void;
 }
 
@@ -66,9 +70,11 @@ export async function seedSpins(options: SeedOptions): Promise<{ partnerId: stri
     await insertSpins(sql, options, { partnerId: noisePartnerId, from: start, rows: noise });
     await insertSpins(sql, options, { partnerId, from: new Date(start.getTime() - DAY_MS), rows: noise });
     await insertSpins(sql, options, { partnerId, from: new Date(start.getTime() + DAY_MS), rows: noise });
+    if (options.voidEvery > 0) await insertVoids(sql, options, partnerId);
     options.log(`inserted in ${seconds(started)} s; vacuum analyze, checkpoint …`);
     const vacuumed = performance.now();
     await sql`vacuum analyze spins`;
+    await sql`vacuum analyze spin_voids`;
     // The day is settled hours after its spins were written: their pages are long flushed by then.
     await sql`checkpoint`;
     options.log(`vacuum analyze and checkpoint in ${seconds(vacuumed)} s`);
@@ -133,6 +139,21 @@ async function insertSpins(
   }
 }
 
+/** Voids of one spin of the day in `voidEvery`, each made 10 minutes after its spin. */
+async function insertVoids(sql: postgres.Sql, options: SeedOptions, partnerId: string) {
+  const { start, end } = utcDayBounds(options.reportDate);
+  const started = performance.now();
+  const inserted = await sql`
+    insert into spin_voids (spin_id, partner_id, environment, game_id, player_id, spin_created_at, block_id,
+      outcome_index, prize_tier, wager_micros, payout_micros, reason, voided_at)
+    select id, partner_id, environment, game_id, player_id, created_at, block_id, outcome_index, prize_tier,
+      wager_micros, payout_micros, 'bench', created_at + interval '10 minutes'
+    from spins
+    where partner_id = ${partnerId} and created_at >= ${start.toISOString()}::timestamptz
+      and created_at < ${end.toISOString()}::timestamptz and outcome_index % ${options.voidEvery}::int = 0`;
+  options.log(`  ${partnerId}: ${inserted.count} voids (${seconds(started)} s)`);
+}
+
 export const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(2);
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
@@ -144,6 +165,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
       "noise-rows": { type: "string", default: "1000000" },
       games: { type: "string", default: "8" },
       players: { type: "string", default: "1000" },
+      "void-every": { type: "string", default: "100" },
     },
   });
   const databaseUrl = values["database-url"] ?? benchDatabaseUrl();
@@ -155,6 +177,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     noiseRows: Number(values["noise-rows"]),
     games: Number(values.games),
     players: Number(values.players),
+    voidEvery: Number(values["void-every"]),
     log: (line) => console.log(line),
   });
   console.log(

@@ -100,6 +100,14 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     ownStatus: 409,
   },
   { method: "get", path: p("/spins/{spinId}/proof"), params: (w) => ({ spinId: w.spinId }), foreign: { kind: "spin" } },
+  { method: "get", path: p("/spins/{spinId}"), params: (w) => ({ spinId: w.spinId }), foreign: { kind: "spin" } },
+  {
+    method: "post",
+    path: p("/spins/{spinId}/void"),
+    params: (w) => ({ spinId: w.spinId }),
+    body: () => ({ reason: "Wallet refused the debit" }),
+    foreign: { kind: "spin" },
+  },
   {
     method: "post",
     path: p("/par-sheets"),

@@ -21,7 +21,7 @@ import { ForcedOutcomes } from "./spins/forced-outcomes.js";
 import { GameCache } from "./spins/game-cache.js";
 import { OutcomeQueue, withGiveBack } from "./spins/outcome-queue.js";
 import { SpinBatcher } from "./spins/spin-batcher.js";
-import { GroupCommitter, KeyedCommitter } from "./spins/spin-committer.js";
+import { GroupCommitter } from "./spins/spin-committer.js";
 import { SpinService } from "./spins/spin-service.js";
 
 /** Postgres connections of one API process. */
@@ -125,8 +125,7 @@ function spinService(deps: Omit<AppDeps, "spins" | "revealedPages">): SpinServic
     blocks: new BlockFactsCache(),
     forced: new ForcedOutcomes(),
     drawBucket: (bucket) => drawOnce(redis, bucket),
-    grouped: new GroupCommitter(sql, batcher),
-    keyed: new KeyedCommitter(sql),
+    committer: new GroupCommitter(sql, batcher),
     hints: {
       eventsWritten: () => void notifyEvents(producers),
       generationNeeded,

@@ -34,6 +34,7 @@ export const ERROR_STATUS = {
   [ErrorCode.NoGamesRegistered]: 404,
   [ErrorCode.NotFound]: 404,
   [ErrorCode.BlockNotRevealed]: 409,
+  [ErrorCode.SpinNotVoidable]: 409,
   [ErrorCode.ReportNotFound]: 404,
   [ErrorCode.ReportAcknowledged]: 409,
   [ErrorCode.ReportDisputed]: 409,

@@ -1,6 +1,6 @@
 import cluster from "node:cluster";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { blocks, games, partitionHorizons } from "@outcomes/db";
+import { partitionHorizons, readyBlocksOfEveryGame } from "@outcomes/db";
 import {
   collectProcessMetrics,
   metrics,
@@ -10,7 +10,6 @@ import {
   observeReserve,
   renderMetrics,
 } from "@outcomes/runtime";
-import { eq, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { clusterMetrics } from "./api-cluster.js";
@@ -40,16 +39,7 @@ export function httpMetrics(): MiddlewareHandler<AppEnv> {
 /** Reads each game's ready blocks from Postgres and its queued outcomes from its Redis list. */
 function readReserve(deps: AppDeps) {
   return async () => {
-    const rows = await deps.db
-      .select({
-        id: games.id,
-        partnerId: games.partnerId,
-        environment: games.environment,
-        readyBlocks: sql<number>`(count(${blocks.id}) filter (where ${blocks.status} = 'ready'))::int`,
-      })
-      .from(games)
-      .leftJoin(blocks, eq(blocks.gameId, games.id))
-      .groupBy(games.id);
+    const rows = await readyBlocksOfEveryGame(deps.db);
     // One LLEN each, not a pipeline: on a cluster the lists are spread over the shards (the client's
     // auto-pipelining still batches them per shard).
     const lengths = await Promise.all(rows.map((row) => deps.redis.llen(deps.keys.outcomeQueue(row))));

@@ -227,6 +227,8 @@ describe("the SDK against the running service", () => {
       client.blocks.get(1, 2),
       client.blocks.entriesPage(1, 2),
       client.spinProof("spn_1"),
+      client.getSpin("spn_1"),
+      client.voidSpin("spn_1", { reason: "wallet refused" }),
       client.players.get("p"),
       client.players.spins("p"),
       client.webhooks.register({ url: "https://x.test", events: ["spin.large_win"] }),

@@ -216,6 +216,8 @@ describe("--help", () => {
     "deliveries",
     "deliveries list",
     "deliveries replay",
+    "spins",
+    "spins get",
   ])("works on %j without touching the services", async (path) => {
     let stdout = "";
     const code = await run([...path.split(" "), "--help"], {

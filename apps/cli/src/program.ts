@@ -11,6 +11,7 @@ import { registerPartnerCommands } from "./commands/partners.js";
 import { registerReleaseCommands } from "./commands/release.js";
 import { registerSettlementCommands } from "./commands/settlements.js";
 import { registerSheetCommands } from "./commands/sheets.js";
+import { registerSpinCommands } from "./commands/spins.js";
 import { CliContext, type CliIo } from "./context.js";
 
 const COMMAND_GROUPS: CommandGroup[] = [
@@ -23,6 +24,7 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerGameCommands,
   registerDeliveryCommands,
   registerReleaseCommands,
+  registerSpinCommands,
 ];
 
 function buildProgram(io: CliIo): Command {

@@ -1,12 +1,13 @@
 import type { Environment } from "./api-key.js";
 import { newId } from "./ids.js";
 
-/** The four event types a webhook can subscribe to (CONTRACT §7). */
+/** The event types a webhook can subscribe to (CONTRACT §7, and `spin.voided` §13). */
 export const EVENT_TYPES = [
   "spin.large_win",
   "settlement.report_ready",
   "block.low_reserve",
   "api_key.expiring",
+  "spin.voided",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -14,6 +14,17 @@ describe("couldBeId", () => {
   });
 });
 
+describe("timeOfId", () => {
+  it("reads back the millisecond an id was made at", () => {
+    const before = Date.now();
+    const time = timeOfId(newId("spn"))!;
+    expect(time).toBeGreaterThanOrEqual(before);
+    expect(time).toBeLessThanOrEqual(Date.now());
+    expect(timeOfId(newId("spn", Date.parse("2026-01-15T23:59:59.999Z")))).toBe(Date.parse("2026-01-15T23:59:59.999Z"));
+    expect(timeOfId("spn_short")).toBeNull();
+  });
+});
+
 describe("parseGameId", () => {
   it("reads a positive int4 and answers anything else with the caller's code", () => {
     expect(parseGameId("1", "KS-4201")).toBe(1);

@@ -23,9 +23,10 @@ function randomChunk(): { bytes: Buffer; start: number } {
 /**
  * Prefixed, time-ordered ids (`spn_…`, `whk_…`): 8 base62 characters of milliseconds, then 14
  * random ones from the CSPRNG. Sorting by id sorts by creation time; index inserts stay local.
+ * `now` is the clock unless the row is dated otherwise (a fixture of another day).
  */
-export function newId(prefix: string): string {
-  let time = Date.now();
+export function newId(prefix: string, now = Date.now()): string {
+  let time = now;
   let head = "";
   for (let i = 0; i < 8; i++) {
     head = BASE62[time % 62] + head;

@@ -125,11 +125,18 @@ describe("report dates", () => {
 });
 
 describe("presentSettlementFigures", () => {
+  const noVoids = { voidedSpins: 0, voidedWageredMicros: 0, voidedPaidMicros: 0 };
+
   it("converts exactly and subtracts in integers", () => {
-    expect(presentSettlementFigures({ totalSpins: 3, totalWageredMicros: 300_000, totalPaidMicros: 100_001 })).toEqual({
+    expect(
+      presentSettlementFigures({ totalSpins: 3, totalWageredMicros: 300_000, totalPaidMicros: 100_001, ...noVoids }),
+    ).toEqual({
       totalSpins: 3,
       totalWageredUsd: 0.3,
       totalPaidUsd: 0.100001,
+      voidedSpins: 0,
+      voidedWageredUsd: 0,
+      voidedPaidUsd: 0,
       netUsd: 0.199999,
       rtp: 100_001 / 300_000,
     });
@@ -140,16 +147,42 @@ describe("presentSettlementFigures", () => {
       totalSpins: 1,
       totalWageredMicros: 1_000_000,
       totalPaidMicros: 25_500_000,
+      ...noVoids,
     });
     expect(view.netUsd).toBe(-24.5);
     expect(view.rtp).toBe(25.5);
   });
 
+  it("takes the day's voids out of the net, not out of the spins, totals or rtp", () => {
+    const view = presentSettlementFigures({
+      totalSpins: 4,
+      totalWageredMicros: 4_000_000,
+      totalPaidMicros: 2_500_000,
+      voidedSpins: 2,
+      voidedWageredMicros: 3_000_001,
+      voidedPaidMicros: 5_000_000,
+    });
+    expect(view).toEqual({
+      totalSpins: 4,
+      totalWageredUsd: 4,
+      totalPaidUsd: 2.5,
+      voidedSpins: 2,
+      voidedWageredUsd: 3.000001,
+      voidedPaidUsd: 5,
+      // (4 − 3.000001) − (2.5 − 5): a void of a win of another day gives its payout back to the partner.
+      netUsd: 3.499999,
+      rtp: 0.625,
+    });
+  });
+
   it("has rtp null when nothing was wagered", () => {
-    expect(presentSettlementFigures({ totalSpins: 0, totalWageredMicros: 0, totalPaidMicros: 0 })).toEqual({
+    expect(presentSettlementFigures({ totalSpins: 0, totalWageredMicros: 0, totalPaidMicros: 0, ...noVoids })).toEqual({
       totalSpins: 0,
       totalWageredUsd: 0,
       totalPaidUsd: 0,
+      voidedSpins: 0,
+      voidedWageredUsd: 0,
+      voidedPaidUsd: 0,
       netUsd: 0,
       rtp: null,
     });

@@ -134,31 +134,46 @@ export function requireSettleableReportDate(value: unknown, now: Date): string {
 
 /** Exact figures in micro-USD, as summed in SQL. */
 export interface SettlementFigures {
+  /** The spins created that UTC day (voided or not). */
   totalSpins: number;
   totalWageredMicros: number;
   totalPaidMicros: number;
+  /** The voids made that UTC day, of spins of any day (CONTRACT §13). */
+  voidedSpins: number;
+  voidedWageredMicros: number;
+  voidedPaidMicros: number;
 }
 
 export interface SettlementFiguresView {
   totalSpins: number;
   totalWageredUsd: number;
   totalPaidUsd: number;
+  voidedSpins: number;
+  voidedWageredUsd: number;
+  voidedPaidUsd: number;
   netUsd: number;
   rtp: number | null;
 }
 
 /**
- * Figures as the API shows them. `netUsd` is wagered − paid (the partner's gross gaming result),
- * subtracted in integers before conversion; `rtp` is paid ÷ wagered as the nearest double (both are
- * exact integers, so the one division is the only rounding), `null` when nothing was wagered.
+ * Figures as the API shows them. `netUsd` is what the partner keeps after the day's voids
+ * (`(wagered − voidedWagered) − (paid − voidedPaid)`), subtracted in integers before conversion;
+ * `rtp` is paid ÷ wagered of the day's spins as the nearest double (both are exact integers, so the
+ * one division is the only rounding), `null` when nothing was wagered.
  */
 export function presentSettlementFigures(figures: SettlementFigures): SettlementFiguresView {
-  const { totalSpins, totalWageredMicros, totalPaidMicros } = figures;
+  const { totalSpins, totalWageredMicros, totalPaidMicros, voidedSpins, voidedWageredMicros, voidedPaidMicros } =
+    figures;
+  const kept = BigInt(totalWageredMicros) - BigInt(voidedWageredMicros);
+  const paid = BigInt(totalPaidMicros) - BigInt(voidedPaidMicros);
   return {
     totalSpins,
     totalWageredUsd: microsToUsd(totalWageredMicros),
     totalPaidUsd: microsToUsd(totalPaidMicros),
-    netUsd: microsToUsd(BigInt(totalWageredMicros) - BigInt(totalPaidMicros)),
+    voidedSpins,
+    voidedWageredUsd: microsToUsd(voidedWageredMicros),
+    voidedPaidUsd: microsToUsd(voidedPaidMicros),
+    netUsd: microsToUsd(kept - paid),
     rtp: totalWageredMicros === 0 ? null : totalPaidMicros / totalWageredMicros,
   };
 }

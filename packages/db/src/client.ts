@@ -146,3 +146,8 @@ function withAcquireTimeout(pool: postgres.Sql, ms: number): postgres.Sql {
     },
   });
 }
+
+/** Resolves once Postgres has answered a query on the handle's pool (the API's readiness check). */
+export async function pingDatabase(db: Database): Promise<void> {
+  await db.execute("select 1");
+}

@@ -105,6 +105,11 @@ export const RevealedEntrySchema = z
     reelSymbols: z.array(z.array(z.string())),
     salt: SaltSchema,
     spinId: z.string().nullable().openapi({ description: "The spin served this entry; null if never served" }),
+    voided: z.boolean().openapi({
+      description:
+        "True when that spin was voided (`POST /spins/{spinId}/void`): the entry stays used, never served again, " +
+        "and its proof still verifies; a void undoes the money, not the draw",
+    }),
   })
   .openapi("RevealedEntry");
 

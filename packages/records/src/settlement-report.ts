@@ -13,11 +13,23 @@ export const ReportDateSchema = z
   });
 
 const figures = {
-  totalSpins: z.number().int().openapi({ example: 1520 }),
+  totalSpins: z.number().int().openapi({ example: 1520, description: "Spins created that UTC day, voided ones too" }),
   totalWageredUsd: z.number().openapi({ example: 1520.5 }),
   totalPaidUsd: z.number().openapi({ example: 1433.25 }),
-  netUsd: z.number().openapi({ example: 87.25, description: "Wagered − paid (may be negative)" }),
-  rtp: z.number().nullable().openapi({ example: 0.942616, description: "Paid ÷ wagered; null when nothing wagered" }),
+  voidedSpins: z
+    .number()
+    .int()
+    .openapi({ example: 2, description: "Voids made that UTC day, of spins of any day (POST /spins/{spinId}/void)" }),
+  voidedWageredUsd: z.number().openapi({ example: 3, description: "The wagers of those voided spins" }),
+  voidedPaidUsd: z.number().openapi({ example: 1.5, description: "The payouts of those voided spins" }),
+  netUsd: z.number().openapi({
+    example: 85.75,
+    description: "(wagered − voidedWagered) − (paid − voidedPaid): what the partner keeps (may be negative)",
+  }),
+  rtp: z
+    .number()
+    .nullable()
+    .openapi({ example: 0.942616, description: "Paid ÷ wagered of the day's spins; null when nothing wagered" }),
 };
 
 export const SettlementGameFiguresSchema = z

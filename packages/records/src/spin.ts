@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CELEBRATIONS, microsToUsd, type OutcomePosition, type Presentation } from "@outcomes/core";
-import type { SpinRecord } from "@outcomes/db";
+import type { SpinVoidFacts, SpinWithVoid } from "@outcomes/db";
 import { TimestampSchema } from "./fields.js";
 
 export const PresentationSchema = z
@@ -22,7 +22,15 @@ export const PresentationSchema = z
   })
   .openapi("Presentation");
 
-/** A spin as the spin endpoint answers it, and as a player's spin list shows it. */
+/** A spin's void (CONTRACT §13). */
+export const SpinVoidSchema = z
+  .object({
+    voidedAt: TimestampSchema,
+    reason: z.string().openapi({ example: "Wallet refused the debit: insufficient funds" }),
+  })
+  .openapi("SpinVoid");
+
+/** A spin as the spin endpoint answers it, and as a player's spin list and `GET /spins/{spinId}` show it. */
 export const SpinResultSchema = z
   .object({
     spinId: z.string().openapi({ example: "spn_0T9xYz12AbCdEfGhIjKlMn" }),
@@ -50,6 +58,11 @@ export const SpinResultSchema = z
     forced: z.boolean().openapi({
       description: "True for a sandbox spin with `forceTier`: its outcome was drawn for it, not taken from a block",
     }),
+    voided: SpinVoidSchema.nullable().openapi({
+      description:
+        "null until the spin is voided (`POST /spins/{spinId}/void`); then when and why. Shown once the rollout of " +
+        "release 2 has finished (`release finish`): before that the spin answers as release 1's do, without it",
+    }),
   })
   .openapi("SpinResult");
 export type SpinResultBody = z.infer<typeof SpinResultSchema>;
@@ -68,6 +81,7 @@ export interface SpinFacts {
   createdAt: Date;
   /** The block entry the outcome came from; null for a forced spin. */
   position: OutcomePosition | null;
+  voided: SpinVoidFacts | null;
 }
 
 export function presentSpin(spin: SpinFacts): SpinResultBody {
@@ -87,11 +101,16 @@ export function presentSpin(spin: SpinFacts): SpinResultBody {
     createdAt: spin.createdAt.toISOString(),
     fairness: spin.position && { blockId: spin.position.blockId, index: spin.position.index },
     forced: spin.position === null,
+    voided: presentVoid(spin.voided),
   };
 }
 
-/** A stored spin of the player whose own id is `externalPlayerId`. */
-export function presentStoredSpin(row: SpinRecord, externalPlayerId: string): SpinResultBody {
+export function presentVoid(voided: SpinVoidFacts | null): SpinResultBody["voided"] {
+  return voided && { voidedAt: voided.voidedAt.toISOString(), reason: voided.reason };
+}
+
+/** A stored spin (with its void) of the player whose own id is `externalPlayerId`: the spin as first answered. */
+export function presentStoredSpin({ spin: row, voided }: SpinWithVoid, externalPlayerId: string): SpinResultBody {
   return presentSpin({
     id: row.id,
     gameId: row.gameId,
@@ -106,6 +125,7 @@ export function presentStoredSpin(row: SpinRecord, externalPlayerId: string): Sp
     createdAt: row.createdAt,
     position:
       row.blockId === null || row.outcomeIndex === null ? null : { blockId: row.blockId, index: row.outcomeIndex },
+    voided,
   });
 }
 
@@ -121,7 +141,8 @@ function orderedPresentation(presentation: Presentation): Presentation {
 
 /**
  * A stored idempotent response, given back in the documented key order. Records stored before
- * `fairness` and `forced` existed (kept 24 h) were of unforced spins whose position they lack.
+ * `fairness` and `forced` existed (kept 24 h) were of unforced spins whose position they lack. The
+ * first answer was not voided: the caller shows the spin's void, if one came since.
  */
 export function replayedBody(stored: unknown): SpinResultBody {
   const body = stored as SpinResultBody;
@@ -140,5 +161,6 @@ export function replayedBody(stored: unknown): SpinResultBody {
     createdAt: body.createdAt,
     fairness: body.fairness ? { blockId: body.fairness.blockId, index: body.fairness.index } : null,
     forced: body.forced ?? false,
+    voided: null,
   };
 }

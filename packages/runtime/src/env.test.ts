@@ -19,6 +19,7 @@ describe("parseEnv", () => {
       RATE_LIMIT_SPINS_PER_SECOND: 100,
       RATE_LIMIT_REQUESTS_PER_SECOND: 20,
       LARGE_WIN_THRESHOLD_USD: 1000,
+      VOID_WINDOW_HOURS: 72,
       SETTLEMENT_CRON: "0 2 * * *",
       KEY_EXPIRY_CRON: "0 * * * *",
       LOG_LEVEL: "info",
@@ -64,6 +65,9 @@ describe("parseEnv", () => {
     ["WEBHOOK_RETRY_DELAYS_MS", "1,2,3,4e10"],
     ["SPIN_BATCH_MAX_WAIT_MS", "-0"],
     ["TARGET_READY_BLOCKS", "1"],
+    ["VOID_WINDOW_HOURS", "0"],
+    ["VOID_WINDOW_HOURS", "721"],
+    ["VOID_WINDOW_HOURS", "1.5"],
   ])("a bad %s (%j) throws an error naming the variable", (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(EnvError);
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`\\b${name}\\b`));
@@ -75,6 +79,7 @@ describe("parseEnv", () => {
     expect(parseEnv({ LARGE_WIN_THRESHOLD_USD: "0.000001" }).LARGE_WIN_THRESHOLD_USD).toBe(0.000001);
     const env = parseEnv({ PORT: " 8080 ", WEBHOOK_TIMEOUT_MS: "2147483647", SPIN_BATCH_MAX_WAIT_MS: "0" });
     expect([env.PORT, env.WEBHOOK_TIMEOUT_MS, env.SPIN_BATCH_MAX_WAIT_MS]).toEqual([8080, 2_147_483_647, 0]);
+    expect([1, 720].map((hours) => parseEnv({ VOID_WINDOW_HOURS: String(hours) }).VOID_WINDOW_HOURS)).toEqual([1, 720]);
   });
 
   it("reads REDIS_CLUSTER_NODES as host and port pairs; unset means REDIS_URL alone", () => {

@@ -108,6 +108,8 @@ const envSchema = z.object({
   SPIN_BATCH_MAX_WAIT_MS: intIn(0, 1_000).default(2),
   /** Large-win threshold for games that set none (checked here: a bad one would fail every spin). */
   LARGE_WIN_THRESHOLD_USD: usdAmount.default(1000),
+  /** How long after its `createdAt` a partner can void a spin (CONTRACT §13); later: 409 KS-4217. */
+  VOID_WINDOW_HOURS: intIn(1, 720).default(72),
   /** Daily settlement generation (UTC) for the previous UTC day. */
   SETTLEMENT_CRON: z.string().min(1).default("0 2 * * *"),
   /** Key-expiry notice sweep (UTC). */

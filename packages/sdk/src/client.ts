@@ -24,6 +24,7 @@ import type {
   SpinProof,
   SpinResult,
   UpdateGameInput,
+  VoidSpinInput,
   Webhook,
   WebhookEvent,
   WebhookEventType,
@@ -209,6 +210,26 @@ export class PartnerClient {
       if (page.events.length < EVENT_LOG_MAX_LIMIT) return;
       after = page.nextAfter;
     }
+  }
+
+  /** A spin as it was first answered, with its void if it was voided (game recall). */
+  getSpin(spinId: string): Promise<SpinResult> {
+    return this.get<SpinResult>(`/spins/${segment(spinId)}`);
+  }
+
+  /**
+   * Voids a spin your own step after it failed for (its wallet debit refused, the session closed),
+   * within the deployment's void window (72 hours by default): the player's balance and totals are
+   * reversed and the day's settlement counts the void; the outcome stays used. Safe to retry: a spin
+   * already voided answers its first void and changes nothing. 409 KS-4217 once it is too late.
+   */
+  voidSpin(spinId: string, input: VoidSpinInput): Promise<SpinResult> {
+    return this.transport.request<SpinResult>({
+      method: "POST",
+      path: `${PREFIX}/spins/${segment(spinId)}/void`,
+      body: input,
+      safety: "idempotent",
+    });
   }
 
   /** The RFC 9162 inclusion proof of a spin's outcome in its block; check it with `verifySpinProof`. */

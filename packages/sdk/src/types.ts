@@ -111,6 +111,17 @@ export interface SpinResult {
   fairness: SpinFairness | null;
   /** True for a sandbox spin with `forceTier`. */
   forced: boolean;
+  /**
+   * null until the spin is voided (`voidSpin`), then when and why. (A deployment still rolling out
+   * the release that brought voids leaves it out until its operator runs `release finish`.)
+   */
+  voided: SpinVoid | null;
+}
+
+/** A spin's void: its balance, totals and settlement were reversed then; its outcome stays used. */
+export interface SpinVoid {
+  voidedAt: string;
+  reason: string;
 }
 
 export interface SpinFairness {
@@ -164,6 +175,8 @@ export interface RevealedEntry {
   salt: string;
   /** The spin served this entry; null for an entry retired unserved. */
   spinId: string | null;
+  /** That spin was voided: the entry stays used (never served again) and its proof still verifies. */
+  voided: boolean;
 }
 
 /** A revealed block's entries, all of them in index order: what `verifyRevealedBlock` checks. */
@@ -199,7 +212,12 @@ export interface Player {
   createdAt: string;
 }
 
-export type WebhookEventType = "spin.large_win" | "settlement.report_ready" | "block.low_reserve" | "api_key.expiring";
+export type WebhookEventType =
+  | "spin.large_win"
+  | "settlement.report_ready"
+  | "block.low_reserve"
+  | "api_key.expiring"
+  | "spin.voided";
 
 export interface Webhook {
   id: string;
@@ -255,11 +273,23 @@ export interface RotatedWebhookSecret {
 export type SettlementStatus = "GENERATED" | "PENDING" | "acknowledged" | "disputed";
 
 export interface SettlementFigures {
+  /** The spins created that UTC day, voided ones included. */
   totalSpins: number;
   totalWageredUsd: number;
   totalPaidUsd: number;
+  /** The voids made that UTC day, of spins of any day. */
+  voidedSpins: number;
+  voidedWageredUsd: number;
+  voidedPaidUsd: number;
+  /** (totalWageredUsd − voidedWageredUsd) − (totalPaidUsd − voidedPaidUsd). */
   netUsd: number;
+  /** totalPaidUsd ÷ totalWageredUsd; null when nothing was wagered. */
   rtp: number | null;
+}
+
+export interface VoidSpinInput {
+  /** Why (1..500 characters): the partner's own record, e.g. its wallet's refusal. */
+  reason: string;
 }
 
 export interface SettlementReport extends SettlementFigures {

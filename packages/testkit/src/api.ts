@@ -3,8 +3,8 @@ import { serve } from "@hono/node-server";
 import { buildApi } from "@outcomes/api/build-api";
 import type { AppDeps } from "@outcomes/api/context";
 import { answerHttpParserErrors } from "@outcomes/api/http-parser-errors";
-import { type Environment, generateApiKey, newId } from "@outcomes/core";
-import { apiKeys, games, partners } from "@outcomes/db";
+import { CURRENT_RELEASE, type Environment, generateApiKey, newId } from "@outcomes/core";
+import { apiKeys, finishRollout, games, partners } from "@outcomes/db";
 import type { GameOwner } from "@outcomes/queue";
 import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
 import { eq } from "drizzle-orm";
@@ -43,6 +43,12 @@ export interface TestApiOptions {
   database?: TestDatabase;
   /** Log somewhere observable instead of nowhere. */
   logger?: Logger;
+  /**
+   * Where the deployment is in rolling out this release (docs/upgrades.md): `finished` (default, the
+   * steady state: every feature on) or `running` (an earlier release may still run beside it, so
+   * features it would misread are off until `release finish`). Set by the instance that owns the database.
+   */
+  rollout?: "finished" | "running";
 }
 
 /**
@@ -62,6 +68,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     RATE_LIMIT_SPINS_PER_SECOND: "10000",
     ...env,
   });
+  if (!options.shareWith && options.rollout !== "running") await finishRollout(database.db, CURRENT_RELEASE);
   const logger = options.logger ?? createLogger(serviceEnv.LOG_LEVEL, "api-test");
   // The owner runs on the test database's client, shared with its fixtures; a second instance
   // opens a pool of its own, as a second process would.

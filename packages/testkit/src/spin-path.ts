@@ -9,6 +9,8 @@ import {
 } from "@outcomes/core";
 import { apiKeys, blocks, games } from "@outcomes/db";
 import { eq, sql } from "drizzle-orm";
+import type postgres from "postgres";
+import { expect, vi } from "vitest";
 import type { TestApi } from "./api.js";
 import { insertFixtureParSheet } from "./spin-rows.js";
 
@@ -137,4 +139,20 @@ export function spin(api: TestApi, apiKey: string, json: unknown, idempotencyKey
     json,
     headers: idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey },
   });
+}
+
+/**
+ * Waits until `count` other sessions of this database wait for a lock: a statement the caller's
+ * transaction `tx` now blocks (so the test can act while it is held up).
+ */
+export async function waitForLockWaiters(tx: postgres.TransactionSql, count: number): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const [row] = await tx`
+        select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`;
+      expect(row?.n).toBe(count);
+    },
+    { timeout: 5_000, interval: 20 },
+  );
 }

@@ -1,4 +1,4 @@
-import { type Environment, newId, SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { type Environment, newId, presentationOf, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import {
   blocks,
   type Database,
@@ -88,6 +88,12 @@ export async function createSpinFixture(
   return { partnerId, environment, gameIds: gameRows.map((row) => row.id), playerId: player!.id };
 }
 
+const FIXTURE_REELS = [
+  ["BAR1", "SEVEN", "BELL"],
+  ["LEMON", "SEVEN", "BAR2"],
+  ["CHERRY", "SEVEN", "BLANK"],
+];
+
 /**
  * Inserts the spins as one new block's outcomes (each outcome is used once), making the day
  * partitions their times need.
@@ -112,7 +118,8 @@ export async function insertFixtureSpins(db: Database, fixture: SpinFixture, row
     .returning({ id: blocks.id });
   const times = rows.map((row) => row.createdAt.getTime());
   await ensurePartitions(db, "spins", { from: new Date(Math.min(...times)), to: new Date(Math.max(...times) + 1) });
-  const ids = rows.map(() => newId("spn"));
+  // Dated like the spin path's ids, so a spin is found by its id (its time bounds the look-up).
+  const ids = rows.map((row) => newId("spn", row.createdAt.getTime()));
   await db.insert(spinOutcomes).values(
     rows.map((row, index) => ({
       blockId: block!.id,
@@ -122,21 +129,27 @@ export async function insertFixtureSpins(db: Database, fixture: SpinFixture, row
     })),
   );
   await db.insert(spins).values(
-    rows.map((row, index) => ({
-      id: ids[index]!,
-      partnerId: fixture.partnerId,
-      environment: fixture.environment,
-      gameId: row.gameId,
-      playerId: fixture.playerId,
-      blockId: block!.id,
-      outcomeIndex: index,
-      prizeTier: row.payoutMicros > 0 ? "T1" : "T0",
-      multiplierMillionths: row.wagerMicros > 0 ? Math.floor((row.payoutMicros * 1_000_000) / row.wagerMicros) : 0,
-      wagerMicros: row.wagerMicros,
-      payoutMicros: row.payoutMicros,
-      balanceAfterMicros: 0,
-      presentation: {},
-      createdAt: row.createdAt,
-    })),
+    rows.map((row, index) => {
+      const tier = row.payoutMicros > 0 ? "T1" : "T0";
+      const multiplierMillionths =
+        row.wagerMicros > 0 ? Math.floor((row.payoutMicros * 1_000_000) / row.wagerMicros) : 0;
+      return {
+        id: ids[index]!,
+        partnerId: fixture.partnerId,
+        environment: fixture.environment,
+        gameId: row.gameId,
+        playerId: fixture.playerId,
+        blockId: block!.id,
+        outcomeIndex: index,
+        prizeTier: tier,
+        multiplierMillionths,
+        wagerMicros: row.wagerMicros,
+        payoutMicros: row.payoutMicros,
+        balanceAfterMicros: 0,
+        // A presentation as spins store one, so the spin can be shown (listings, recall).
+        presentation: presentationOf({ tier, multiplierMillionths, reelSymbols: FIXTURE_REELS }),
+        createdAt: row.createdAt,
+      };
+    }),
   );
 }

@@ -1,6 +1,5 @@
 import { type Environment, ErrorCode, hashApiKey, parseApiKey, ServiceError } from "@outcomes/core";
-import { apiKeys, type Database, partners } from "@outcomes/db";
-import { eq } from "drizzle-orm";
+import { type Database, findKeyForAuth, type KeyForAuth, recordKeyUse } from "@outcomes/db";
 import { setBounded } from "../bounded-map.js";
 
 /** The authenticated caller of a partner route. */
@@ -142,33 +141,13 @@ export class KeyVerifier {
     }
     // Taken before the query: a record read across an `invalidate` is stored already stale.
     const generation = this.generation;
-    let rows: Array<{
-      apiKeyId: string;
-      partnerId: string;
-      environment: Environment;
-      expiresAt: Date;
-      revokedAt: Date | null;
-      partnerActive: boolean;
-    }>;
+    let row: KeyForAuth | null;
     try {
-      rows = await this.db
-        .select({
-          apiKeyId: apiKeys.id,
-          partnerId: apiKeys.partnerId,
-          environment: apiKeys.environment,
-          expiresAt: apiKeys.expiresAt,
-          revokedAt: apiKeys.revokedAt,
-          partnerActive: partners.isActive,
-        })
-        .from(apiKeys)
-        .innerJoin(partners, eq(partners.id, apiKeys.partnerId))
-        .where(eq(apiKeys.keyHash, hash))
-        .limit(1);
+      row = await findKeyForAuth(this.db, hash);
     } catch (error) {
       if (!known) await guard?.release();
       throw new ServiceError(ErrorCode.AuthStoreFailed, { cause: error });
     }
-    const row = rows[0];
     if (!row) {
       this.known.delete(hash);
       setBounded(this.unknown, hash, { record: null, loadedAt: now, generation }, MAX_UNKNOWN_KEYS);
@@ -192,10 +171,6 @@ export class KeyVerifier {
     const last = this.lastUsedWrites.get(apiKeyId) ?? 0;
     if (now - last < LAST_USED_WRITE_INTERVAL_MS) return;
     setBounded(this.lastUsedWrites, apiKeyId, now, MAX_KNOWN_KEYS);
-    this.db
-      .update(apiKeys)
-      .set({ lastUsedAt: new Date(now) })
-      .where(eq(apiKeys.id, apiKeyId))
-      .catch(this.onBackgroundError);
+    recordKeyUse(this.db, apiKeyId, new Date(now)).catch(this.onBackgroundError);
   }
 }

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
+import { pingDatabase } from "@outcomes/db";
 import type { AppEnv } from "../context.js";
 
 export function registerHealthRoutes(app: OpenAPIHono<AppEnv>) {
@@ -10,7 +10,7 @@ export function registerHealthRoutes(app: OpenAPIHono<AppEnv>) {
   app.get("/readyz", async (c) => {
     const { db, redis } = c.var.deps;
     const [postgres, redisCheck] = await Promise.all([
-      db.execute(sql`select 1`).then(
+      pingDatabase(db).then(
         () => "ok",
         () => "unavailable",
       ),

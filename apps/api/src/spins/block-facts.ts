@@ -1,11 +1,9 @@
 import { BLOCK_HEADER_MAX_BYTES, codecOfBlockHead, type EntryCodec } from "@outcomes/core";
-import type { SqlClient } from "@outcomes/db";
+import { blockSizeAndHead, type SqlClient } from "@outcomes/db";
 import { setBounded } from "../bounded-map.js";
 
 /** A process serves a handful of blocks at a time; older entries are simply dropped. */
 const MAX_ENTRIES = 1000;
-/** A block's size and the head of its entries, which holds its whole header. */
-const BLOCK_FACTS = "select size, substring(entries from 1 for $2::int) as head from blocks where id = $1";
 
 /** A header that cannot be read gives no codec: the block's compact items are then dropped as unusable. */
 function codecOrNull(head: Uint8Array): EntryCodec | null {
@@ -56,13 +54,7 @@ export class BlockFactsCache {
   }
 
   private async read(blockId: number, client: SqlClient): Promise<BlockFacts | null> {
-    const [row] = await client.unsafe<{ size: number; head: Buffer }[]>(
-      BLOCK_FACTS,
-      [blockId, BLOCK_HEADER_MAX_BYTES],
-      {
-        prepare: true,
-      },
-    );
+    const row = await blockSizeAndHead(client, blockId, BLOCK_HEADER_MAX_BYTES);
     const facts = row ? { size: row.size, codec: codecOrNull(row.head) } : null;
     setBounded(this.facts, blockId, facts, MAX_ENTRIES);
     return facts;

@@ -2,7 +2,7 @@ import { encodeQueuedOutcome } from "@outcomes/core";
 import { blocks, events, games } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { parseExposition } from "@outcomes/testkit/metrics";
-import { addBlock, createGame, spin, windowFor } from "@outcomes/testkit/spin-path";
+import { addBlock, createGame, spin, waitForLockWaiters, windowFor } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
@@ -91,15 +91,7 @@ describe("a block-boundary batch chosen as a deadlock's victim", () => {
       // bookkeeping, after the player's row, waits.
       await tx`select 1 from blocks where id = ${second!.blockId} for no key update`;
       const spinning = play();
-      await vi.waitFor(
-        async () => {
-          const [row] = await tx`
-            select count(*)::int as n from pg_stat_activity
-            where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`;
-          expect(row?.n).toBe(1);
-        },
-        { timeout: 5_000, interval: 20 },
-      );
+      await waitForLockWaiters(tx, 1);
       await tx`update players set external_id = external_id where partner_id = ${partnerId} and external_id = 'p'`;
       return { spinning };
     });

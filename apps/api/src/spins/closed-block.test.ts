@@ -1,8 +1,8 @@
 import { spinOutcomes } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
-import { addBlock, createGame, type FixtureGame, spin } from "@outcomes/testkit/spin-path";
+import { addBlock, createGame, type FixtureGame, spin, waitForLockWaiters } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * An outcome of a closed block (its unused entries retired, its seed about to be shown) is never
@@ -51,15 +51,7 @@ describe("an outcome of a closed block", () => {
       await tx`select id from blocks where id = ${stale!.blockId} for update`;
       await tx`update blocks set closed_at = now() where id = ${stale!.blockId}`;
       const spinning = play();
-      await vi.waitFor(
-        async () => {
-          const [row] = await tx`
-            select count(*)::int as n from pg_stat_activity
-            where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`;
-          expect(row?.n).toBe(1);
-        },
-        { timeout: 5_000, interval: 20 },
-      );
+      await waitForLockWaiters(tx, 1);
       return { spinning };
     });
     const spun = await answer.spinning;

@@ -1,11 +1,10 @@
 import { assertValidParSheet, ErrorCode, type Outcome, OutcomeDrawer, ServiceError } from "@outcomes/core";
-import type { SqlClient } from "@outcomes/db";
+import { parSheetDocument, type SqlClient } from "@outcomes/db";
 import { setBounded } from "../bounded-map.js";
 import type { GameRules } from "./game-cache.js";
 
 /** A process forces outcomes of a handful of sandbox sheets at a time; older entries are dropped. */
 const MAX_DRAWERS = 100;
-const SHEET_DOCUMENT = "select document from par_sheets where id = $1";
 /** Tier names are `T0`..`T255` (a sheet has at most 256 tiers): 16 characters leave room, no more. */
 export const FORCE_TIER_MAX_LENGTH = 16;
 
@@ -37,8 +36,7 @@ export class ForcedOutcomes {
   private async drawerOf(parSheetId: string, client: SqlClient): Promise<OutcomeDrawer> {
     const cached = this.drawers.get(parSheetId);
     if (cached) return cached;
-    const [row] = await client.unsafe<{ document: unknown }[]>(SHEET_DOCUMENT, [parSheetId], { prepare: true });
-    const drawer = new OutcomeDrawer(assertValidParSheet(row?.document));
+    const drawer = new OutcomeDrawer(assertValidParSheet(await parSheetDocument(client, parSheetId)));
     setBounded(this.drawers, parSheetId, drawer, MAX_DRAWERS);
     return drawer;
   }

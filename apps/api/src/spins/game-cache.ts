@@ -1,6 +1,5 @@
 import type { Environment } from "@outcomes/core";
-import { type Database, games } from "@outcomes/db";
-import { eq } from "drizzle-orm";
+import { type Database, findGameSpinSettings } from "@outcomes/db";
 import { setBounded } from "../bounded-map.js";
 
 /** What a spin needs to know about its game. */
@@ -59,20 +58,7 @@ export class GameCache {
   }
 
   private async load(gameId: number): Promise<GameRules | null> {
-    const [row] = await this.db
-      .select({
-        id: games.id,
-        partnerId: games.partnerId,
-        environment: games.environment,
-        parSheetId: games.parSheetId,
-        isActive: games.isActive,
-        minWagerMicros: games.minWagerMicros,
-        maxWagerMicros: games.maxWagerMicros,
-        largeWinThresholdMicros: games.largeWinThresholdMicros,
-      })
-      .from(games)
-      .where(eq(games.id, gameId))
-      .limit(1);
+    const row = await findGameSpinSettings(this.db, gameId);
     if (!row) return null;
     return { ...row, largeWinThresholdMicros: row.largeWinThresholdMicros ?? this.defaultLargeWinThresholdMicros };
   }

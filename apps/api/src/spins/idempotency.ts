@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ErrorCode, ServiceError } from "@outcomes/core";
-import { type IdempotencyScope, lockIdempotencyKey, type SqlTransaction } from "@outcomes/db";
+import type { IdempotencyRecord, IdempotencyScope } from "@outcomes/db";
+import { replayedBody, type SpinResultBody } from "@outcomes/records";
 
 export interface IdempotentRequest {
   scope: IdempotencyScope;
@@ -13,18 +14,13 @@ export function idempotentRequest(scope: IdempotencyScope, canonical: Record<str
   return { scope, hash } satisfies IdempotentRequest;
 }
 
-/**
- * Takes the key's lock for the rest of the transaction and returns the first request's response
- * when there is one; the same key with another body is KS-4101.
- */
-export async function priorResponse(tx: SqlTransaction, request: IdempotentRequest): Promise<unknown | null> {
-  const record = await lockIdempotencyKey(tx, request.scope);
-  if (!record) return null;
+/** The first request's answer to this one: its result when the bodies agree; the same key with another body is KS-4101. */
+export function replayOf(request: IdempotentRequest, record: IdempotencyRecord): SpinResultBody {
   if (record.requestHash !== request.hash) {
     throw new ServiceError(ErrorCode.InvalidRequest, {
       message: "Idempotency-Key was already used for another request (a different body); use a new key",
       details: [{ path: "Idempotency-Key", message: "already used for another request" }],
     });
   }
-  return record.responseBody;
+  return replayedBody(record.responseBody);
 }

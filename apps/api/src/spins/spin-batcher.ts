@@ -1,4 +1,5 @@
 import { isRetryableConflict, refusedStatement, type SqlPool } from "@outcomes/db";
+import type { SpinResultBody } from "@outcomes/records";
 import { metrics } from "@outcomes/runtime";
 import { type SpinPlan, type WrittenSpin, writeSpinBatch } from "./spin-writer.js";
 
@@ -12,11 +13,18 @@ export interface BatchSettings {
   maxWaitMs: number;
 }
 
+/** A spin's place in a batch answered: written, or (a keyed spin) answered from its key's first request. */
+export type Batched = WrittenSpin | { replayed: SpinResultBody };
+
 interface Waiting {
   plan: SpinPlan;
-  resolve: (written: WrittenSpin) => void;
+  resolve: (answer: Batched) => void;
   reject: (error: unknown) => void;
 }
+
+/** A key's scope as one string, to tell keys apart in a batch. */
+const keyOf = ({ key }: SpinPlan) =>
+  key ? `${key.scope.partnerId}\n${key.scope.environment}\n${key.scope.key}` : null;
 
 /**
  * Group commit: spins that arrive within `maxWaitMs` of a batch's first spin (or until `maxSize`)
@@ -31,6 +39,8 @@ interface Waiting {
  */
 export class SpinBatcher {
   private gathering: Waiting[] = [];
+  /** The keys of the batch being gathered: a second request with one waits for the next batch. */
+  private gatheringKeys = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -38,8 +48,13 @@ export class SpinBatcher {
     private readonly settings: BatchSettings,
   ) {}
 
-  submit(plan: SpinPlan): Promise<WrittenSpin> {
-    return new Promise<WrittenSpin>((resolve, reject) => {
+  submit(plan: SpinPlan): Promise<Batched> {
+    return new Promise<Batched>((resolve, reject) => {
+      // Two requests with one key never share a batch: the later one's batch then waits for the
+      // earlier one's key lock, and is answered from its record (or runs first, and answers it).
+      const key = keyOf(plan);
+      if (key !== null && this.gatheringKeys.has(key)) this.flush();
+      if (key !== null) this.gatheringKeys.add(key);
       this.gathering.push({ plan, resolve, reject });
       if (this.gathering.length >= this.settings.maxSize) this.flush();
       else this.timer ??= setTimeout(() => this.flush(), this.settings.maxWaitMs);
@@ -51,6 +66,7 @@ export class SpinBatcher {
     this.timer = null;
     const batch = this.gathering;
     this.gathering = [];
+    this.gatheringKeys = new Set();
     if (batch.length === 0) return;
     metrics.spinBatchSize.observe(batch.length);
     const stop = metrics.spinBatchSeconds.startTimer();

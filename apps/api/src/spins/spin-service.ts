@@ -48,10 +48,8 @@ export interface SpinServiceDeps {
   forced: Pick<ForcedOutcomes, "draw">;
   /** Draws the spin bucket for a spin that takes nothing from a queue (a forced one). */
   drawBucket: (bucket: BucketDraw) => Promise<Draw>;
-  /** Plain spins: the group commit. */
-  grouped: SpinCommitter;
-  /** Spins with an `Idempotency-Key`: a transaction each, with the key's record. */
-  keyed: SpinCommitter;
+  /** Where spins commit: the group commit, keyed spins with their key's record. */
+  committer: SpinCommitter;
   /** Hints sent after a commit, never inside it: they only shorten other processes' waits. */
   hints: {
     eventsWritten(): void;
@@ -77,9 +75,8 @@ type OutcomeSource = (game: GameRules, client: SqlClient) => Promise<Sourced | n
 
 /**
  * The spin path, in order: validate the request against the game, take the next outcome (one
- * script call that also draws the spin bucket), plan the spin, commit it (plain spins in the group
- * commit, keyed spins each in a transaction with the key's record: `SpinCommitter`), then send the
- * hints. Anything that fails after the take gives the outcome back to the front of the queue and
+ * script call that also draws the spin bucket), plan the spin, commit it in the group commit (a
+ * keyed spin with its key's record: `SpinCommitter`), then send the hints. Anything that fails after the take gives the outcome back to the front of the queue and
  * answers KS-5003, with nothing deducted; an outcome that can never be used is dropped and the next
  * one taken. Null means the spin bucket refused: nothing was taken or written.
  */
@@ -96,7 +93,7 @@ export class SpinService {
     const forceTier = request.forceTier ?? undefined;
     const source = forceTier === undefined ? this.queueSource(bucket) : this.forcedSource(partner, forceTier, bucket);
     const key = idempotencyKey === undefined ? undefined : keyedRequest(partner, request, idempotencyKey);
-    // Read before any transaction begins (see KeyedCommitter); a keyed replay ignores it.
+    // A keyed replay ignores the game (the first result stands even if the game changed since).
     const game = await this.lookUpGame(request.gameId);
     if (!key) this.applyRules(partner, request, game);
     for (let skipped = 0; ; skipped++) {
@@ -121,7 +118,7 @@ export class SpinService {
     source: OutcomeSource;
     key: IdempotentRequest | undefined;
   }): Promise<SpinReply | null> {
-    const committer = spin.key ? this.deps.keyed : this.deps.grouped;
+    const { committer } = this.deps;
     let taken: TakenOutcome | undefined;
     let plan: SpinPlan | undefined;
     try {
@@ -134,7 +131,11 @@ export class SpinService {
         return plan;
       }, spin.key);
       if ("refused" in committed) return null;
-      if ("replayed" in committed) return { body: committed.replayed, replayed: true };
+      if ("replayed" in committed) {
+        // Its first request committed while this one took an outcome: that outcome is unused.
+        if (taken) await this.giveBack(taken, spin.request.gameId);
+        return { body: committed.replayed, replayed: true };
+      }
       return this.afterCommit(committed.written);
     } catch (error) {
       const written = plan && mayHaveCommitted(error) ? await this.recordedDespite(committer, error, plan) : null;
@@ -239,6 +240,13 @@ export class SpinService {
     return { body: written.body, replayed: false };
   }
 
+  private async giveBack(taken: TakenOutcome, gameId: number): Promise<void> {
+    await this.deps.queue.giveBack(taken).catch((pushError: unknown) => {
+      // The outcome stays unserved in its sealed block in Postgres, from where queues are rebuilt.
+      this.deps.logger.error({ err: pushError, gameId, blockId: taken.item.blockId }, "outcome give-back failed");
+    });
+  }
+
   /**
    * After a rollback: an unusable outcome is dropped (UnusableOutcomeError: the caller takes the
    * next one), any other is given back; then the failure is named.
@@ -251,12 +259,7 @@ export class SpinService {
         ? error
         : new UnusableOutcomeError("outcome already used", { cause: error });
     }
-    if (taken) {
-      await this.deps.queue.giveBack(taken).catch((pushError: unknown) => {
-        // The outcome stays unserved in its sealed block in Postgres, from where queues are rebuilt.
-        this.deps.logger.error({ err: pushError, gameId, blockId: taken.item.blockId }, "outcome give-back failed");
-      });
-    }
+    if (taken) await this.giveBack(taken, gameId);
     if (error instanceof ServiceError) {
       if (error.code === ErrorCode.OutcomeQueueEmpty) await this.deps.hints.generationNeeded(gameId);
       throw error;

@@ -114,8 +114,7 @@ beforeEach(() => {
       bucket.draw = draws.shift() ?? ALLOWED;
       return bucket.draw;
     },
-    grouped: committer,
-    keyed: committer,
+    committer,
     hints: {
       eventsWritten: () => {},
       generationNeeded: async (gameId) => {

@@ -1,21 +1,22 @@
 import { newId, type Outcome, type OutcomePosition, payoutMicros, presentationOf } from "@outcomes/core";
 import {
-  drizzleTransactionOn,
   findRecordedSpin,
   insertEvents,
+  lockAndFindIdempotencyRecords,
   markBlocksProgress,
   type NewEvent,
   type NewSpin,
   type RecordedSpin,
-  recordSpin,
   recordSpinBatch,
   type SqlClient,
   type SqlPool,
   type SqlTransaction,
+  saveIdempotencyRecords,
 } from "@outcomes/db";
 import { presentSpin, type SpinResultBody } from "@outcomes/records";
 import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { GameRules } from "./game-cache.js";
+import { type IdempotentRequest, replayOf } from "./idempotency.js";
 import { UnusableOutcomeError } from "./outcome-queue.js";
 
 /** Everything the write of one spin needs, decided before any statement is sent. */
@@ -29,6 +30,8 @@ export interface SpinPlan {
   minReadyBlocks: number;
   /** A large win or a block boundary: more than the spin itself to write, so a transaction. */
   needsTransaction: boolean;
+  /** Sent with `Idempotency-Key`: its record is saved with the spin, under the key's lock. */
+  key?: IdempotentRequest;
 }
 
 export interface WrittenSpin {
@@ -88,32 +91,74 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
     presentation: spin.presentation,
     createdAt: recorded.createdAt,
     position: spin.position,
+    voided: null,
   });
 }
 
 /**
  * A batch of spins (group commit), answered in the batch's order: one autocommit statement (atomic
- * on its own) when no spin has more to write, else one transaction with each spin's extras.
+ * on its own) when no spin has more to write, else one transaction. In it, the keyed spins' keys
+ * are locked and their records read first (a key whose first request committed meanwhile is
+ * answered from its record, and its spin not written), then the spins, their extras, and the
+ * keyed spins' records: a key costs one row, not a transaction. A batch never holds one key twice
+ * (`SpinBatcher`).
  */
 export async function writeSpinBatch(sql: SqlPool, plans: readonly SpinPlan[]): Promise<BatchAnswer[]> {
-  if (!plans.some((plan) => plan.needsTransaction)) return recordBatch(sql, plans);
+  if (!plans.some((plan) => plan.needsTransaction || plan.key)) return recordBatch(sql, plans);
   return sql.begin(async (tx) => {
-    const answers = await recordBatch(tx, plans);
+    const answers = await answeredByKeys(tx, plans);
+    const toWrite = plans.flatMap((_, i) => (answers[i] === undefined ? [i] : []));
+    const written = await recordBatch(
+      tx,
+      toWrite.map((i) => plans[i]!),
+    );
+    for (const [j, i] of toWrite.entries()) answers[i] = written[j]!;
+    const committed = plans.flatMap((plan, i) => {
+      const answer = answers[i];
+      return answer && isWritten(answer) ? [{ plan, written: answer }] : [];
+    });
     await writeExtrasOf(
       tx,
-      plans.flatMap((plan, i) => {
-        const written = answers[i]!;
-        return plan.needsTransaction && !(written instanceof Error) ? [{ plan, written }] : [];
-      }),
+      committed.filter(({ plan }) => plan.needsTransaction),
     );
-    return answers;
+    await saveIdempotencyRecords(
+      tx,
+      committed.flatMap(({ plan, written }) =>
+        plan.key ? [{ scope: plan.key.scope, requestHash: plan.key.hash, responseBody: written.body }] : [],
+      ),
+    );
+    return answers as BatchAnswer[];
   });
 }
 
-/** A spin of a batch: written, or left out because its outcome's block was closed meanwhile. */
-export type BatchAnswer = WrittenSpin | UnusableOutcomeError;
+/** A spin of a batch: written; answered from its key's first request; or refused (its error). */
+export type BatchAnswer = WrittenSpin | { replayed: SpinResultBody } | Error;
+
+export const isWritten = (answer: BatchAnswer): answer is WrittenSpin => "spin" in answer;
+
+/** The keyed spins whose key has a live record (their first request committed): its result, or KS-4101. */
+async function answeredByKeys(tx: SqlTransaction, plans: readonly SpinPlan[]): Promise<(BatchAnswer | undefined)[]> {
+  const answers: (BatchAnswer | undefined)[] = plans.map(() => undefined);
+  const keyed = plans.flatMap((plan, i) => (plan.key ? [{ i, key: plan.key }] : []));
+  if (keyed.length === 0) return answers;
+  const records = await lockAndFindIdempotencyRecords(
+    tx,
+    keyed.map(({ key }) => key.scope),
+  );
+  for (const [j, { i, key }] of keyed.entries()) {
+    const record = records[j];
+    if (!record) continue;
+    try {
+      answers[i] = { replayed: replayOf(key, record) };
+    } catch (error) {
+      answers[i] = error as Error;
+    }
+  }
+  return answers;
+}
 
 async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promise<BatchAnswer[]> {
+  if (plans.length === 0) return [];
   const recorded = await recordSpinBatch(
     client,
     plans.map((plan) => plan.spin),
@@ -121,7 +166,7 @@ async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promi
   return plans.map((plan, i) => writtenOrUnusable(plan, recorded[i] ?? null));
 }
 
-function writtenOrUnusable(plan: SpinPlan, recorded: RecordedSpin | null): BatchAnswer {
+function writtenOrUnusable(plan: SpinPlan, recorded: RecordedSpin | null): WrittenSpin | UnusableOutcomeError {
   if (recorded === null) return new UnusableOutcomeError(`outcome of closed block ${plan.spin.position?.blockId}`);
   return { spin: plan.spin, body: resultOf(plan.spin, recorded), largeWin: plan.largeWin, generationNeeded: false };
 }
@@ -134,17 +179,6 @@ export async function committedWrite(sql: SqlPool, plan: SpinPlan): Promise<Writ
 }
 
 /**
- * The spin and everything that goes with it, in the caller's transaction. The rare extras (a large
- * win, a block's first or last outcome) go through the drizzle repositories on the same transaction.
- */
-export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<WrittenSpin> {
-  const written = writtenOrUnusable(plan, await recordSpin(tx, plan.spin));
-  if (written instanceof Error) throw written;
-  if (plan.needsTransaction) await writeExtrasOf(tx, [{ plan, written }]);
-  return written;
-}
-
-/**
  * The extras of spins just recorded in `tx`. Row locks come in one order in every spin transaction:
  * every player row (taken by the spins' insert), then block rows in block order, then the games
  * whose blocks started, in game order (`markBlocksProgress`), then the event counters
@@ -153,14 +187,13 @@ export async function writeSpin(tx: SqlTransaction, plan: SpinPlan): Promise<Wri
  * rolls the batch back and SpinBatcher runs it again.
  */
 async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; written: WrittenSpin }[]): Promise<void> {
-  const txDb = drizzleTransactionOn(tx);
   const events: NewEvent[] = spins
     .filter(({ plan }) => plan.largeWin)
     .map(({ plan, written }) => largeWinEvent(plan, written.body));
   const boundaries = spins.filter(({ plan }) => plan.blockBoundary !== null);
   if (boundaries.length > 0) {
     const progress = await markBlocksProgress(
-      txDb,
+      tx,
       boundaries.map(({ plan }) => plan.blockBoundary!),
       { minReadyBlocks: boundaries[0]!.plan.minReadyBlocks },
     );
@@ -170,7 +203,7 @@ async function writeExtrasOf(tx: SqlTransaction, spins: { plan: SpinPlan; writte
       written.generationNeeded = enqueueGeneration;
     }
   }
-  await insertEvents(txDb, events);
+  await insertEvents(tx, events);
 }
 
 function largeWinEvent(plan: SpinPlan, body: SpinResultBody): NewEvent {

@@ -1,38 +1,4 @@
-import type { Environment } from "@outcomes/core";
-import type { SqlPool } from "@outcomes/db";
-
-/** A delivery's attempt as counted in Postgres, with what sending it needs. */
-export interface ClaimedAttempt {
-  attempt: number;
-  maxAttempts: number;
-  body: string;
-  eventType: string;
-  url: string;
-  secret: string;
-  /** A rotated secret until it expires: attempts are signed with it too. */
-  previousSecret: string | null;
-  environment: Environment;
-}
-
-/**
- * Counts one attempt of each delivery that is open, has attempts left and whose webhook is active
- * and not deleted, and returns them. The secrets are read here, at every attempt, so a retry after
- * a rotation is signed as a new delivery would be.
- */
-const CLAIM_ATTEMPTS = `
-  update webhook_deliveries d set attempts = d.attempts + 1
-  from webhooks w
-  where d.id = any($1::text[]) and w.id = d.webhook_id and d.status in ('pending', 'retrying')
-    and d.attempts < d.max_attempts and w.is_active and w.deleted_at is null
-  returning d.id, d.attempts, d.max_attempts, d.body, d.event_type, w.url, w.secret,
-    case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret, w.environment`;
-
-/** Closes deliveries as succeeded, each with its answer's status and time, if they are still open. */
-const MARK_SUCCEEDED = `
-  update webhook_deliveries d set status = 'succeeded', last_response_status = x.status, last_error = null,
-    next_attempt_at = null, completed_at = x.at
-  from unnest($1::text[], $2::int[], $3::text[]::timestamptz[]) as x(id, status, at)
-  where d.id = x.id and d.status in ('pending', 'retrying')`;
+import { type ClaimedAttempt, claimDeliveryAttempts, markDeliveriesSucceeded, type SqlPool } from "@outcomes/db";
 
 interface Waiting<In, Out> {
   input: In;
@@ -104,46 +70,13 @@ export class AttemptStatements {
   constructor(sql: SqlPool) {
     this.claims = new Grouped(
       (id) => id,
-      async (ids) => {
-        const rows = await sql.unsafe<
-          Array<{
-            id: string;
-            attempts: number;
-            max_attempts: number;
-            body: string;
-            event_type: string;
-            url: string;
-            secret: string;
-            previous_secret: string | null;
-            environment: Environment;
-          }>
-        >(CLAIM_ATTEMPTS, [ids], { prepare: true });
-        return new Map(
-          rows.map((row) => [
-            row.id,
-            {
-              attempt: row.attempts,
-              maxAttempts: row.max_attempts,
-              body: row.body,
-              eventType: row.event_type,
-              url: row.url,
-              secret: row.secret,
-              previousSecret: row.previous_secret,
-              environment: row.environment,
-            },
-          ]),
-        );
-      },
+      (ids) => claimDeliveryAttempts(sql, ids),
       undefined,
     );
     this.successes = new Grouped(
       (success) => success.id,
       async (list) => {
-        await sql.unsafe(
-          MARK_SUCCEEDED,
-          [list.map((each) => each.id), list.map((each) => each.status), list.map((each) => each.at.toISOString())],
-          { prepare: true },
-        );
+        await markDeliveriesSucceeded(sql, list);
         return new Map();
       },
       undefined,

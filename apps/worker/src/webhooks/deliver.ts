@@ -1,11 +1,17 @@
 import { checkWebhookUrl } from "@outcomes/core";
-import { type Database, sqlClientOf, WEBHOOK_DELETED_ERROR, webhookDeliveries, webhooks } from "@outcomes/db";
+import {
+  type ClaimedAttempt,
+  closeDeliveryAsFailed,
+  type Database,
+  recordFailedAttempt,
+  sqlClientOf,
+  whyNotClaimed,
+} from "@outcomes/db";
 import type { JobPayload } from "@outcomes/queue";
 import { countWebhookAttempt, type Logger } from "@outcomes/runtime";
 import { signatureHeaders } from "@outcomes/sdk";
 import { UnrecoverableError } from "bullmq";
-import { and, eq, inArray } from "drizzle-orm";
-import { AttemptStatements, type ClaimedAttempt } from "./attempt-statements.js";
+import { AttemptStatements } from "./attempt-statements.js";
 import { AttemptFailedError, retryDelayMs } from "./backoff.js";
 import { describeFailure, type WebhookHttpClient } from "./http-client.js";
 
@@ -15,35 +21,6 @@ export interface DeliverDeps {
   delaysMs: readonly number[];
   timeoutMs: number;
   logger: Logger;
-}
-
-const open = inArray(webhookDeliveries.status, ["pending", "retrying"]);
-
-/** Why a delivery could not be claimed: already finished (a duplicate job), or it must stop now. */
-async function explainUnclaimed(db: Database, deliveryId: string): Promise<{ finished: true } | { stop: string }> {
-  const [row] = await db
-    .select({
-      status: webhookDeliveries.status,
-      attempts: webhookDeliveries.attempts,
-      maxAttempts: webhookDeliveries.maxAttempts,
-      isActive: webhooks.isActive,
-      deletedAt: webhooks.deletedAt,
-    })
-    .from(webhookDeliveries)
-    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-    .where(eq(webhookDeliveries.id, deliveryId));
-  if (!row) return { stop: "Delivery not found" };
-  if (row.status === "succeeded" || row.status === "failed") return { finished: true };
-  if (row.deletedAt) return { stop: WEBHOOK_DELETED_ERROR };
-  if (!row.isActive) return { stop: "Webhook is inactive; no further attempts are made" };
-  return { stop: `All ${row.maxAttempts} attempts were made` };
-}
-
-async function closeAsFailed(db: Database, deliveryId: string, lastError: string): Promise<void> {
-  await db
-    .update(webhookDeliveries)
-    .set({ status: "failed", lastError, nextAttemptAt: null, completedAt: new Date() })
-    .where(and(eq(webhookDeliveries.id, deliveryId), open));
 }
 
 type SendOutcome = { ok: true; status: number } | { ok?: undefined; status?: number; error: string };
@@ -88,9 +65,9 @@ export function deliverProcessor(deps: DeliverDeps) {
   return async ({ deliveryId }: JobPayload<"webhook.deliver">) => {
     const claim = await statements.claim(deliveryId);
     if (!claim) {
-      const why = await explainUnclaimed(deps.db, deliveryId);
+      const why = await whyNotClaimed(deps.db, deliveryId);
       if ("finished" in why) return { skipped: "already finished" };
-      await closeAsFailed(deps.db, deliveryId, why.stop);
+      await closeDeliveryAsFailed(deps.db, deliveryId, why.stop);
       throw new UnrecoverableError(why.stop);
     }
     const outcome = await send(deps, deliveryId, claim);
@@ -102,21 +79,16 @@ export function deliverProcessor(deps: DeliverDeps) {
     }
     const last = claim.attempt >= claim.maxAttempts;
     const nextAttemptAt = last ? null : new Date(now.getTime() + retryDelayMs(deps.delaysMs, claim.attempt));
-    const updated = await deps.db
-      .update(webhookDeliveries)
-      .set({
-        status: last ? "failed" : "retrying",
-        lastResponseStatus: outcome.status ?? null,
-        lastError: outcome.error,
-        nextAttemptAt,
-        completedAt: last ? now : null,
-      })
-      .where(and(eq(webhookDeliveries.id, deliveryId), open))
-      .returning({ id: webhookDeliveries.id });
+    const stillOpen = await recordFailedAttempt(deps.db, deliveryId, {
+      status: outcome.status ?? null,
+      error: outcome.error,
+      at: now,
+      nextAttemptAt,
+    });
     deps.logger.info({ deliveryId, attempt: claim.attempt, status: outcome.status, last }, "webhook attempt failed");
     countWebhookAttempt(last ? "failed" : "retrying", claim.attempt);
     // Closed meanwhile (the webhook was deleted): no retry either.
-    if (last || updated.length === 0) throw new UnrecoverableError(outcome.error);
+    if (last || !stillOpen) throw new UnrecoverableError(outcome.error);
     throw new AttemptFailedError(claim.attempt, outcome.error);
   };
 }

@@ -1,10 +1,9 @@
 import { type Environment, type EventType, newId } from "@outcomes/core";
-import { createDatabase, events, insertEvent, webhookDeliveries, webhooks } from "@outcomes/db";
+import { createDatabase, dispatchEvents, events, insertEvent, webhookDeliveries, webhooks } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { deliveryRow, eventually, startReceiver, startRole } from "@outcomes/testkit/workers";
 import { count, eq, inArray, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dispatchEvents } from "./dispatch.js";
 import { webhooksRole } from "./index.js";
 import { reconcileDeliveries } from "./reconcile.js";
 

@@ -1,11 +1,10 @@
 import type { HostResolver } from "@outcomes/core";
-import { createDatabase, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
+import { createDatabase, DISPATCH_BATCH_SIZE, dispatchEvents, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
 import { enqueueDeliveries } from "@outcomes/queue";
 import type { RoleStarter, WorkerContext } from "../context.js";
 import { startQueueWorker } from "../queue-worker.js";
 import { webhookBackoffStrategy } from "./backoff.js";
 import { deliverProcessor } from "./deliver.js";
-import { DISPATCH_BATCH_SIZE, dispatchEvents } from "./dispatch.js";
 import { createWebhookHttpClient } from "./http-client.js";
 import { startLoop } from "./loop.js";
 import { reconcileDeliveries, reconcileRecoveries } from "./reconcile.js";

@@ -1,7 +1,6 @@
-import { type Database, runningRecoveries, webhookDeliveries } from "@outcomes/db";
+import { type Database, overdueDeliveryIds, runningRecoveries, tryLockedTransaction } from "@outcomes/db";
 import { enqueueDeliveries, enqueueRecovery, type Producers } from "@outcomes/queue";
 import type { Queue } from "bullmq";
-import { and, asc, inArray, lt, sql } from "drizzle-orm";
 
 /** One reconciler at a time across all workers (a Postgres advisory lock, released at commit). */
 const RECONCILE_LOCK_KEY = 0x7768_6b72; // "whkr"
@@ -37,29 +36,13 @@ export async function reconcileDeliveries(
   producers: Producers,
   options: { graceMs: number; limit?: number },
 ): Promise<number> {
-  return db.transaction(async (tx) => {
-    const [lock] = await tx.execute<{ locked: boolean }>(
-      sql`select pg_try_advisory_xact_lock(${RECONCILE_LOCK_KEY}) as locked`,
-    );
-    if (!lock?.locked) return 0;
-    const overdue = await tx
-      .select({ id: webhookDeliveries.id })
-      .from(webhookDeliveries)
-      .where(
-        and(
-          inArray(webhookDeliveries.status, ["pending", "retrying"]),
-          lt(webhookDeliveries.nextAttemptAt, new Date(Date.now() - options.graceMs)),
-        ),
-      )
-      .orderBy(asc(webhookDeliveries.nextAttemptAt))
-      .limit(options.limit ?? 500);
-    const lost = await lostJobs(
-      producers.queues.webhooks,
-      overdue.map((row) => row.id),
-    );
+  const requeued = await tryLockedTransaction(db, RECONCILE_LOCK_KEY, async (tx) => {
+    const overdue = await overdueDeliveryIds(tx, new Date(Date.now() - options.graceMs), options.limit ?? 500);
+    const lost = await lostJobs(producers.queues.webhooks, overdue);
     await enqueueDeliveries(producers, lost);
     return lost.length;
   });
+  return requeued ?? 0;
 }
 
 /**
@@ -72,14 +55,11 @@ export async function reconcileRecoveries(
   producers: Producers,
   options: { graceMs: number; limit?: number },
 ): Promise<number> {
-  return db.transaction(async (tx) => {
-    const [lock] = await tx.execute<{ locked: boolean }>(
-      sql`select pg_try_advisory_xact_lock(${RECOVERY_RECONCILE_LOCK_KEY}) as locked`,
-    );
-    if (!lock?.locked) return 0;
+  const requeued = await tryLockedTransaction(db, RECOVERY_RECONCILE_LOCK_KEY, async (tx) => {
     const running = await runningRecoveries(tx, new Date(Date.now() - options.graceMs), options.limit ?? 100);
     const lost = await lostJobs(producers.queues["webhook-recovery"], running);
     for (const id of lost) await enqueueRecovery(producers, id);
     return lost.length;
   });
+  return requeued ?? 0;
 }

@@ -106,8 +106,8 @@ export function entryProof(block: CommittedBlock, index: number): EntryProof {
   };
 }
 
-/** A revealed entry (the SDK's) before the spin that used it is joined. */
-export type RevealedEntry = Omit<PublishedEntry, "spinId">;
+/** A revealed entry (the SDK's) before the spin that used it (and its void) is joined. */
+export type RevealedEntry = Omit<PublishedEntry, "spinId" | "voided">;
 
 /** Some consecutive entries of a revealed block, as stored: just their bytes, with the block's codec and seed. */
 export interface StoredEntryRange {

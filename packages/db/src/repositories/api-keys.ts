@@ -15,6 +15,7 @@ import {
 import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { apiKeys } from "../schema/api-keys.js";
+import { partners } from "../schema/partners.js";
 import type { Paged, PageWindow } from "./paging.js";
 import { requirePartner } from "./partners.js";
 
@@ -163,4 +164,37 @@ export async function liveKeyHashesAmong(db: Database, keyHashes: string[], now 
     .from(apiKeys)
     .where(and(liveAt(now), inArray(apiKeys.keyHash, keyHashes)));
   return new Set(rows.map((row) => row.keyHash));
+}
+
+/** A key as authentication reads it, with whether its partner is active. */
+export interface KeyForAuth {
+  apiKeyId: string;
+  partnerId: string;
+  environment: Environment;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  partnerActive: boolean;
+}
+
+/** The key with this hash, or null (the API keeps the answer a second: auth/key-verifier.ts). */
+export async function findKeyForAuth(db: Executor, keyHash: string): Promise<KeyForAuth | null> {
+  const [row] = await db
+    .select({
+      apiKeyId: apiKeys.id,
+      partnerId: apiKeys.partnerId,
+      environment: apiKeys.environment,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      partnerActive: partners.isActive,
+    })
+    .from(apiKeys)
+    .innerJoin(partners, eq(partners.id, apiKeys.partnerId))
+    .where(eq(apiKeys.keyHash, keyHash))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Records that the key was used at `at` (`lastUsedAt`). */
+export async function recordKeyUse(db: Executor, apiKeyId: string, at: Date): Promise<void> {
+  await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, apiKeyId));
 }

@@ -1,10 +1,11 @@
 import type { Environment } from "@outcomes/core";
-import { sql } from "drizzle-orm";
-import type { Executor, Transaction } from "../client.js";
+import { eq, sql } from "drizzle-orm";
+import type { Executor } from "../client.js";
 import { blocks } from "../schema/blocks.js";
 import { games } from "../schema/games.js";
 import { spinOutcomes } from "../schema/spins.js";
 import type { NewEvent } from "./events.js";
+import { type Queryable, rowsOf, type SqlClient } from "./sql-client.js";
 
 /**
  * Block bookkeeping of the spin path and the reserve figures. A block is `ready` until its first
@@ -29,7 +30,7 @@ export interface BlockProgress {
  * `markBlocksProgress`, of which this is the one-outcome case).
  */
 export async function markBlockProgress(
-  tx: Transaction,
+  tx: Queryable,
   outcome: { blockId: number; index: number },
   settings: ReserveSettings,
 ): Promise<BlockProgress> {
@@ -49,7 +50,7 @@ export async function markBlockProgress(
  * another batch held (which in turn waited for that game) was a deadlock on small blocks.
  */
 export async function markBlocksProgress(
-  tx: Transaction,
+  tx: Queryable,
   outcomes: readonly { blockId: number; index: number }[],
   settings: ReserveSettings,
 ): Promise<BlockProgress[]> {
@@ -76,10 +77,12 @@ export async function markBlocksProgress(
 }
 
 async function markBlock(
-  tx: Transaction,
+  tx: Queryable,
   outcome: { blockId: number; index: number },
 ): Promise<{ started: boolean; gameId: number | null }> {
-  const rows = await tx.execute<{ game_id: number; previous: string }>(sql`
+  const rows = await rowsOf<{ game_id: number; previous: string }>(
+    tx,
+    sql`
     with target as (
       select id, status as previous from ${blocks}
       where id = ${outcome.blockId} and status <> 'exhausted'
@@ -91,7 +94,8 @@ async function markBlock(
       started_at = coalesce(b.started_at, now()),
       exhausted_at = case when ${outcome.index}::int + 1 >= b.size then now() else b.exhausted_at end
     from target where b.id = target.id
-    returning b.game_id, target.previous`);
+    returning b.game_id, target.previous`,
+  );
   const row = rows[0];
   // The last index may commit before index 0 (parallel spins): the block starts with whichever is first.
   return { started: row?.previous === "ready", gameId: row?.game_id ?? null };
@@ -106,17 +110,20 @@ async function markBlock(
  * `insertEvents`).
  */
 async function onBlockStarted(
-  tx: Transaction,
+  tx: Queryable,
   gameId: number,
   settings: ReserveSettings,
 ): Promise<{ enqueueGeneration: boolean; lowReserve: NewEvent | null }> {
-  const [game] = await tx.execute<{ partner_id: string; environment: Environment; low_reserve_armed: boolean }>(sql`
-    select partner_id, environment, low_reserve_armed from ${games} where id = ${gameId} for no key update`);
+  const [game] = await rowsOf<{ partner_id: string; environment: Environment; low_reserve_armed: boolean }>(
+    tx,
+    sql`
+    select partner_id, environment, low_reserve_armed from ${games} where id = ${gameId} for no key update`,
+  );
   if (!game) return { enqueueGeneration: false, lowReserve: null };
   const readyBlocks = await readyBlockCount(tx, gameId);
   if (readyBlocks >= settings.minReadyBlocks) return { enqueueGeneration: false, lowReserve: null };
   if (!game.low_reserve_armed) return { enqueueGeneration: true, lowReserve: null };
-  await tx.execute(sql`update ${games} set low_reserve_armed = false where id = ${gameId}`);
+  await rowsOf(tx, sql`update ${games} set low_reserve_armed = false where id = ${gameId}`);
   const data = {
     gameId,
     readyBlocks,
@@ -129,20 +136,26 @@ async function onBlockStarted(
   };
 }
 
-export async function readyBlockCount(db: Executor, gameId: number): Promise<number> {
-  const [row] = await db.execute<{ ready: number }>(sql`
-    select count(*)::int as ready from ${blocks} where game_id = ${gameId} and status = 'ready'`);
+export async function readyBlockCount(db: Queryable, gameId: number): Promise<number> {
+  const [row] = await rowsOf<{ ready: number }>(
+    db,
+    sql`
+    select count(*)::int as ready from ${blocks} where game_id = ${gameId} and status = 'ready'`,
+  );
   return row?.ready ?? 0;
 }
 
 /** Outcomes sealed for the game and not yet used by a spin (ready and serving blocks). */
-export async function remainingOutcomes(db: Executor, gameId: number): Promise<number> {
-  const [row] = await db.execute<{ remaining: number }>(sql`
+export async function remainingOutcomes(db: Queryable, gameId: number): Promise<number> {
+  const [row] = await rowsOf<{ remaining: number }>(
+    db,
+    sql`
     select (
       coalesce((select sum(size) from ${blocks} where game_id = ${gameId} and status <> 'exhausted'), 0)
       - (select count(*) from ${spinOutcomes} s join ${blocks} b on b.id = s.block_id
          where b.game_id = ${gameId} and b.status <> 'exhausted')
-    )::int as remaining`);
+    )::int as remaining`,
+  );
   return row?.remaining ?? 0;
 }
 
@@ -178,4 +191,38 @@ export async function reserveFigures(db: Executor, gameId: number): Promise<Rese
     lastSequence: row?.last_sequence ?? 0,
     lowReserveArmed: row?.armed ?? false,
   };
+}
+
+/** Every game with its number of ready blocks (the API's reserve gauge, read at scrape time). */
+export async function readyBlocksOfEveryGame(
+  db: Executor,
+): Promise<{ id: number; partnerId: string; environment: Environment; readyBlocks: number }[]> {
+  return db
+    .select({
+      id: games.id,
+      partnerId: games.partnerId,
+      environment: games.environment,
+      readyBlocks: sql<number>`(count(${blocks.id}) filter (where ${blocks.status} = 'ready'))::int`,
+    })
+    .from(games)
+    .leftJoin(blocks, eq(blocks.gameId, games.id))
+    .groupBy(games.id);
+}
+
+/** A block's size and the head of its entries, which holds its whole header. */
+const SIZE_AND_HEAD = "select size, substring(entries from 1 for $2::int) as head from blocks where id = $1";
+
+/**
+ * A sealed block's size and the first `headBytes` of its entries; null when no such block was ever
+ * sealed. Read on `client`, prepared (the API keeps the answer: a sealed block never changes).
+ */
+export async function blockSizeAndHead(
+  client: SqlClient,
+  blockId: number,
+  headBytes: number,
+): Promise<{ size: number; head: Buffer } | null> {
+  const [row] = await client.unsafe<{ size: number; head: Buffer }[]>(SIZE_AND_HEAD, [blockId, headBytes], {
+    prepare: true,
+  });
+  return row ?? null;
 }

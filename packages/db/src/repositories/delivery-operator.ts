@@ -2,9 +2,10 @@ import { couldBeId, type Environment, ErrorCode, ServiceError } from "@outcomes/
 import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
 import type { Database } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
+import type { DeliveryRecord } from "./deliveries.js";
 import { replayFailedOnce } from "./delivery-replay.js";
 import type { PageWindow } from "./paging.js";
-import { createRedelivery, type DeliveryRecord } from "./webhooks.js";
+import { createRedelivery } from "./webhooks.js";
 
 export interface DeliveryFilter {
   status?: DeliveryRecord["status"] | undefined;

@@ -1,7 +1,8 @@
-import { newId, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
+import { newId } from "@outcomes/core";
 import { and, asc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { Transaction } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
+import { insertRedeliveriesOnce } from "./deliveries.js";
 
 /** A failed delivery nothing has delivered again yet (redeliver, recover, an operator's replay). */
 export const notRedelivered = sql`not exists (select 1 from ${webhookDeliveries} r where r.redelivery_of = ${webhookDeliveries.id})`;
@@ -45,16 +46,7 @@ export async function replayFailedOnce(
   const locked = Number.isFinite(max) ? await candidates.limit(max + 1) : await candidates;
   const pairs = locked.slice(0, max).map(({ id }) => ({ id: newId("dlv"), original: id }));
   if (pairs.length === 0) return { replayed: [], more: false };
-  // One statement for any number of replays: the pairs travel as one JSON parameter.
-  const inserted = await tx.execute<{ id: string }>(sql`
-    insert into ${webhookDeliveries}
-      (id, webhook_id, event_id, event_created_at, event_type, body, max_attempts, next_attempt_at, redelivery_of)
-    select pair.id, d.webhook_id, d.event_id, d.event_created_at, d.event_type, d.body, ${WEBHOOK_MAX_ATTEMPTS}, now(), d.id
-    from jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) as pair(id text, original text)
-    join ${webhookDeliveries} d on d.id = pair.original
-    where not exists (select 1 from ${webhookDeliveries} r where r.redelivery_of = d.id)
-    returning id`);
-  const made = new Set(inserted.map((row) => row.id));
+  const made = await insertRedeliveriesOnce(tx, pairs);
   return {
     replayed: pairs.filter((pair) => made.has(pair.id)).map((pair) => ({ id: pair.id, redeliveryOf: pair.original })),
     more: locked.length > max,

@@ -9,6 +9,7 @@ import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { events } from "../schema/events.js";
 import { preparedPerHandle } from "./prepared.js";
+import { type Queryable, rowsOf } from "./sql-client.js";
 
 export interface NewEvent<D = unknown> {
   partnerId: string;
@@ -29,13 +30,18 @@ export interface NewEvent<D = unknown> {
  * per transaction: all of its events take each counter once. `notifyEvents(producers)` after commit
  * only shortens the webhook worker's wait.
  */
-export async function insertEvents(executor: Executor, inputs: readonly NewEvent[]): Promise<EventEnvelope<unknown>[]> {
+export async function insertEvents(
+  executor: Queryable,
+  inputs: readonly NewEvent[],
+): Promise<EventEnvelope<unknown>[]> {
   if (inputs.length === 0) return [];
   const rows = inputs.map((input, n) => {
     const envelope = newEventEnvelope(input.type, input.environment, input.data, input.now);
     return { n, partner_id: input.partnerId, environment: input.environment, type: input.type, envelope };
   });
-  const numbered = await executor.execute<{ id: string; sequence: string }>(sql`
+  const numbered = await rowsOf<{ id: string; sequence: string }>(
+    executor,
+    sql`
     with input as (
       select * from json_to_recordset(${JSON.stringify(rows)}::json)
         as x(n int, partner_id text, environment text, type text, envelope jsonb)
@@ -57,13 +63,14 @@ export async function insertEvents(executor: Executor, inputs: readonly NewEvent
     select envelope->>'id', partner_id, environment, type, sequence,
       envelope || jsonb_build_object('sequence', sequence), (envelope->>'createdAt')::timestamptz
     from placed order by n
-    returning id, sequence`);
+    returning id, sequence`,
+  );
   const sequences = new Map(numbered.map((row) => [row.id, Number(row.sequence)]));
   return rows.map(({ envelope }) => orderedEnvelope({ ...envelope, sequence: sequences.get(envelope.id) as number }));
 }
 
 /** One event (see `insertEvents`). */
-export async function insertEvent<D>(executor: Executor, input: NewEvent<D>): Promise<EventEnvelope<D>> {
+export async function insertEvent<D>(executor: Queryable, input: NewEvent<D>): Promise<EventEnvelope<D>> {
   const [envelope] = await insertEvents(executor, [input]);
   return envelope as EventEnvelope<D>;
 }

@@ -7,15 +7,16 @@ import {
   type RevealedEntry,
   revealedEntriesOf,
   ServiceError,
-  timeOfId,
 } from "@outcomes/core";
 import { sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { blocks } from "../schema/blocks.js";
 import { poolCycles } from "../schema/pool-cycles.js";
+import { spinVoids } from "../schema/spin-voids.js";
 import { spinOutcomes, spins } from "../schema/spins.js";
 import type { GameOwner } from "./games.js";
 import type { Paged, PageWindow } from "./paging.js";
+import { spinTimeWindow } from "./spins.js";
 import { sqlClientOf } from "./sql-client.js";
 
 // Provable fairness as partners read it (CONTRACT §10, docs/fairness.md): a game's blocks with
@@ -103,14 +104,15 @@ export interface RevealedBlock {
   /** The block's offset in its finite_pool cycle; 0 for independent blocks. */
   position: number;
   /**
-   * The row's version (its `xmin`): any write to the row changes it, so an answer kept under it is
-   * never one the record no longer gives.
+   * The row's version (its `xmin`: any write to the row changes it) and how many of its entries'
+   * spins were voided (voids are only ever added, and they touch no block row), so an answer kept
+   * under it is never one the record no longer gives.
    */
   version: string;
 }
 
-/** A revealed entry and the spin that used it (null: retired unserved). */
-export type RevealedEntryRow = RevealedEntry & { spinId: string | null };
+/** A revealed entry, the spin that used it (null: retired unserved), and whether that spin was voided. */
+export type RevealedEntryRow = RevealedEntry & { spinId: string | null; voided: boolean };
 
 /** One of the game's revealed blocks; 404 KS-4215 when it has no such block, 409 KS-4216 before the reveal. */
 export async function requireRevealedBlock(db: Executor, gameId: number, blockId: number): Promise<RevealedBlock> {
@@ -122,7 +124,8 @@ export async function requireRevealedBlock(db: Executor, gameId: number, blockId
     sealed_before_fairness: boolean;
   }>(sql`
     select b.size, case when b.revealed_at is not null then coalesce(b.seed, c.seed) end as seed, b.cycle_offset,
-      b.xmin::text as version, b.seed_hash is null as sealed_before_fairness
+      b.xmin::text || '.' || (select count(*) from ${spinVoids} v where v.block_id = b.id) as version,
+      b.seed_hash is null as sealed_before_fairness
     from ${blocks} b left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle
     where b.game_id = ${gameId} and b.id = ${blockId}`);
   if (!block) throw unknownBlock();
@@ -137,8 +140,9 @@ export async function requireRevealedBlock(db: Executor, gameId: number, blockId
 
 /**
  * Entries `first` to `first + count − 1` of a revealed block (within its size), with their salts and
- * spins. Reads the block's header, then only those entries' bytes (a slice of `entries`) and their
- * `spin_outcomes` rows (a range of its primary key), so a page costs the same in any block.
+ * spins. Reads the block's header, then only those entries' bytes (a slice of `entries`), their
+ * `spin_outcomes` rows (a range of its primary key) and their voids (a range of `spin_voids_block_idx`),
+ * so a page costs the same in any block.
  */
 export async function revealedEntryRange(
   db: Executor,
@@ -150,7 +154,7 @@ export async function revealedEntryRange(
     select substring(entries from 1 for ${BLOCK_HEADER_MAX_BYTES}::int) as head from ${blocks} where id = ${block.blockId}`);
   if (!stored) throw unknownBlock();
   const { codec, bodyStart } = EntryCodec.readHeader(stored.head);
-  const [[range], used] = await Promise.all([
+  const [[range], used, voided] = await Promise.all([
     db.execute<{ body: Buffer }>(sql`
       select substring(entries from ${bodyStart + first * codec.entryBytes + 1}::int
         for ${count * codec.entryBytes}::int) as body
@@ -158,21 +162,19 @@ export async function revealedEntryRange(
     db.execute<{ outcome_index: number; id: string }>(sql`
       select outcome_index, spin_id as id from ${spinOutcomes}
       where block_id = ${block.blockId} and outcome_index >= ${first} and outcome_index < ${first + count}`),
+    db.execute<{ outcome_index: number }>(sql`
+      select outcome_index from ${spinVoids}
+      where block_id = ${block.blockId} and outcome_index >= ${first} and outcome_index < ${first + count}`),
   ]);
   if (!range || range.body.length !== count * codec.entryBytes) {
     throw new Error(`block ${block.blockId} holds fewer entries than its size`);
   }
   const spinOf = new Map(used.map((row) => [row.outcome_index, row.id]));
+  const voidedAt = new Set(voided.map((row) => row.outcome_index));
   return revealedEntriesOf({ codec, body: range.body, first, seed: block.seed, position: block.position }).map(
-    (entry) => ({ ...entry, spinId: spinOf.get(entry.index) ?? null }),
+    (entry) => ({ ...entry, spinId: spinOf.get(entry.index) ?? null, voided: voidedAt.has(entry.index) }),
   );
 }
-
-/**
- * A spin's `created_at` is its commit time, a moment after its id was made (the request's start):
- * a day either side is far more than any request lasts.
- */
-const SPIN_ID_SLACK_MS = 86_400_000;
 
 export type SpinProofView = { spinId: string; blockId: number; index: number } & EntryProof;
 
@@ -182,9 +184,8 @@ export type SpinProofView = { spinId: string; blockId: number; index: number } &
  * provable fairness (it has no tree).
  */
 export async function spinProof(db: Executor, owner: GameOwner, spinId: string): Promise<SpinProofView> {
-  // The id's own time bounds the spin's `created_at`, so the look-up reads a few daily partitions.
-  const idTime = timeOfId(spinId);
-  if (idTime === null) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
+  const dated = spinTimeWindow(spinId);
+  if (dated === null) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
   const [row] = await db.execute<{
     block_id: string | null;
     outcome_index: number;
@@ -197,8 +198,7 @@ export async function spinProof(db: Executor, owner: GameOwner, spinId: string):
     from ${spins} s left join ${blocks} b on b.id = s.block_id
       left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle
     where s.id = ${spinId} and s.partner_id = ${owner.partnerId} and s.environment = ${owner.environment}
-      and s.created_at between ${new Date(idTime - SPIN_ID_SLACK_MS).toISOString()}::timestamptz
-        and ${new Date(idTime + SPIN_ID_SLACK_MS).toISOString()}::timestamptz`);
+      and s.created_at between ${dated.from}::timestamptz and ${dated.to}::timestamptz`);
   if (!row) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
   if (row.block_id === null) {
     throw new ServiceError(ErrorCode.NotFound, {

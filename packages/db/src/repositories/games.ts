@@ -203,3 +203,35 @@ function ownedSheet(owner: SheetOwner, id: string) {
     eq(parSheets.environment, owner.environment),
   );
 }
+
+/** What a spin reads of its game (the API keeps it a second per process: game-cache.ts). */
+export interface GameSpinSettings {
+  id: number;
+  partnerId: string;
+  environment: Environment;
+  parSheetId: string;
+  isActive: boolean;
+  minWagerMicros: number | null;
+  maxWagerMicros: number;
+  /** Null: the deployment's default applies. */
+  largeWinThresholdMicros: number | null;
+}
+
+/** The game's spin settings, or null when there is no such game. */
+export async function findGameSpinSettings(db: Executor, gameId: number): Promise<GameSpinSettings | null> {
+  const [row] = await db
+    .select({
+      id: games.id,
+      partnerId: games.partnerId,
+      environment: games.environment,
+      parSheetId: games.parSheetId,
+      isActive: games.isActive,
+      minWagerMicros: games.minWagerMicros,
+      maxWagerMicros: games.maxWagerMicros,
+      largeWinThresholdMicros: games.largeWinThresholdMicros,
+    })
+    .from(games)
+    .where(eq(games.id, gameId))
+    .limit(1);
+  return row ?? null;
+}

@@ -1,5 +1,5 @@
 import type { Environment } from "@outcomes/core";
-import type { SqlTransaction } from "./sql-client.js";
+import type { SqlClient, SqlTransaction } from "./sql-client.js";
 
 /**
  * Records are honoured for 24 h; older ones are ignored, a new use of the key stores a new record
@@ -21,57 +21,99 @@ export interface IdempotencyRecord {
   responseBody: unknown;
 }
 
-const LOCK = "select pg_advisory_xact_lock(hashtextextended($1, 0))";
-const LIVE = `partner_id = $1 and environment = $2 and key = $3 and created_at > now() - ${RETENTION}`;
+/** A key's scope in one string: a newline cannot occur in an HTTP header value, so it separates the parts unambiguously. */
+const scopeText = (scope: IdempotencyScope) => `${scope.partnerId}\n${scope.environment}\n${scope.key}`;
+
+const LIVE = `created_at > now() - ${RETENTION}`;
 const FIND = `
-  select request_hash, response_status, response_body from idempotency_keys where ${LIVE}
+  select request_hash, response_status, response_body from idempotency_keys
+  where partner_id = $1 and environment = $2 and key = $3 and ${LIVE}
   order by created_at desc limit 1`;
-/** Under the key's lock: a live record cannot appear meanwhile, and the condition says so again. */
-const SAVE = `
+/**
+ * Every key's lock (an advisory lock on a hash of its scope, held until the transaction ends; a
+ * collision of two keys only makes them wait for each other), taken in one order (sorted by the
+ * subquery), so two batches sharing keys wait for each other rather than deadlock.
+ */
+const LOCK_MANY = `
+  select count(pg_advisory_xact_lock(hashtextextended(k, 0)))
+  from (select unnest($1::text[]) as k order by 1) keys`;
+/** Each key's live record, if any (n: the key's place in the arrays). */
+const FIND_MANY = `
+  select distinct on (x.n) x.n::int as n, r.request_hash, r.response_status, r.response_body
+  from unnest($1::text[], $2::text[], $3::text[]) with ordinality as x(partner_id, environment, key, n)
+  join idempotency_keys r on r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key
+    and r.${LIVE}
+  order by x.n, r.created_at desc`;
+/** Under the keys' locks: a live record cannot appear meanwhile, and the condition says so again. */
+const SAVE_MANY = `
   insert into idempotency_keys (partner_id, environment, key, request_hash, response_status, response_body)
-  select $1::text, $2::text, $3::text, $4::text, $5::int, $6::jsonb
-  where not exists (select 1 from idempotency_keys where ${LIVE})`;
+  select x.partner_id, x.environment, x.key, x.request_hash, 200, x.response_body::jsonb
+  from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+    as x(partner_id, environment, key, request_hash, response_body)
+  where not exists (select 1 from idempotency_keys r
+    where r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key and r.${LIVE})`;
+
+type RecordRow = { request_hash: string; response_status: number; response_body: unknown };
+const recordOf = (row: RecordRow): IdempotencyRecord => ({
+  requestHash: row.request_hash,
+  responseStatus: row.response_status,
+  responseBody: row.response_body,
+});
 
 /**
- * Serialises every request with this key until the transaction ends (an advisory lock on a hash of
- * partner, environment and key; a collision of two keys only makes them wait for each other), then
- * reads the live record. The read must be a statement of its own after the lock: under READ
- * COMMITTED a statement's snapshot is taken when it starts, so a single statement that first waited
- * for the lock would not see the record the first request committed meanwhile.
+ * The key's live record, read without its lock: a request seen before is answered from it before
+ * anything else is done. One that is still running is not seen here; its duplicate then waits for
+ * it under the lock (`lockAndFindIdempotencyRecords`).
  */
-export async function lockIdempotencyKey(
-  tx: SqlTransaction,
+export async function findIdempotencyRecord(
+  client: SqlClient,
   scope: IdempotencyScope,
 ): Promise<IdempotencyRecord | null> {
-  // A newline cannot occur in an HTTP header value, so it separates the parts unambiguously.
-  await tx.unsafe(LOCK, [`${scope.partnerId}\n${scope.environment}\n${scope.key}`], { prepare: true });
-  const [row] = await tx.unsafe<{ request_hash: string; response_status: number; response_body: unknown }[]>(
-    FIND,
-    [scope.partnerId, scope.environment, scope.key],
-    { prepare: true },
-  );
-  return row
-    ? { requestHash: row.request_hash, responseStatus: row.response_status, responseBody: row.response_body }
-    : null;
+  const [row] = await client.unsafe<RecordRow[]>(FIND, [scope.partnerId, scope.environment, scope.key], {
+    prepare: true,
+  });
+  return row ? recordOf(row) : null;
 }
 
-/** Stores the response in the caller's transaction (under the lock), beside any expired record of the key. */
-export async function saveIdempotencyRecord(
+/**
+ * Serialises every request with these keys until the transaction ends, then reads their live
+ * records (answered in the order given, null where none). The read must be a statement of its own
+ * after the locks: under READ COMMITTED a statement's snapshot is taken when it starts, so a single
+ * statement that first waited for a lock would not see the record the first request committed meanwhile.
+ */
+export async function lockAndFindIdempotencyRecords(
   tx: SqlTransaction,
-  scope: IdempotencyScope,
-  record: IdempotencyRecord,
+  scopes: readonly IdempotencyScope[],
+): Promise<(IdempotencyRecord | null)[]> {
+  await tx.unsafe(LOCK_MANY, [scopes.map(scopeText)], { prepare: true });
+  const column = (pick: (scope: IdempotencyScope) => string) => scopes.map(pick);
+  const rows = await tx.unsafe<(RecordRow & { n: number })[]>(
+    FIND_MANY,
+    [column((s) => s.partnerId), column((s) => s.environment), column((s) => s.key)],
+    { prepare: true },
+  );
+  const found: (IdempotencyRecord | null)[] = scopes.map(() => null);
+  for (const row of rows) found[row.n - 1] = recordOf(row);
+  return found;
+}
+
+/** Stores the responses in the caller's transaction, under the keys' locks, beside any expired record of a key. */
+export async function saveIdempotencyRecords(
+  tx: SqlTransaction,
+  records: readonly { scope: IdempotencyScope; requestHash: string; responseBody: unknown }[],
 ): Promise<void> {
+  if (records.length === 0) return;
+  const column = (pick: (record: (typeof records)[number]) => string) => records.map(pick);
   const saved = await tx.unsafe(
-    SAVE,
+    SAVE_MANY,
     [
-      scope.partnerId,
-      scope.environment,
-      scope.key,
-      record.requestHash,
-      record.responseStatus,
-      JSON.stringify(record.responseBody),
+      column((r) => r.scope.partnerId),
+      column((r) => r.scope.environment),
+      column((r) => r.scope.key),
+      column((r) => r.requestHash),
+      column((r) => JSON.stringify(r.responseBody)),
     ],
     { prepare: true },
   );
-  if (saved.count !== 1) throw new Error("a live idempotency record appeared under the lock");
+  if (saved.count !== records.length) throw new Error("a live idempotency record appeared under the lock");
 }

@@ -3,12 +3,16 @@
 // their HTTP status and the CLI prints. How a row is shown as JSON is @outcomes/records' concern.
 export * from "./api-keys.js";
 export * from "./blocks.js";
+export * from "./deliveries.js";
 export * from "./delivery-operator.js";
 export * from "./delivery-replay.js";
+export * from "./event-dispatch.js";
 export * from "./events.js";
 export * from "./fairness.js";
 export * from "./games.js";
 export * from "./idempotency-keys.js";
+export * from "./key-expiry-notices.js";
+export * from "./locked-transaction.js";
 export * from "./paging.js";
 export * from "./par-sheets.js";
 export * from "./partitions.js";
@@ -19,6 +23,7 @@ export * from "./release-rollouts.js";
 export * from "./settlement-operator.js";
 export * from "./settlements.js";
 export * from "./spin-batch.js";
+export * from "./spin-voids.js";
 export * from "./spins.js";
 export * from "./sql-client.js";
 export * from "./webhook-recovery.js";

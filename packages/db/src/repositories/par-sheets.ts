@@ -11,6 +11,7 @@ import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { parSheets } from "../schema/par-sheets.js";
 import type { PageWindow } from "./paging.js";
+import type { SqlClient } from "./sql-client.js";
 
 export type ParSheetRecord = typeof parSheets.$inferSelect;
 
@@ -147,4 +148,15 @@ async function updated(
   const [record] = await tx.update(parSheets).set(values).where(eq(parSheets.id, id)).returning();
   if (!record) throw new ServiceError(ErrorCode.ParSheetNotFound);
   return record;
+}
+
+const SHEET_DOCUMENT = "select document from par_sheets where id = $1";
+
+/**
+ * The sheet's document as uploaded (it never changes), undefined when there is no such sheet. Read
+ * on `client`, prepared: the spin path's forced outcomes read it inside a keyed spin's transaction.
+ */
+export async function parSheetDocument(client: SqlClient, parSheetId: string): Promise<unknown> {
+  const [row] = await client.unsafe<{ document: unknown }[]>(SHEET_DOCUMENT, [parSheetId], { prepare: true });
+  return row?.document;
 }

@@ -1,7 +1,10 @@
+import { newId } from "@outcomes/core";
 import { createTestDatabase, type TestDatabase } from "@outcomes/testkit/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensurePartitions } from "./partitions.js";
 import { spinTotalsByGame } from "./settlement-figures.js";
+import { spinLookup } from "./spin-voids.js";
+import { spinTimeWindow } from "./spins.js";
 
 /**
  * The planner reads only the partitions a statement's time range can touch: EXPLAIN of the very
@@ -47,6 +50,17 @@ describe("partition pruning", () => {
     // The unsealed end of a day (the roll-ups cover the rest).
     const tail = { from: new Date("2026-01-15T20:00:00Z"), to: day.to };
     expect(await scannedTables(spinTotalsByGame(database.db, key, tail).toSQL())).toEqual(["spins_p20260115"]);
+  });
+
+  it("looks a spin up by its id (recall, void, proof) in the partitions of the day either side of its id's time", async () => {
+    const spinId = newId("spn", Date.parse("2026-01-15T12:00:00Z"));
+    const owner = { partnerId: "ptr_x", environment: "sandbox" as const };
+    const query = spinLookup(database.db, spinId, spinTimeWindow(spinId)!, owner).toSQL();
+    expect((await scannedTables(query)).filter((name) => name.startsWith("spins"))).toEqual([
+      "spins_p20260114",
+      "spins_p20260115",
+      "spins_p20260116",
+    ]);
   });
 
   it("looks idempotency keys and a just-written spin up in the last days' partitions only", async () => {

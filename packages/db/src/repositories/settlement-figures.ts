@@ -1,9 +1,10 @@
 import { type Environment, type SettlementFigures, utcDayBounds } from "@outcomes/core";
-import { and, asc, eq, lt, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, eq, lt, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { games } from "../schema/games.js";
 import type { settlementReports } from "../schema/settlement-reports.js";
 import { spinHourlyTotals } from "../schema/spin-rollups.js";
+import { spinVoids } from "../schema/spin-voids.js";
 import { spins } from "../schema/spins.js";
 import { rollupCoverage } from "./spin-rollups.js";
 
@@ -26,19 +27,43 @@ export interface ReportFigures extends SettlementFigures {
 
 export type SettlementReportRecord = typeof settlementReports.$inferSelect;
 
+/** Every figure of a report, in the order the stored games list them. */
+const FIGURES = [
+  "totalSpins",
+  "totalWageredMicros",
+  "totalPaidMicros",
+  "voidedSpins",
+  "voidedWageredMicros",
+  "voidedPaidMicros",
+] as const satisfies readonly (keyof SettlementFigures)[];
+type Figure = (typeof FIGURES)[number];
+
+/** Every figure, each valued by `value`. */
+function eachFigure<T>(value: (figure: Figure) => T): Record<Figure, T> {
+  const figures = {} as Record<Figure, T>;
+  for (const figure of FIGURES) figures[figure] = value(figure);
+  return figures;
+}
+
+/** Reports stored before voids existed have no void figures: they were 0 then. */
 export function figuresOf(record: SettlementReportRecord): ReportFigures {
   return {
     totalSpins: record.totalSpins,
     totalWageredMicros: record.totalWageredMicros,
     totalPaidMicros: record.totalPaidMicros,
-    games: record.games as GameFigures[],
+    voidedSpins: record.voidedSpins,
+    voidedWageredMicros: record.voidedWageredMicros,
+    voidedPaidMicros: record.voidedPaidMicros,
+    games: (record.games as Array<Partial<GameFigures> & { gameId: number }>).map((game) => ({
+      gameId: game.gameId,
+      ...eachFigure((figure) => game[figure] ?? 0),
+    })),
   };
 }
 
 /** Same figures, game by game: a run that finds them unchanged leaves the report (and events) alone. */
 export function sameFigures(a: ReportFigures, b: ReportFigures): boolean {
-  const key = (figures: SettlementFigures) =>
-    `${figures.totalSpins}/${figures.totalWageredMicros}/${figures.totalPaidMicros}`;
+  const key = (figures: SettlementFigures) => FIGURES.map((figure) => figures[figure]).join("/");
   if (key(a) !== key(b) || a.games.length !== b.games.length) return false;
   return a.games.every((game, i) => {
     const other = b.games[i];
@@ -46,7 +71,7 @@ export function sameFigures(a: ReportFigures, b: ReportFigures): boolean {
   });
 }
 
-/** Where a day's figures come from: the sealed roll-ups where they cover it, or the spins themselves. */
+/** Where a day's figures come from: the sealed roll-ups where they cover it, or the record itself (spins, voids). */
 export type FigureSource = "rollups" | "spins";
 
 export interface TimeRange {
@@ -54,19 +79,16 @@ export interface TimeRange {
   to: Date;
 }
 
-interface PerGameRow {
-  gameId: number;
-  spins: string;
-  wagered: string;
-  paid: string;
-}
+/** Some figures of one game, summed in SQL as text (exact numeric). */
+type PerGameRow = { gameId: number } & Partial<Record<Figure, string>>;
 
 /**
  * The figures of one partner's UTC day, exact: Postgres sums the bigint micro-USD columns (as
  * numeric, never float) per game, from the sealed hourly roll-ups where they cover the day and from
- * `spins` (index-only over `spins_settlement_idx`) for the rest; totals are BigInt sums of the
- * per-game rows. Every game registered before the day ended is listed, with zeros when it had no
- * spins, so a statement shows the partner's whole catalogue.
+ * `spins` (index-only over `spins_settlement_idx`) and `spin_voids` (over `spin_voids_settlement_idx`)
+ * for the rest; totals are BigInt sums of the per-game rows. The spins are those created that day,
+ * the voids those made that day (of spins of any day). Every game registered before the day ended
+ * is listed, with zeros when it had neither, so a statement shows the partner's whole catalogue.
  */
 export async function computeReportFigures(
   executor: Executor,
@@ -78,12 +100,15 @@ export async function computeReportFigures(
   const coverage = source === "rollups" ? await rollupCoverage(executor) : null;
   const rolled = coverage ? intersect(day, { from: coverage.coveredFrom, to: coverage.sealedUntil }) : null;
   const rows: PerGameRow[] = [];
+  const sumUnsealed = async (range: TimeRange) => {
+    rows.push(...(await spinTotalsByGame(executor, key, range)), ...(await voidTotalsByGame(executor, key, range)));
+  };
   if (rolled) {
     rows.push(...(await rollupTotalsByGame(executor, key, rolled)));
-    if (day.from < rolled.from) rows.push(...(await spinTotalsByGame(executor, key, { ...day, to: rolled.from })));
-    if (rolled.to < day.to) rows.push(...(await spinTotalsByGame(executor, key, { ...day, from: rolled.to })));
+    if (day.from < rolled.from) await sumUnsealed({ ...day, to: rolled.from });
+    if (rolled.to < day.to) await sumUnsealed({ ...day, from: rolled.to });
   } else {
-    rows.push(...(await spinTotalsByGame(executor, key, day)));
+    await sumUnsealed(day);
   }
   const registered = await executor
     .select({ gameId: games.id })
@@ -91,32 +116,22 @@ export async function computeReportFigures(
     .where(and(eq(games.partnerId, key.partnerId), eq(games.environment, key.environment), lt(games.createdAt, end)))
     .orderBy(asc(games.id));
 
-  const byGame = new Map<number, { spins: bigint; wagered: bigint; paid: bigint }>();
-  for (const { gameId } of registered) byGame.set(gameId, { spins: 0n, wagered: 0n, paid: 0n });
+  const zeros = () => eachFigure(() => 0n);
+  const byGame = new Map<number, Record<Figure, bigint>>();
+  for (const { gameId } of registered) byGame.set(gameId, zeros());
   for (const row of rows) {
-    const game = byGame.get(row.gameId) ?? { spins: 0n, wagered: 0n, paid: 0n };
-    byGame.set(row.gameId, {
-      spins: game.spins + BigInt(row.spins),
-      wagered: game.wagered + BigInt(row.wagered),
-      paid: game.paid + BigInt(row.paid),
-    });
+    const game = byGame.get(row.gameId) ?? zeros();
+    for (const figure of FIGURES) game[figure] += BigInt(row[figure] ?? 0);
+    byGame.set(row.gameId, game);
   }
   const perGame: GameFigures[] = [...byGame.entries()]
     .sort(([a], [b]) => a - b)
     .map(([gameId, game]) => ({
       gameId,
-      totalSpins: safeInteger(game.spins),
-      totalWageredMicros: safeInteger(game.wagered),
-      totalPaidMicros: safeInteger(game.paid),
+      ...eachFigure((figure) => safeInteger(game[figure])),
     }));
-  const sum = (pick: (game: GameFigures) => number) =>
-    safeInteger(perGame.reduce((total, game) => total + BigInt(pick(game)), 0n));
-  return {
-    totalSpins: sum((game) => game.totalSpins),
-    totalWageredMicros: sum((game) => game.totalWageredMicros),
-    totalPaidMicros: sum((game) => game.totalPaidMicros),
-    games: perGame,
-  };
+  const totals = eachFigure((figure) => safeInteger(perGame.reduce((total, game) => total + BigInt(game[figure]), 0n)));
+  return { ...totals, games: perGame };
 }
 
 function intersect(a: TimeRange, b: TimeRange): TimeRange | null {
@@ -139,9 +154,9 @@ export function spinTotalsByGame(executor: Executor, key: ReportKey, range: Time
   return executor
     .select({
       gameId: spins.gameId,
-      spins: sql<string>`count(*)::text`,
-      wagered: sql<string>`sum(${spins.wagerMicros})::text`,
-      paid: sql<string>`sum(${spins.payoutMicros})::text`,
+      totalSpins: sql<string>`count(*)::text`,
+      totalWageredMicros: sql<string>`sum(${spins.wagerMicros})::text`,
+      totalPaidMicros: sql<string>`sum(${spins.payoutMicros})::text`,
     })
     .from(spins)
     .where(
@@ -155,13 +170,38 @@ export function spinTotalsByGame(executor: Executor, key: ReportKey, range: Time
     .groupBy(spins.gameId);
 }
 
+/** Voids made in a range, per game: a range of `spin_voids_settlement_idx`. */
+function voidTotalsByGame(executor: Executor, key: ReportKey, range: TimeRange) {
+  return executor
+    .select({
+      gameId: spinVoids.gameId,
+      voidedSpins: sql<string>`count(*)::text`,
+      voidedWageredMicros: sql<string>`sum(${spinVoids.wagerMicros})::text`,
+      voidedPaidMicros: sql<string>`sum(${spinVoids.payoutMicros})::text`,
+    })
+    .from(spinVoids)
+    .where(
+      and(
+        eq(spinVoids.partnerId, key.partnerId),
+        eq(spinVoids.environment, key.environment),
+        sql`${spinVoids.voidedAt} >= ${range.from.toISOString()}::timestamptz`,
+        sql`${spinVoids.voidedAt} < ${range.to.toISOString()}::timestamptz`,
+      ),
+    )
+    .groupBy(spinVoids.gameId);
+}
+
 function rollupTotalsByGame(executor: Executor, key: ReportKey, range: TimeRange) {
+  const sum = (column: AnyColumn) => sql<string>`sum(${column})::text`;
   return executor
     .select({
       gameId: spinHourlyTotals.gameId,
-      spins: sql<string>`sum(${spinHourlyTotals.totalSpins})::text`,
-      wagered: sql<string>`sum(${spinHourlyTotals.totalWageredMicros})::text`,
-      paid: sql<string>`sum(${spinHourlyTotals.totalPaidMicros})::text`,
+      totalSpins: sum(spinHourlyTotals.totalSpins),
+      totalWageredMicros: sum(spinHourlyTotals.totalWageredMicros),
+      totalPaidMicros: sum(spinHourlyTotals.totalPaidMicros),
+      voidedSpins: sum(spinHourlyTotals.voidedSpins),
+      voidedWageredMicros: sum(spinHourlyTotals.voidedWageredMicros),
+      voidedPaidMicros: sum(spinHourlyTotals.voidedPaidMicros),
     })
     .from(spinHourlyTotals)
     .where(

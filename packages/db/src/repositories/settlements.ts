@@ -15,6 +15,7 @@ import type { Database, Executor, Transaction } from "../client.js";
 import { games } from "../schema/games.js";
 import { partners } from "../schema/partners.js";
 import { settlementReports } from "../schema/settlement-reports.js";
+import { spinVoids } from "../schema/spin-voids.js";
 import { spins } from "../schema/spins.js";
 import { insertEvent } from "./events.js";
 import type { Paged, PageWindow } from "./paging.js";
@@ -208,7 +209,10 @@ function settledResult(report: SettlementReportRecord, settled: SettledPolicy): 
   return { report, outcome: "skipped" };
 }
 
-/** `data` of the `settlement.report_ready` event (CONTRACT §7): the report's day, status and totals. */
+/**
+ * `data` of the `settlement.report_ready` event (CONTRACT §7): the report's day, status and totals,
+ * the day's voids among them (fields added to the contract's, so `netUsd` can be checked).
+ */
 function reportReadyData(report: SettlementReportRecord) {
   const { rtp: _rtp, ...totals } = presentSettlementFigures(figuresOf(report));
   return { reportDate: report.reportDate, status: report.status, ...totals };
@@ -236,8 +240,8 @@ export async function partnerHasGames(db: Executor, partnerId: string, environme
 
 /**
  * Who gets a report for a day: every partner and environment with a game registered before the day
- * ended. A deactivated partner still gets one for a day it had spins on (the money must settle),
- * but not an empty one every day for ever.
+ * ended. A deactivated partner still gets one for a day it had spins or voids on (the money must
+ * settle), but not an empty one every day for ever.
  */
 export async function settlementCandidates(
   db: Executor,
@@ -245,10 +249,14 @@ export async function settlementCandidates(
   filter: { partnerId?: string | undefined; environment?: Environment | undefined } = {},
 ): Promise<Array<{ partnerId: string; environment: Environment }>> {
   const { start, end } = utcDayBounds(reportDate);
-  const hadSpins = sql`exists (select 1 from ${spins} where ${spins.partnerId} = ${games.partnerId}
+  const hadActivity = sql`(exists (select 1 from ${spins} where ${spins.partnerId} = ${games.partnerId}
     and ${spins.environment} = ${games.environment}
     and ${spins.createdAt} >= ${start.toISOString()}::timestamptz
-    and ${spins.createdAt} < ${end.toISOString()}::timestamptz)`;
+    and ${spins.createdAt} < ${end.toISOString()}::timestamptz)
+    or exists (select 1 from ${spinVoids} where ${spinVoids.partnerId} = ${games.partnerId}
+    and ${spinVoids.environment} = ${games.environment}
+    and ${spinVoids.voidedAt} >= ${start.toISOString()}::timestamptz
+    and ${spinVoids.voidedAt} < ${end.toISOString()}::timestamptz))`;
   return db
     .selectDistinct({ partnerId: games.partnerId, environment: games.environment })
     .from(games)
@@ -258,7 +266,7 @@ export async function settlementCandidates(
         lt(games.createdAt, end),
         filter.partnerId ? eq(games.partnerId, filter.partnerId) : undefined,
         filter.environment ? eq(games.environment, filter.environment) : undefined,
-        or(eq(partners.isActive, true), hadSpins),
+        or(eq(partners.isActive, true), hadActivity),
       ),
     )
     .orderBy(asc(games.partnerId), asc(games.environment));

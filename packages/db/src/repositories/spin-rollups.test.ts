@@ -4,7 +4,7 @@ import { createSpinFixture, insertFixtureSpins, type SpinFixture } from "@outcom
 import { and, eq } from "drizzle-orm";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spinHourlyTotals, spins } from "../schema/index.js";
+import { spinHourlyTotals, spins, spinVoids } from "../schema/index.js";
 import { computeReportFigures } from "./settlement-figures.js";
 import { rollupCoverage, type SealResult, sealSpinRollups } from "./spin-rollups.js";
 
@@ -227,5 +227,81 @@ describe("a partner whose hour passes the bigint range (CONTRACT §9)", () => {
         reportDate: "2026-03-11",
       }),
     ).rejects.toThrow(/settlement figure out of range/);
+  });
+});
+
+describe("voids in the roll-ups (CONTRACT §13)", () => {
+  it("sums each void into the hour it was made, whatever the spin's day, and reads sealed hours from the roll-ups", async () => {
+    const voider = await createSpinFixture(database.db, { environment: "sandbox", games: 2 });
+    const day = (time: string) => new Date(`2026-03-11T${time}Z`);
+    const spun = [
+      // Before the roll-ups' coverage began: the 10th's report reads it from `spins`.
+      { gameId: voider.gameIds[0]!, wagerMicros: 2_000_000, payoutMicros: 10_000_000, createdAt: at("02:00:00.000") },
+      { gameId: voider.gameIds[1]!, wagerMicros: 3_000_000, payoutMicros: 0, createdAt: day("03:10:00.000") },
+      { gameId: voider.gameIds[1]!, wagerMicros: 5_000_000, payoutMicros: 0, createdAt: day("03:20:00.000") },
+    ];
+    await insertFixtureSpins(database.db, voider, spun);
+    const ids = await database.db
+      .select({ id: spins.id, createdAt: spins.createdAt })
+      .from(spins)
+      .where(eq(spins.partnerId, voider.partnerId))
+      .orderBy(spins.createdAt);
+    // Voids of the 10th's spin and of one of the 11th made in the 11th's 03:00 hour, one more in its open hours.
+    const voidOf = (index: number, voidedAt: Date) => ({
+      spinId: ids[index]!.id,
+      partnerId: voider.partnerId,
+      environment: "sandbox" as const,
+      gameId: spun[index]!.gameId,
+      playerId: voider.playerId,
+      spinCreatedAt: ids[index]!.createdAt,
+      prizeTier: "T1",
+      wagerMicros: spun[index]!.wagerMicros,
+      payoutMicros: spun[index]!.payoutMicros,
+      reason: "wallet refused",
+      voidedAt,
+    });
+    await database.db
+      .insert(spinVoids)
+      .values([voidOf(0, day("03:30:00.000")), voidOf(1, day("03:40:00.000")), voidOf(2, day("23:00:00.000"))]);
+
+    await sealSpinRollups(database.db, { now: day("04:05:00.000") });
+    await sealUntil(day("04:06:00.000"), day("04:00:00.000"));
+    const sealed = await database.db
+      .select()
+      .from(spinHourlyTotals)
+      .where(and(eq(spinHourlyTotals.partnerId, voider.partnerId), eq(spinHourlyTotals.hour, day("03:00:00.000"))))
+      .orderBy(spinHourlyTotals.gameId);
+    expect(
+      sealed.map((row) => [row.totalSpins, row.voidedSpins, row.voidedWageredMicros, row.voidedPaidMicros]),
+    ).toEqual([
+      [0, 1, 2_000_000n, 10_000_000n],
+      [2, 1, 3_000_000n, 0n],
+    ]);
+
+    const owner = { partnerId: voider.partnerId, environment: "sandbox" as const, reportDate: "2026-03-11" };
+    const fromRollups = await computeReportFigures(database.db, owner);
+    expect(fromRollups).toEqual(await computeReportFigures(database.db, owner, "spins"));
+    expect(fromRollups).toMatchObject({
+      totalSpins: 2,
+      totalWageredMicros: 8_000_000,
+      totalPaidMicros: 0,
+      voidedSpins: 3,
+      voidedWageredMicros: 10_000_000,
+      voidedPaidMicros: 10_000_000,
+    });
+    expect(fromRollups.games.map((game) => [game.gameId, game.totalSpins, game.voidedSpins])).toEqual([
+      [voider.gameIds[0], 0, 1],
+      [voider.gameIds[1], 2, 2],
+    ]);
+    // The 10th counts its spin, not the void made on the 11th.
+    expect(await computeReportFigures(database.db, { ...owner, reportDate: "2026-03-10" })).toMatchObject({
+      totalSpins: 1,
+      voidedSpins: 0,
+    });
+
+    // A void of a sealed hour removed behind the roll-ups' back: only the record's path misses it.
+    await database.db.delete(spinVoids).where(eq(spinVoids.spinId, ids[0]!.id));
+    expect((await computeReportFigures(database.db, owner)).voidedSpins).toBe(3);
+    expect((await computeReportFigures(database.db, owner, "spins")).voidedSpins).toBe(2);
   });
 });

@@ -1,11 +1,12 @@
-import { eq, sql } from "drizzle-orm";
+import { type AnyColumn, eq, sql } from "drizzle-orm";
 import type { Database, Executor, Transaction } from "../client.js";
 import { games } from "../schema/games.js";
 import { spinHourlyTotals, spinRollupState } from "../schema/spin-rollups.js";
+import { spinVoids } from "../schema/spin-voids.js";
 import { spins } from "../schema/spins.js";
 
 /**
- * Hourly roll-ups of spins for settlement (docs/settlements.md, "Scale").
+ * Hourly roll-ups of spins and voids for settlement (docs/settlements.md, "Scale").
  *
  * An hour may be summed once no spin can still appear in it. A spin's `created_at` is the clock at
  * its insert (`clock_timestamp()`), after its transaction got its id, so a spin dated before hour
@@ -87,25 +88,39 @@ export async function sealSpinRollups(db: Database, options: { now?: Date } = {}
 }
 
 /**
- * Sums [from, to) per partner, environment, UTC hour and game: one index range scan of
- * `spins_settlement_idx` per partner and environment (every spin's game is registered to them).
- * Sums stay numeric (the columns' type), so no partner's figures can overflow the statement.
+ * Sums [from, to) per partner, environment, UTC hour and game: the spins created in each hour (one
+ * index range scan of `spins_settlement_idx` per partner and environment: every spin's game is
+ * registered to them) and the voids made in it (`spin_voids_settlement_idx`). A void's `voided_at`
+ * is `clock_timestamp()` read after its transaction got its id, as a spin's `created_at` is, so the
+ * seal's reasoning covers voids alike. Sums stay numeric (the columns' type), so no partner's figures
+ * can overflow the statement.
  */
 async function sumHours(tx: Transaction, from: Date, to: Date): Promise<void> {
+  const range = (column: AnyColumn) =>
+    sql`${column} >= ${from.toISOString()}::timestamptz and ${column} < ${to.toISOString()}::timestamptz`;
   await tx.execute(sql`
     insert into ${spinHourlyTotals} (partner_id, environment, hour, game_id, total_spins, total_wagered_micros,
-      total_paid_micros)
-    select owner.partner_id, owner.environment, day.hour, day.game_id, day.spins, day.wagered, day.paid
+      total_paid_micros, voided_spins, voided_wagered_micros, voided_paid_micros)
+    select owner.partner_id, owner.environment, hours.hour, hours.game_id, sum(hours.spins), sum(hours.wagered),
+      sum(hours.paid), sum(hours.voided), sum(hours.voided_wagered), sum(hours.voided_paid)
     from (select distinct ${games.partnerId} as partner_id, ${games.environment} as environment from ${games}) owner
     cross join lateral (
       select date_trunc('hour', ${spins.createdAt}, 'UTC') as hour, ${spins.gameId} as game_id, count(*) as spins,
-        sum(${spins.wagerMicros}) as wagered, sum(${spins.payoutMicros}) as paid
+        sum(${spins.wagerMicros}) as wagered, sum(${spins.payoutMicros}) as paid,
+        0 as voided, 0 as voided_wagered, 0 as voided_paid
       from ${spins}
       where ${spins.partnerId} = owner.partner_id and ${spins.environment} = owner.environment
-        and ${spins.createdAt} >= ${from.toISOString()}::timestamptz
-        and ${spins.createdAt} < ${to.toISOString()}::timestamptz
+        and ${range(spins.createdAt)}
       group by 1, 2
-    ) day`);
+      union all
+      select date_trunc('hour', ${spinVoids.voidedAt}, 'UTC'), ${spinVoids.gameId}, 0, 0, 0,
+        count(*), sum(${spinVoids.wagerMicros}), sum(${spinVoids.payoutMicros})
+      from ${spinVoids}
+      where ${spinVoids.partnerId} = owner.partner_id and ${spinVoids.environment} = owner.environment
+        and ${range(spinVoids.voidedAt)}
+      group by 1, 2
+    ) hours
+    group by owner.partner_id, owner.environment, hours.hour, hours.game_id`);
 }
 
 /**

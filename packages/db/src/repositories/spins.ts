@@ -1,3 +1,4 @@
+import { timeOfId } from "@outcomes/core";
 import type { Database } from "../client.js";
 import type { spins } from "../schema/spins.js";
 import type { PageWindow } from "./paging.js";
@@ -42,6 +43,34 @@ export function isDuplicateOutcome(error: unknown): boolean {
 }
 
 /**
+ * Where a spin's `created_at` lies, from its id: the commit time is a moment after the id was made
+ * (the request's start), and a day either side is far more than any request lasts. A look-up by id
+ * bounded by it reads a few daily partitions of `spins`. Null for text that is no spin id we made.
+ */
+export function spinTimeWindow(spinId: string): { from: string; to: string } | null {
+  const idTime = timeOfId(spinId);
+  if (idTime === null) return null;
+  return {
+    from: new Date(idTime - SPIN_ID_SLACK_MS).toISOString(),
+    to: new Date(idTime + SPIN_ID_SLACK_MS).toISOString(),
+  };
+}
+
+const SPIN_ID_SLACK_MS = 86_400_000;
+
+/** A void as every spin result shows it (CONTRACT §13). */
+export interface SpinVoidFacts {
+  reason: string;
+  voidedAt: Date;
+}
+
+/** A stored spin and its void, if it was voided. */
+export interface SpinWithVoid {
+  spin: SpinRecord;
+  voided: SpinVoidFacts | null;
+}
+
+/**
  * How far before its player row's `created_at` a spin could be dated: none by construction (a
  * player's first spin is dated by the clock inside the statement that creates the player, every
  * later one after the previous), so this is only a margin for a database clock set back meanwhile.
@@ -54,14 +83,16 @@ const PLAYER_AGE_SLACK_MS = 86_400_000;
 const RECENT_MS = 86_400_000;
 
 /**
- * A page of the player's spins in [$2, $3], newest first. postgres.js answers int8 as text, and
- * timestamps as text too on a drizzle-wrapped client (drizzle turns its date parsers off).
+ * A page of the player's spins in [$2, $3], newest first, each with its void if it has one.
+ * postgres.js answers int8 as text, and timestamps as text too on a drizzle-wrapped client (drizzle
+ * turns its date parsers off).
  */
 const PLAYER_SPINS_PAGE = `
-  select id, game_id, block_id, outcome_index, prize_tier, multiplier_millionths, wager_micros, payout_micros,
-    balance_after_micros, presentation, created_at
-  from spins where player_id = $1 and created_at >= $2 and created_at <= $3
-  order by created_at desc, id desc limit $4 offset $5`;
+  select s.id, s.game_id, s.block_id, s.outcome_index, s.prize_tier, s.multiplier_millionths, s.wager_micros,
+    s.payout_micros, s.balance_after_micros, s.presentation, s.created_at, v.reason, v.voided_at
+  from spins s left join spin_voids v on v.spin_id = s.id
+  where s.player_id = $1 and s.created_at >= $2 and s.created_at <= $3
+  order by s.created_at desc, s.id desc limit $4 offset $5`;
 type StoredSpinRow = {
   id: string;
   game_id: number;
@@ -74,10 +105,12 @@ type StoredSpinRow = {
   balance_after_micros: string;
   presentation: unknown;
   created_at: string;
+  reason: string | null;
+  voided_at: string | null;
 };
 
 /**
- * A player's spins, newest first. Every spin of the player is dated within [its `createdAt`, its
+ * A player's spins, newest first, voided ones too (each with its void). Every spin of the player is dated within [its `createdAt`, its
  * `updatedAt`] (`updatedAt` is its latest spin's time: see `recordSpinBatch`), so the statement
  * reads only the day partitions of the player's life, pruned at executor start (it is prepared: no
  * planning over every day); and first only the last day of it: when that holds the whole page (the
@@ -88,7 +121,7 @@ export async function listPlayerSpins(
   db: Database,
   player: Pick<PlayerRecord, "id" | "partnerId" | "environment" | "createdAt" | "updatedAt">,
   page: PageWindow,
-): Promise<SpinRecord[]> {
+): Promise<SpinWithVoid[]> {
   const since = player.createdAt.getTime() - PLAYER_AGE_SLACK_MS;
   const until = player.updatedAt.toISOString();
   const read = (from: number) =>
@@ -101,21 +134,33 @@ export async function listPlayerSpins(
   let rows = await read(Math.max(since, recent));
   if (rows.length < page.limit && recent > since) rows = await read(since);
   return rows.map((row) => ({
-    id: row.id,
-    partnerId: player.partnerId,
-    environment: player.environment,
-    gameId: row.game_id,
-    playerId: player.id,
-    blockId: row.block_id === null ? null : Number(row.block_id),
-    outcomeIndex: row.outcome_index,
-    // A spin is forced exactly when it took no block entry (the check `spins_outcome_or_forced`).
-    forced: row.block_id === null,
-    prizeTier: row.prize_tier,
-    multiplierMillionths: Number(row.multiplier_millionths),
-    wagerMicros: Number(row.wager_micros),
-    payoutMicros: Number(row.payout_micros),
-    balanceAfterMicros: Number(row.balance_after_micros),
-    presentation: row.presentation,
-    createdAt: new Date(row.created_at),
+    spin: {
+      id: row.id,
+      partnerId: player.partnerId,
+      environment: player.environment,
+      gameId: row.game_id,
+      playerId: player.id,
+      blockId: row.block_id === null ? null : Number(row.block_id),
+      outcomeIndex: row.outcome_index,
+      // A spin is forced exactly when it took no block entry (the check `spins_outcome_or_forced`).
+      forced: row.block_id === null,
+      prizeTier: row.prize_tier,
+      multiplierMillionths: Number(row.multiplier_millionths),
+      wagerMicros: Number(row.wager_micros),
+      payoutMicros: Number(row.payout_micros),
+      balanceAfterMicros: Number(row.balance_after_micros),
+      presentation: row.presentation,
+      createdAt: new Date(row.created_at),
+    },
+    voided:
+      row.reason !== null && row.voided_at !== null ? { reason: row.reason, voidedAt: new Date(row.voided_at) } : null,
   }));
+}
+
+/** A row of spins left-joined with `spin_voids`. */
+export function withVoid<T extends { reason: string | null; voidedAt: Date | null }>(
+  row: T,
+): Omit<T, "reason" | "voidedAt"> & { voided: SpinVoidFacts | null } {
+  const { reason, voidedAt, ...rest } = row;
+  return { ...rest, voided: reason !== null && voidedAt !== null ? { reason, voidedAt } : null };
 }

@@ -1,14 +1,7 @@
-import {
-  createTableRelationsHelpers,
-  type ExtractTablesWithRelations,
-  extractTablesRelationalConfig,
-  type RelationalSchemaConfig,
-} from "drizzle-orm";
+import type { Assume, SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { PostgresJsSession, PostgresJsTransaction } from "drizzle-orm/postgres-js";
 import type postgres from "postgres";
-import type { Database, Transaction } from "../client.js";
-import * as schema from "../schema/index.js";
+import type { Database, Executor } from "../client.js";
 
 /**
  * The spin path talks to postgres.js directly with named prepared statements: one round trip per
@@ -24,26 +17,23 @@ export function sqlClientOf(db: Database): SqlPool {
   return (db as Database & { $client: SqlPool }).$client;
 }
 
+/** Where a statement written with drizzle's `sql` template can run: a drizzle handle or transaction, or a postgres.js client. */
+export type Queryable = Executor | SqlClient;
+
 const dialect = new PgDialect();
-type Tables = ExtractTablesWithRelations<typeof schema>;
-const tables = extractTablesRelationalConfig<Tables>(schema, createTableRelationsHelpers);
-const relational: RelationalSchemaConfig<Tables> = {
-  fullSchema: schema,
-  schema: tables.tables,
-  tableNamesMap: tables.tableNamesMap,
-};
 
 /**
- * A drizzle transaction on an open postgres.js transaction (assembled exactly as drizzle's own
- * `transaction()` does), so repositories written in drizzle can join a transaction the spin path began.
+ * Runs a statement written with drizzle's `sql` template on either kind of client. On postgres.js
+ * (the spin path's transaction) it is the text drizzle renders, with the values as parameters,
+ * prepared like the spin path's own statements; on drizzle it is drizzle's `execute`.
  */
-export function drizzleTransactionOn(tx: SqlTransaction): Transaction {
-  // drizzle's typings constrain a session's client to `Sql`, which `TransactionSql` (an Omit of
-  // it) does not satisfy; drizzle's own transaction() makes exactly this pairing at run time.
-  const session = new PostgresJsSession(tx as unknown as SqlPool, dialect, relational);
-  return new PostgresJsTransaction(
-    dialect,
-    session as unknown as ConstructorParameters<typeof PostgresJsTransaction<typeof schema, Tables>>[1],
-    relational,
-  );
+export async function rowsOf<Row extends postgres.Row>(
+  on: Queryable,
+  statement: SQL,
+): Promise<Assume<Row, postgres.Row>[]> {
+  if (typeof on !== "function") return on.execute<Row>(statement);
+  const query = dialect.sqlToQuery(statement);
+  // The values given to the template, as drizzle's own `execute` hands them to postgres.js.
+  const params = query.params as postgres.ParameterOrJSON<never>[];
+  return on.unsafe<Assume<Row, postgres.Row>[]>(query.sql, params, { prepare: true });
 }

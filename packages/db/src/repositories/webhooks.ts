@@ -1,28 +1,18 @@
 import { randomBytes } from "node:crypto";
-import {
-  couldBeId,
-  type Environment,
-  ErrorCode,
-  type EventType,
-  newId,
-  ServiceError,
-  WEBHOOK_MAX_ATTEMPTS,
-} from "@outcomes/core";
-import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { couldBeId, type Environment, ErrorCode, type EventType, newId, ServiceError } from "@outcomes/core";
+import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
+import { closeOpenDeliveriesOfWebhook, type DeliveryRecord, insertRedelivery } from "./deliveries.js";
 import type { PageWindow } from "./paging.js";
 
 export type WebhookRecord = typeof webhooks.$inferSelect;
-export type DeliveryRecord = typeof webhookDeliveries.$inferSelect;
 
 /** The caller a webhook must belong to: a partner in one environment. */
 export interface WebhookOwner {
   partnerId: string;
   environment: Environment;
 }
-
-export const WEBHOOK_DELETED_ERROR = "Webhook was deleted; no further attempts are made";
 
 /** `whsec_` + base64 of 32 CSPRNG bytes, the Standard Webhooks secret format. */
 export function newWebhookSecret(): string {
@@ -91,12 +81,7 @@ export async function deleteWebhook(db: Database, owner: WebhookOwner, webhookId
       .set({ isActive: false, deletedAt: now })
       .where(eq(webhooks.id, webhookId))
       .returning();
-    await tx
-      .update(webhookDeliveries)
-      .set({ status: "failed", lastError: WEBHOOK_DELETED_ERROR, nextAttemptAt: null, completedAt: now })
-      .where(
-        and(eq(webhookDeliveries.webhookId, webhookId), inArray(webhookDeliveries.status, ["pending", "retrying"])),
-      );
+    await closeOpenDeliveriesOfWebhook(tx, webhookId, now);
     return deleted!;
   });
 }
@@ -170,19 +155,5 @@ export async function createRedelivery(
   if (webhook.deletedAt || !webhook.isActive) {
     throw new ServiceError(ErrorCode.InvalidRequest, { message: "Webhook is deleted: nothing can be delivered to it" });
   }
-  const [created] = await db
-    .insert(webhookDeliveries)
-    .values({
-      id: newId("dlv"),
-      webhookId: webhook.id,
-      eventId: original.eventId,
-      eventCreatedAt: original.eventCreatedAt,
-      eventType: original.eventType,
-      body: original.body,
-      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
-      nextAttemptAt: new Date(),
-      redeliveryOf: original.id,
-    })
-    .returning();
-  return created!;
+  return insertRedelivery(db, original);
 }

@@ -6,8 +6,8 @@ import { createdAt, environment } from "./columns.js";
  * Range-partitioned by `created_at`, one partition per UTC day, and a whole day is dropped at once
  * once all of it has expired (`partitions.maintain`, docs/partitioning.md). The key holds
  * `created_at` (a partitioned table's keys must): one live record per key is kept by the advisory
- * lock every use of the key takes first (`lockIdempotencyKey`), and `saveIdempotencyRecord` inserts
- * only when no live record exists.
+ * lock every batch that writes a keyed spin takes on its keys first (`lockAndFindIdempotencyRecords`),
+ * and `saveIdempotencyRecords` inserts only when no live record exists.
  */
 export const idempotencyKeys = pgTable(
   "idempotency_keys",

@@ -11,6 +11,7 @@ export * from "./pool-cycles.js";
 export * from "./release-rollouts.js";
 export * from "./settlement-reports.js";
 export * from "./spin-rollups.js";
+export * from "./spin-voids.js";
 export * from "./spins.js";
 export * from "./webhook-recoveries.js";
 export * from "./webhooks.js";

@@ -16,7 +16,14 @@ export const settlementReports = pgTable(
     totalSpins: bigint("total_spins", { mode: "number" }).notNull(),
     totalWageredMicros: micros("total_wagered_micros").notNull(),
     totalPaidMicros: micros("total_paid_micros").notNull(),
-    /** Per-game figures: `[{gameId, totalSpins, totalWageredMicros, totalPaidMicros}]`. */
+    /** The voids made that day (0 in reports of releases before voids). */
+    voidedSpins: bigint("voided_spins", { mode: "number" }).notNull().default(0),
+    voidedWageredMicros: micros("voided_wagered_micros").notNull().default(0),
+    voidedPaidMicros: micros("voided_paid_micros").notNull().default(0),
+    /**
+     * Per-game figures: `[{gameId, totalSpins, totalWageredMicros, totalPaidMicros, voidedSpins,
+     * voidedWageredMicros, voidedPaidMicros}]` (the voided ones absent before voids existed).
+     */
     games: jsonb("games").notNull(),
     generatedAt: at("generated_at").notNull(),
     acknowledgedAt: at("acknowledged_at"),

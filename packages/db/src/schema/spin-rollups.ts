@@ -5,9 +5,10 @@ import { environment } from "./columns.js";
 const hour = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
 /**
- * Settlement roll-ups: the spins of each sealed UTC hour, summed per partner, environment and game.
- * A day's report adds 24 rows per game instead of scanning the day's spins; hours not sealed (yet)
- * are summed from `spins` directly. Written only by `sealSpinRollups` (docs/settlements.md).
+ * Settlement roll-ups: the spins and voids of each sealed UTC hour, summed per partner, environment
+ * and game. A day's report adds 24 rows per game instead of scanning the day's spins; hours not
+ * sealed (yet) are summed from `spins` and `spin_voids` directly. Written only by `sealSpinRollups`
+ * (docs/settlements.md).
  */
 export const spinHourlyTotals = pgTable(
   "spin_hourly_totals",
@@ -25,6 +26,10 @@ export const spinHourlyTotals = pgTable(
      */
     totalWageredMicros: numeric("total_wagered_micros", { mode: "bigint" }).notNull(),
     totalPaidMicros: numeric("total_paid_micros", { mode: "bigint" }).notNull(),
+    /** The voids made in the hour (of spins of any hour); 0 in hours sealed before voids existed. */
+    voidedSpins: bigint("voided_spins", { mode: "number" }).notNull().default(0),
+    voidedWageredMicros: numeric("voided_wagered_micros", { mode: "bigint" }).notNull().default(sql`0`),
+    voidedPaidMicros: numeric("voided_paid_micros", { mode: "bigint" }).notNull().default(sql`0`),
   },
   (table) => [primaryKey({ columns: [table.partnerId, table.environment, table.hour, table.gameId] })],
 );

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 let first: TestApi;
 let second: TestApi;
 beforeAll(async () => {
-  first = await startTestApi();
+  first = await startTestApi({}, { rollout: "running" });
   second = await startTestApi({}, { shareWith: first });
 });
 afterAll(async () => {

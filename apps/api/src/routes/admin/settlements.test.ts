@@ -82,6 +82,10 @@ describe("operator generation: figures", () => {
         totalSpins: spins.length,
         totalWageredUsd: usd(w),
         totalPaidUsd: usd(p),
+        // No voids on that day (voids in settlement: void-settlements.test.ts).
+        voidedSpins: 0,
+        voidedWageredUsd: 0,
+        voidedPaidUsd: 0,
         netUsd: usd(w - p),
         rtp: spins.length ? Number(p) / Number(w) : null,
       };

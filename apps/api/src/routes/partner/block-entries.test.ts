@@ -54,9 +54,14 @@ async function measuredGet(path: string, apiKey: string) {
   return { ...answer, cpuMs: (used.user + used.system) / 1000, wallMs, heapGrowth: heapPeak - heapBefore };
 }
 
-/** What a page of entries must hold: the derivation's entries of its range, with the spins that used them. */
+/**
+ * What a page of entries must hold: the derivation's entries of its range, with the spins that used
+ * them (none of them voided).
+ */
 function expectedEntries(derived: DerivedEntry[], first: number, count: number, spinIds: Map<number, string>) {
-  return derived.slice(first, first + count).map((entry) => ({ ...entry, spinId: spinIds.get(entry.index) ?? null }));
+  return derived
+    .slice(first, first + count)
+    .map((entry) => ({ ...entry, spinId: spinIds.get(entry.index) ?? null, voided: false }));
 }
 
 describe("revealed entries, page by page", () => {

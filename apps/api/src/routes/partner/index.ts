@@ -7,6 +7,7 @@ import { gamesRouter } from "./games.js";
 import { parSheetsRouter } from "./par-sheets.js";
 import { playersRouter } from "./players.js";
 import { settlementsRouter } from "./settlements.js";
+import { spinRecallRouter } from "./spin-recall.js";
 import { spinsRouter } from "./spins.js";
 import { webhooksRouter } from "./webhooks.js";
 
@@ -16,6 +17,7 @@ export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
     gamesRouter,
     parSheetsRouter,
     spinsRouter,
+    spinRecallRouter,
     blocksRouter,
     playersRouter,
     webhooksRouter,

@@ -1,12 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorCode, ServiceError } from "@outcomes/core";
-import { findPlayer, listPlayerSpins, type PlayerRecord } from "@outcomes/db";
+import { type Database, findListedPlayer, findPlayer, listPlayerSpins } from "@outcomes/db";
 import { PlayerSchema, presentPlayer, presentStoredSpin, SpinResultSchema } from "@outcomes/records";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context.js";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { PageQuery, pageFields, pageSchema, pageWindow } from "../paged-list.js";
+import { voidsOn, withoutVoided } from "./spin-recall.js";
 import { PLAYER_ID_PATTERN } from "./spins.js";
 
 const PlayerParams = z.object({
@@ -42,29 +43,38 @@ const listSpinsRoute = createRoute({
   },
 });
 
-async function requirePlayer(c: Context<AppEnv>, playerId: string): Promise<PlayerRecord> {
+async function requirePlayer<Player>(
+  c: Context<AppEnv>,
+  playerId: string,
+  find: (db: Database, owner: AppEnv["Variables"]["partner"], externalId: string) => Promise<Player | null>,
+): Promise<Player> {
   // An id no spin could have created names no player (and U+0000 must not reach Postgres).
   if (!PLAYER_ID_PATTERN.test(playerId)) throw new ServiceError(ErrorCode.PlayerNotFound);
-  const player = await findPlayer(c.var.deps.db, c.var.partner, playerId);
+  const player = await find(c.var.deps.db, c.var.partner, playerId);
   if (!player) throw new ServiceError(ErrorCode.PlayerNotFound);
   return player;
 }
 
 export const playersRouter = createRouter()
   .openapi(getPlayerRoute, async (c) => {
-    const player = await requirePlayer(c, c.req.valid("param").playerId);
+    const player = await requirePlayer(c, c.req.valid("param").playerId, findPlayer);
     return c.json(presentPlayer(player), 200);
   })
   .openapi(listSpinsRoute, async (c) => {
-    const player = await requirePlayer(c, c.req.valid("param").playerId);
+    const player = await requirePlayer(c, c.req.valid("param").playerId, findListedPlayer);
     const page = c.req.valid("query");
+    const { deps } = c.var;
     // The player is found on the primary (a spin may have just created it); its spins are a listing.
-    const rows = await listPlayerSpins(c.var.deps.readDb, player, pageWindow(page));
+    const [rows, shown] = await Promise.all([listPlayerSpins(deps.readDb, player, pageWindow(page)), voidsOn(deps)]);
     return c.json(
       {
-        spins: rows.map((row) => presentStoredSpin(row, player.externalId)),
-        // The total is kept in step with the spins table: both are written by the same statement.
-        ...pageFields(page, player.totalSpins),
+        spins: rows.map((row) => {
+          const spin = presentStoredSpin(row, player.externalId);
+          return shown ? spin : withoutVoided(spin);
+        }),
+        // The total is kept in step with the spins table: `totalSpins` is written by the same statement as
+        // the spins, and voided spins, which it no longer counts, are still listed (counted with it).
+        ...pageFields(page, player.totalSpins + player.voidedSpins),
       },
       200,
     );

@@ -6,6 +6,7 @@ import { refusal } from "../../ratelimit/index.js";
 import { createRouter } from "../../router.js";
 import { FORCE_TIER_MAX_LENGTH } from "../../spins/forced-outcomes.js";
 import { hasAtMostSixDecimals } from "../../spins/wager.js";
+import { spinAnswer } from "./spin-recall.js";
 
 /** Letters, digits and `-_.:@`, 1 to 128 characters (CONTRACT §4 Spins). */
 export const PLAYER_ID_PATTERN = /^[A-Za-z0-9\-_.:@]{1,128}$/;
@@ -88,5 +89,5 @@ export const spinsRouter = createRouter().openapi(spinRoute, async (c) => {
   const reply = await c.var.deps.spins.spin(c.var.partner, request, bucket, idempotencyKey);
   if (reply === null) throw refusal(bucket, bucket.draw!);
   if (reply.replayed) c.header("Idempotent-Replayed", "true");
-  return c.json(reply.body, 200);
+  return c.json(await spinAnswer(c.var.deps, reply), 200);
 });

@@ -1,0 +1,161 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { couldBeId, ErrorCode, type EventType, ServiceError } from "@outcomes/core";
+import { findSpinVoid, requireOwnSpin, voidSpin } from "@outcomes/db";
+import { notifyEvents } from "@outcomes/queue";
+import { presentStoredSpin, presentVoid, type SpinResultBody, SpinResultSchema } from "@outcomes/records";
+import type { MiddlewareHandler } from "hono";
+import type { AppDeps, AppEnv } from "../../context.js";
+import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import { createRouter } from "../../router.js";
+import type { SpinReply } from "../../spins/spin-service.js";
+
+// Game recall and voids (CONTRACT §13, docs/spins.md "Voids and recall").
+
+/**
+ * The release voids arrived in (RELEASES.md). Until its rollout has finished, a process of release 1
+ * may answer any request: it has neither route (404 KS-4215) and would settle a day without its
+ * voids, so every process answers as release 1 does (docs/upgrades.md).
+ */
+const VOIDS_RELEASE = 2;
+
+export const voidsOn = (deps: AppDeps) => deps.rollout.finished(VOIDS_RELEASE);
+
+/** `spin.voided` is an event type release 1 does not know (400 KS-4107) until voids are on. */
+export async function refuseUnreleasedEvents(deps: AppDeps, events: readonly EventType[]): Promise<void> {
+  const at = events.indexOf("spin.voided");
+  if (at === -1 || (await voidsOn(deps))) return;
+  throw new ServiceError(ErrorCode.InvalidWebhookEvents, {
+    details: [{ path: `events[${at}]`, message: "spin.voided is available once the rollout has finished" }],
+  });
+}
+
+/** Ahead of the body's validation: until voids are on, these routes answer as unknown ones do. */
+const voidsReleased: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!(await voidsOn(c.var.deps))) throw new ServiceError(ErrorCode.NotFound);
+  await next();
+};
+
+/**
+ * A spin result as release 1 showed it, without `voided`: every process answers so until voids are
+ * on, and a keyed spin replays with exactly its first answer on either release meanwhile.
+ */
+export function withoutVoided(body: SpinResultBody): SpinResultBody {
+  const { voided: _, ...releaseOne } = body;
+  return releaseOne as SpinResultBody;
+}
+
+/** POST /spins's answer: a replay shows the first result with the spin's void, if one came since. */
+export async function spinAnswer(deps: AppDeps, reply: SpinReply): Promise<SpinResultBody> {
+  if (!(await voidsOn(deps))) return withoutVoided(reply.body);
+  if (!reply.replayed) return reply.body;
+  return { ...reply.body, voided: presentVoid(await findSpinVoid(deps.db, reply.body.spinId)) };
+}
+
+/** The most a void's reason holds: the partner's note, not a document. */
+const VOID_REASON_MAX_LENGTH = 500;
+
+const VoidBody = z
+  .object({
+    reason: z
+      .string()
+      .min(1)
+      .max(VOID_REASON_MAX_LENGTH)
+      .openapi({
+        description: `Why (1..${VOID_REASON_MAX_LENGTH} characters, trimmed; missing or blank: KS-4102), e.g. the wallet's refusal`,
+        example: "Wallet refused the debit: insufficient funds",
+      }),
+  })
+  .openapi("VoidSpin");
+
+const SpinParams = z.object({
+  spinId: z.string().openapi({ param: { name: "spinId", in: "path" }, example: "spn_0T9xYz12AbCdEfGhIjKlMn" }),
+});
+
+const tags = ["Spins"];
+
+function ownSpinId(spinId: string): string {
+  // Text no id of ours has names nothing stored (and U+0000 must not reach Postgres).
+  if (!couldBeId(spinId)) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
+  return spinId;
+}
+
+export const spinRecallRouter = createRouter();
+
+spinRecallRouter.openapi(
+  createRoute({
+    method: "get",
+    path: "/spins/{spinId}",
+    operationId: "getSpin",
+    tags,
+    summary: "Get a spin as it was first answered (game recall)",
+    description:
+      "The spin result exactly as `POST /spins` first answered it (outcome, presentation, the balance after it), " +
+      "plus `voided`. Another partner's or environment's spin, or an unknown id: 404 KS-4215. Available once the " +
+      "rollout of release 2 has finished (`release finish`); before, 404 KS-4215 as on release 1.",
+    middleware: [voidsReleased],
+    request: { params: SpinParams },
+    responses: {
+      200: jsonResponse(SpinResultSchema, "The spin"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.NotFound),
+    },
+  }),
+  async (c) => {
+    const spinId = ownSpinId(c.req.valid("param").spinId);
+    const found = await requireOwnSpin(c.var.deps.db, c.var.partner, spinId);
+    return c.json(presentStoredSpin(found, found.externalPlayerId), 200);
+  },
+);
+
+spinRecallRouter.openapi(
+  createRoute({
+    method: "post",
+    path: "/spins/{spinId}/void",
+    operationId: "voidSpin",
+    tags,
+    summary: "Void a spin your own step after it failed for",
+    description:
+      "For when the partner's step after a spin fails (its wallet refused the debit, the player's session was " +
+      "closed): the spin is undone, atomically: the player's `balanceUsd` moves by wager − payout, and " +
+      "`totalSpins`, `totalWageredUsd`, `totalPaidUsd` no longer count it; the settlement report of the UTC day " +
+      "the void is made counts it (`voidedSpins`, `voidedWageredUsd`, `voidedPaidUsd`), reports already " +
+      "generated never change; `spin.voided` goes to webhooks and the event log. The outcome stays used: never " +
+      "served again, its proof still verifies, and the revealed entries show it with `voided: true`. " +
+      "Within `VOID_WINDOW_HOURS` (default 72) of the spin's `createdAt`, else 409 KS-4217. Voiding a voided " +
+      "spin answers 200 with the first void and changes nothing, so it is safe to retry. Another partner's or " +
+      "environment's spin, or an unknown id: 404 KS-4215. Available once the rollout of release 2 has finished " +
+      "(`release finish`); before, 404 KS-4215 as on release 1.",
+    middleware: [voidsReleased],
+    request: {
+      params: SpinParams,
+      body: jsonBody(VoidBody, { reason: "Wallet refused the debit: insufficient funds" }),
+    },
+    responses: {
+      200: jsonResponse(SpinResultSchema, "The spin, with `voided: {voidedAt, reason}`"),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.WagerOutOfRange,
+        ErrorCode.NotFound,
+        ErrorCode.SpinNotVoidable,
+      ),
+    },
+  }),
+  async (c) => {
+    const spinId = ownSpinId(c.req.valid("param").spinId);
+    const reason = c.req.valid("json").reason.trim();
+    if (reason === "") {
+      throw new ServiceError(ErrorCode.RequiredFieldMissing, {
+        details: [{ path: "reason", message: "A void needs a reason" }],
+      });
+    }
+    const { deps } = c.var;
+    const voided = await voidSpin(deps.db, c.var.partner, spinId, {
+      reason,
+      windowHours: deps.env.VOID_WINDOW_HOURS,
+    });
+    // A hint after the commit: the webhooks worker polls the outbox anyway.
+    if (voided.voidedNow) void notifyEvents(deps.producers);
+    return c.json(presentStoredSpin(voided.spin, voided.spin.externalPlayerId), 200);
+  },
+);

@@ -1,0 +1,260 @@
+import { type Environment, newId, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
+import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { Database, Executor, Transaction } from "../client.js";
+import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
+import type { SqlClient } from "./sql-client.js";
+
+/**
+ * Every write of a webhook delivery row, in the order of its life: made (fan-out, a redelivery, a
+ * replay), each attempt counted as it is claimed, then closed once: `succeeded`, or `retrying`
+ * until the last attempt has `failed`, or `failed` at once when it can go no further (its webhook
+ * deactivated or deleted). Open means `pending` or `retrying`; every change after the insert is
+ * made only while the row is still open, so a delivery closed by one writer stays as it closed.
+ */
+export type DeliveryRecord = typeof webhookDeliveries.$inferSelect;
+
+export const WEBHOOK_DELETED_ERROR = "Webhook was deleted; no further attempts are made";
+
+const open = inArray(webhookDeliveries.status, ["pending", "retrying"]);
+
+/** A first delivery of an event to a webhook, as fan-out makes it. */
+export interface FanOutDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  /** The event's partition key, part of the delivery's reference to it (as Postgres wrote it: exact). */
+  eventCreatedAt: string;
+  eventType: string;
+  body: string;
+}
+
+/**
+ * The new deliveries of a batch of events, one row per array index; a (webhook, event) pair that
+ * already has its delivery gets none (the unique fan-out index).
+ */
+const INSERT_DELIVERIES = `
+  insert into webhook_deliveries
+    (id, webhook_id, event_id, event_created_at, event_type, body, max_attempts, next_attempt_at)
+  select id, webhook_id, event_id, event_created_at, event_type, body, $7, $8
+  from unnest($1::text[], $2::text[], $3::text[], $4::text[]::timestamptz[], $5::text[], $6::text[])
+    as x(id, webhook_id, event_id, event_created_at, event_type, body)
+  on conflict (webhook_id, event_id) where redelivery_of is null do nothing
+  returning id`;
+
+/**
+ * Fan-out's deliveries, in one prepared statement for the whole batch (drizzle built a many-row
+ * insert value by value, a quarter of the worker's CPU). Returns the ids of those made.
+ */
+export async function insertDeliveries(tx: SqlClient, rows: FanOutDelivery[], now: Date): Promise<string[]> {
+  const column = (name: keyof FanOutDelivery) => rows.map((row) => row[name]);
+  const inserted = await tx.unsafe<{ id: string }[]>(
+    INSERT_DELIVERIES,
+    [
+      column("id"),
+      column("webhookId"),
+      column("eventId"),
+      column("eventCreatedAt"),
+      column("eventType"),
+      column("body"),
+      WEBHOOK_MAX_ATTEMPTS,
+      now.toISOString(),
+    ],
+    { prepare: true },
+  );
+  return inserted.map((row) => row.id);
+}
+
+/** A new delivery (new id, fresh attempts) of `original`'s event, with the very same body bytes. */
+export async function insertRedelivery(db: Executor, original: DeliveryRecord): Promise<DeliveryRecord> {
+  const [created] = await db
+    .insert(webhookDeliveries)
+    .values({
+      id: newId("dlv"),
+      webhookId: original.webhookId,
+      eventId: original.eventId,
+      eventCreatedAt: original.eventCreatedAt,
+      eventType: original.eventType,
+      body: original.body,
+      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+      nextAttemptAt: new Date(),
+      redeliveryOf: original.id,
+    })
+    .returning();
+  return created!;
+}
+
+/**
+ * A new delivery for each pair's failed original, unless the original has one already: this
+ * statement checks again, and sees what a transaction that held the originals' locks before
+ * committed (see `replayFailedOnce`). Returns the ids made; the pairs travel as one JSON parameter.
+ */
+export async function insertRedeliveriesOnce(
+  tx: Transaction,
+  pairs: readonly { id: string; original: string }[],
+): Promise<Set<string>> {
+  const inserted = await tx.execute<{ id: string }>(sql`
+    insert into ${webhookDeliveries}
+      (id, webhook_id, event_id, event_created_at, event_type, body, max_attempts, next_attempt_at, redelivery_of)
+    select pair.id, d.webhook_id, d.event_id, d.event_created_at, d.event_type, d.body, ${WEBHOOK_MAX_ATTEMPTS}, now(), d.id
+    from jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) as pair(id text, original text)
+    join ${webhookDeliveries} d on d.id = pair.original
+    where not exists (select 1 from ${webhookDeliveries} r where r.redelivery_of = d.id)
+    returning id`);
+  return new Set(inserted.map((row) => row.id));
+}
+
+/** A delivery's attempt as counted in Postgres, with what sending it needs. */
+export interface ClaimedAttempt {
+  attempt: number;
+  maxAttempts: number;
+  body: string;
+  eventType: string;
+  url: string;
+  secret: string;
+  /** A rotated secret until it expires: attempts are signed with it too. */
+  previousSecret: string | null;
+  environment: Environment;
+}
+
+/**
+ * Counts one attempt of each delivery that is open, has attempts left and whose webhook is active
+ * and not deleted, and returns them. The secrets are read here, at every attempt, so a retry after
+ * a rotation is signed as a new delivery would be.
+ */
+const CLAIM_ATTEMPTS = `
+  update webhook_deliveries d set attempts = d.attempts + 1
+  from webhooks w
+  where d.id = any($1::text[]) and w.id = d.webhook_id and d.status in ('pending', 'retrying')
+    and d.attempts < d.max_attempts and w.is_active and w.deleted_at is null
+  returning d.id, d.attempts, d.max_attempts, d.body, d.event_type, w.url, w.secret,
+    case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret, w.environment`;
+
+/**
+ * Counts the next attempt of each of these deliveries before anything is sent, only while the
+ * delivery is open and its webhook active and not deleted (see `CLAIM_ATTEMPTS`): the attempt
+ * number in the header is the one recorded. Those that could not be claimed are missing.
+ */
+export async function claimDeliveryAttempts(sql: SqlClient, ids: string[]): Promise<Map<string, ClaimedAttempt>> {
+  const rows = await sql.unsafe<
+    Array<{
+      id: string;
+      attempts: number;
+      max_attempts: number;
+      body: string;
+      event_type: string;
+      url: string;
+      secret: string;
+      previous_secret: string | null;
+      environment: Environment;
+    }>
+  >(CLAIM_ATTEMPTS, [ids], { prepare: true });
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        attempt: row.attempts,
+        maxAttempts: row.max_attempts,
+        body: row.body,
+        eventType: row.event_type,
+        url: row.url,
+        secret: row.secret,
+        previousSecret: row.previous_secret,
+        environment: row.environment,
+      },
+    ]),
+  );
+}
+
+/** Closes deliveries as succeeded, each with its answer's status and time, if they are still open. */
+const MARK_SUCCEEDED = `
+  update webhook_deliveries d set status = 'succeeded', last_response_status = x.status, last_error = null,
+    next_attempt_at = null, completed_at = x.at
+  from unnest($1::text[], $2::int[], $3::text[]::timestamptz[]) as x(id, status, at)
+  where d.id = x.id and d.status in ('pending', 'retrying')`;
+
+/** `succeeded`, each with the receiver's status and the answer's time, unless it was closed meanwhile. */
+export async function markDeliveriesSucceeded(
+  sql: SqlClient,
+  successes: readonly { id: string; status: number; at: Date }[],
+): Promise<void> {
+  await sql.unsafe(
+    MARK_SUCCEEDED,
+    [
+      successes.map((each) => each.id),
+      successes.map((each) => each.status),
+      successes.map((each) => each.at.toISOString()),
+    ],
+    { prepare: true },
+  );
+}
+
+/**
+ * An attempt that got no 2xx: `retrying` until `nextAttemptAt`, or `failed` when it was the last
+ * (`nextAttemptAt` null). False when the delivery was closed meanwhile (its webhook deleted).
+ */
+export async function recordFailedAttempt(
+  db: Database,
+  deliveryId: string,
+  attempt: { status: number | null; error: string; at: Date; nextAttemptAt: Date | null },
+): Promise<boolean> {
+  const last = attempt.nextAttemptAt === null;
+  const updated = await db
+    .update(webhookDeliveries)
+    .set({
+      status: last ? "failed" : "retrying",
+      lastResponseStatus: attempt.status,
+      lastError: attempt.error,
+      nextAttemptAt: attempt.nextAttemptAt,
+      completedAt: last ? attempt.at : null,
+    })
+    .where(and(eq(webhookDeliveries.id, deliveryId), open))
+    .returning({ id: webhookDeliveries.id });
+  return updated.length > 0;
+}
+
+/** Why a delivery could not be claimed: already finished (a duplicate job), or it must stop now. */
+export async function whyNotClaimed(db: Database, deliveryId: string): Promise<{ finished: true } | { stop: string }> {
+  const [row] = await db
+    .select({
+      status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attempts,
+      maxAttempts: webhookDeliveries.maxAttempts,
+      isActive: webhooks.isActive,
+      deletedAt: webhooks.deletedAt,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+    .where(eq(webhookDeliveries.id, deliveryId));
+  if (!row) return { stop: "Delivery not found" };
+  if (row.status === "succeeded" || row.status === "failed") return { finished: true };
+  if (row.deletedAt) return { stop: WEBHOOK_DELETED_ERROR };
+  if (!row.isActive) return { stop: "Webhook is inactive; no further attempts are made" };
+  return { stop: `All ${row.maxAttempts} attempts were made` };
+}
+
+/** `failed` with `lastError` and no attempt to come, if it is still open. */
+export async function closeDeliveryAsFailed(db: Database, deliveryId: string, lastError: string): Promise<void> {
+  await db
+    .update(webhookDeliveries)
+    .set({ status: "failed", lastError, nextAttemptAt: null, completedAt: new Date() })
+    .where(and(eq(webhookDeliveries.id, deliveryId), open));
+}
+
+/** Every open delivery of a webhook being deleted (in its transaction): `failed`, nothing more will be sent. */
+export async function closeOpenDeliveriesOfWebhook(tx: Transaction, webhookId: string, at: Date): Promise<void> {
+  await tx
+    .update(webhookDeliveries)
+    .set({ status: "failed", lastError: WEBHOOK_DELETED_ERROR, nextAttemptAt: null, completedAt: at })
+    .where(and(eq(webhookDeliveries.webhookId, webhookId), open));
+}
+
+/** Open deliveries whose next attempt was due before `before`, most overdue first: the reconciler checks their jobs. */
+export async function overdueDeliveryIds(db: Executor, before: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(and(open, lt(webhookDeliveries.nextAttemptAt, before)))
+    .orderBy(asc(webhookDeliveries.nextAttemptAt))
+    .limit(limit);
+  return rows.map((row) => row.id);
+}
