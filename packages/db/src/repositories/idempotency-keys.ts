@@ -85,16 +85,19 @@ export async function lockAndFindIdempotencyRecords(
   tx: SqlTransaction,
   scopes: readonly IdempotencyScope[],
 ): Promise<(IdempotencyRecord | null)[]> {
-  await tx.unsafe(LOCK_MANY, [scopes.map(scopeText)], { prepare: true });
+  // Sent together (one round trip): Postgres runs the read once the locks are held, and its
+  // snapshot is taken then.
+  const locked = tx.unsafe(LOCK_MANY, [scopes.map(scopeText)], { prepare: true });
   const column = (pick: (scope: IdempotencyScope) => string) => scopes.map(pick);
-  const rows = await tx.unsafe<(RecordRow & { n: number })[]>(
+  const found = tx.unsafe<(RecordRow & { n: number })[]>(
     FIND_MANY,
     [column((s) => s.partnerId), column((s) => s.environment), column((s) => s.key)],
     { prepare: true },
   );
-  const found: (IdempotencyRecord | null)[] = scopes.map(() => null);
-  for (const row of rows) found[row.n - 1] = recordOf(row);
-  return found;
+  const [, rows] = await Promise.all([locked, found]);
+  const records: (IdempotencyRecord | null)[] = scopes.map(() => null);
+  for (const row of rows) records[row.n - 1] = recordOf(row);
+  return records;
 }
 
 /** Stores the responses in the caller's transaction, under the keys' locks, beside any expired record of a key. */
