@@ -35,6 +35,8 @@ export const ERROR_STATUS = {
   [ErrorCode.NotFound]: 404,
   [ErrorCode.BlockNotRevealed]: 409,
   [ErrorCode.SpinNotVoidable]: 409,
+  [ErrorCode.FreeRoundUnavailable]: 409,
+  [ErrorCode.FreeRoundsNotFound]: 404,
   [ErrorCode.ReportNotFound]: 404,
   [ErrorCode.ReportAcknowledged]: 409,
   [ErrorCode.ReportDisputed]: 409,

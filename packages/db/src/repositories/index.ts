@@ -9,6 +9,7 @@ export * from "./delivery-replay.js";
 export * from "./event-dispatch.js";
 export * from "./events.js";
 export * from "./fairness.js";
+export * from "./free-round-grants.js";
 export * from "./games.js";
 export * from "./idempotency-keys.js";
 export * from "./key-expiry-notices.js";

@@ -2,6 +2,7 @@ export * from "./api-keys.js";
 export * from "./blocks.js";
 export * from "./event-sequences.js";
 export * from "./events.js";
+export * from "./free-rounds.js";
 export * from "./games.js";
 export * from "./idempotency-keys.js";
 export * from "./par-sheets.js";

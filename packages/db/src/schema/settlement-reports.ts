@@ -20,9 +20,13 @@ export const settlementReports = pgTable(
     voidedSpins: bigint("voided_spins", { mode: "number" }).notNull().default(0),
     voidedWageredMicros: micros("voided_wagered_micros").notNull().default(0),
     voidedPaidMicros: micros("voided_paid_micros").notNull().default(0),
+    /** Free-round spins created that day and their notional wagers (0 in reports of releases before them). */
+    freeRoundSpins: bigint("free_round_spins", { mode: "number" }).notNull().default(0),
+    freeRoundWagerMicros: micros("free_round_wager_micros").notNull().default(0),
     /**
      * Per-game figures: `[{gameId, totalSpins, totalWageredMicros, totalPaidMicros, voidedSpins,
-     * voidedWageredMicros, voidedPaidMicros}]` (the voided ones absent before voids existed).
+     * voidedWageredMicros, voidedPaidMicros, freeRoundSpins, freeRoundWagerMicros}]` (the later ones absent
+     * in reports stored before they existed).
      */
     games: jsonb("games").notNull(),
     generatedAt: at("generated_at").notNull(),

@@ -30,6 +30,9 @@ export const spinHourlyTotals = pgTable(
     voidedSpins: bigint("voided_spins", { mode: "number" }).notNull().default(0),
     voidedWageredMicros: numeric("voided_wagered_micros", { mode: "bigint" }).notNull().default(sql`0`),
     voidedPaidMicros: numeric("voided_paid_micros", { mode: "bigint" }).notNull().default(sql`0`),
+    /** The free-round spins created in the hour and their notional wagers (not in `totalWageredMicros`). */
+    freeRoundSpins: bigint("free_round_spins", { mode: "number" }).notNull().default(0),
+    freeRoundWagerMicros: numeric("free_round_wager_micros", { mode: "bigint" }).notNull().default(sql`0`),
   },
   (table) => [primaryKey({ columns: [table.partnerId, table.environment, table.hour, table.gameId] })],
 );
