@@ -18,6 +18,7 @@ import { drawOnce, withGcra, withSpinTake } from "./ratelimit/index.js";
 import { revealedPageCache } from "./routes/partner/revealed-pages.js";
 import { BlockFactsCache } from "./spins/block-facts.js";
 import { ForcedOutcomes } from "./spins/forced-outcomes.js";
+import { FreeRoundCache } from "./spins/free-round-cache.js";
 import { GameCache } from "./spins/game-cache.js";
 import { OutcomeQueue, withGiveBack } from "./spins/outcome-queue.js";
 import { SpinBatcher } from "./spins/spin-batcher.js";
@@ -121,6 +122,7 @@ function spinService(deps: Omit<AppDeps, "spins" | "revealedPages">): SpinServic
   };
   return new SpinService({
     games: deps.games,
+    freeRounds: new FreeRoundCache(db),
     queue: new OutcomeQueue(redis, keys),
     blocks: new BlockFactsCache(),
     forced: new ForcedOutcomes(),

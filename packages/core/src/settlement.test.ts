@@ -125,7 +125,13 @@ describe("report dates", () => {
 });
 
 describe("presentSettlementFigures", () => {
-  const noVoids = { voidedSpins: 0, voidedWageredMicros: 0, voidedPaidMicros: 0 };
+  const noVoids = {
+    voidedSpins: 0,
+    voidedWageredMicros: 0,
+    voidedPaidMicros: 0,
+    freeRoundSpins: 0,
+    freeRoundWagerMicros: 0,
+  };
 
   it("converts exactly and subtracts in integers", () => {
     expect(
@@ -137,6 +143,8 @@ describe("presentSettlementFigures", () => {
       voidedSpins: 0,
       voidedWageredUsd: 0,
       voidedPaidUsd: 0,
+      freeRoundSpins: 0,
+      freeRoundWagerUsd: 0,
       netUsd: 0.199999,
       rtp: 100_001 / 300_000,
     });
@@ -153,7 +161,7 @@ describe("presentSettlementFigures", () => {
     expect(view.rtp).toBe(25.5);
   });
 
-  it("takes the day's voids out of the net, not out of the spins, totals or rtp", () => {
+  it("takes the day's voids out of the net, not out of the spins, totals or rtp; free rounds' wagers stay out", () => {
     const view = presentSettlementFigures({
       totalSpins: 4,
       totalWageredMicros: 4_000_000,
@@ -161,6 +169,8 @@ describe("presentSettlementFigures", () => {
       voidedSpins: 2,
       voidedWageredMicros: 3_000_001,
       voidedPaidMicros: 5_000_000,
+      freeRoundSpins: 1,
+      freeRoundWagerMicros: 1_000_000,
     });
     expect(view).toEqual({
       totalSpins: 4,
@@ -169,6 +179,8 @@ describe("presentSettlementFigures", () => {
       voidedSpins: 2,
       voidedWageredUsd: 3.000001,
       voidedPaidUsd: 5,
+      freeRoundSpins: 1,
+      freeRoundWagerUsd: 1,
       // (4 − 3.000001) − (2.5 − 5): a void of a win of another day gives its payout back to the partner.
       netUsd: 3.499999,
       rtp: 0.625,
@@ -183,6 +195,8 @@ describe("presentSettlementFigures", () => {
       voidedSpins: 0,
       voidedWageredUsd: 0,
       voidedPaidUsd: 0,
+      freeRoundSpins: 0,
+      freeRoundWagerUsd: 0,
       netUsd: 0,
       rtp: null,
     });

@@ -142,6 +142,12 @@ export interface SettlementFigures {
   voidedSpins: number;
   voidedWageredMicros: number;
   voidedPaidMicros: number;
+  /**
+   * The free-round spins created that UTC day (CONTRACT §14; in `totalSpins` and `totalPaidMicros`)
+   * and their notional wagers, which the partner paid: `totalWageredMicros` leaves them out.
+   */
+  freeRoundSpins: number;
+  freeRoundWagerMicros: number;
 }
 
 export interface SettlementFiguresView {
@@ -151,6 +157,8 @@ export interface SettlementFiguresView {
   voidedSpins: number;
   voidedWageredUsd: number;
   voidedPaidUsd: number;
+  freeRoundSpins: number;
+  freeRoundWagerUsd: number;
   netUsd: number;
   rtp: number | null;
 }
@@ -164,6 +172,7 @@ export interface SettlementFiguresView {
 export function presentSettlementFigures(figures: SettlementFigures): SettlementFiguresView {
   const { totalSpins, totalWageredMicros, totalPaidMicros, voidedSpins, voidedWageredMicros, voidedPaidMicros } =
     figures;
+  const { freeRoundSpins, freeRoundWagerMicros } = figures;
   const kept = BigInt(totalWageredMicros) - BigInt(voidedWageredMicros);
   const paid = BigInt(totalPaidMicros) - BigInt(voidedPaidMicros);
   return {
@@ -173,6 +182,8 @@ export function presentSettlementFigures(figures: SettlementFigures): Settlement
     voidedSpins,
     voidedWageredUsd: microsToUsd(voidedWageredMicros),
     voidedPaidUsd: microsToUsd(voidedPaidMicros),
+    freeRoundSpins,
+    freeRoundWagerUsd: microsToUsd(freeRoundWagerMicros),
     netUsd: microsToUsd(kept - paid),
     rtp: totalWageredMicros === 0 ? null : totalPaidMicros / totalWageredMicros,
   };

@@ -14,7 +14,7 @@ export const ReportDateSchema = z
 
 const figures = {
   totalSpins: z.number().int().openapi({ example: 1520, description: "Spins created that UTC day, voided ones too" }),
-  totalWageredUsd: z.number().openapi({ example: 1520.5 }),
+  totalWageredUsd: z.number().openapi({ example: 1520.5, description: "The wagers players paid (free rounds' are not)" }),
   totalPaidUsd: z.number().openapi({ example: 1433.25 }),
   voidedSpins: z
     .number()
@@ -22,6 +22,14 @@ const figures = {
     .openapi({ example: 2, description: "Voids made that UTC day, of spins of any day (POST /spins/{spinId}/void)" }),
   voidedWageredUsd: z.number().openapi({ example: 3, description: "The wagers of those voided spins" }),
   voidedPaidUsd: z.number().openapi({ example: 1.5, description: "The payouts of those voided spins" }),
+  freeRoundSpins: z.number().int().openapi({
+    example: 40,
+    description: "Free-round spins created that UTC day (counted in totalSpins; their payouts in totalPaidUsd)",
+  }),
+  freeRoundWagerUsd: z.number().openapi({
+    example: 20,
+    description: "Their wagers, which the partner paid for its players: not in totalWageredUsd",
+  }),
   netUsd: z.number().openapi({
     example: 85.75,
     description: "(wagered − voidedWagered) − (paid − voidedPaid): what the partner keeps (may be negative)",

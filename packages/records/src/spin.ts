@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CELEBRATIONS, microsToUsd, type OutcomePosition, type Presentation } from "@outcomes/core";
-import type { SpinVoidFacts, SpinWithVoid } from "@outcomes/db";
+import type { FreeRoundFacts, SpinVoidFacts, StoredSpin } from "@outcomes/db";
 import { TimestampSchema } from "./fields.js";
 
 export const PresentationSchema = z
@@ -29,6 +29,14 @@ export const SpinVoidSchema = z
     reason: z.string().openapi({ example: "Wallet refused the debit: insufficient funds" }),
   })
   .openapi("SpinVoid");
+
+/** The free round a spin used (CONTRACT §14). */
+export const SpinFreeRoundSchema = z
+  .object({
+    freeRoundsId: z.string().openapi({ example: "fr_0T9xYz12AbCdEfGhIjKlMn" }),
+    roundsLeft: z.number().int().openapi({ description: "The player's rounds of the grant left after this spin" }),
+  })
+  .openapi("SpinFreeRound");
 
 /** A spin as the spin endpoint answers it, and as a player's spin list and `GET /spins/{spinId}` show it. */
 export const SpinResultSchema = z
@@ -63,6 +71,11 @@ export const SpinResultSchema = z
         "null until the spin is voided (`POST /spins/{spinId}/void`); then when and why. Shown once the rollout of " +
         "release 2 has finished (`release finish`): before that the spin answers as release 1's do, without it",
     }),
+    freeRound: SpinFreeRoundSchema.nullable().openapi({
+      description:
+        "The free round this spin used (a spin with `freeRoundsId`: the partner paid `wagerUsd`, the balance moved " +
+        "by the payout only); null on every other spin. Shown once the rollout of release 2 has finished",
+    }),
   })
   .openapi("SpinResult");
 export type SpinResultBody = z.infer<typeof SpinResultSchema>;
@@ -82,6 +95,7 @@ export interface SpinFacts {
   /** The block entry the outcome came from; null for a forced spin. */
   position: OutcomePosition | null;
   voided: SpinVoidFacts | null;
+  freeRound: FreeRoundFacts | null;
 }
 
 export function presentSpin(spin: SpinFacts): SpinResultBody {
@@ -102,6 +116,7 @@ export function presentSpin(spin: SpinFacts): SpinResultBody {
     fairness: spin.position && { blockId: spin.position.blockId, index: spin.position.index },
     forced: spin.position === null,
     voided: presentVoid(spin.voided),
+    freeRound: spin.freeRound && { freeRoundsId: spin.freeRound.freeRoundsId, roundsLeft: spin.freeRound.roundsLeft },
   };
 }
 
@@ -110,7 +125,7 @@ export function presentVoid(voided: SpinVoidFacts | null): SpinResultBody["voide
 }
 
 /** A stored spin (with its void) of the player whose own id is `externalPlayerId`: the spin as first answered. */
-export function presentStoredSpin({ spin: row, voided }: SpinWithVoid, externalPlayerId: string): SpinResultBody {
+export function presentStoredSpin({ spin: row, voided, freeRound }: StoredSpin, externalPlayerId: string): SpinResultBody {
   return presentSpin({
     id: row.id,
     gameId: row.gameId,
@@ -126,6 +141,7 @@ export function presentStoredSpin({ spin: row, voided }: SpinWithVoid, externalP
     position:
       row.blockId === null || row.outcomeIndex === null ? null : { blockId: row.blockId, index: row.outcomeIndex },
     voided,
+    freeRound,
   });
 }
 
@@ -162,5 +178,6 @@ export function replayedBody(stored: unknown): SpinResultBody {
     fairness: body.fairness ? { blockId: body.fairness.blockId, index: body.fairness.index } : null,
     forced: body.forced ?? false,
     voided: null,
+    freeRound: body.freeRound ? { freeRoundsId: body.freeRound.freeRoundsId, roundsLeft: body.freeRound.roundsLeft } : null,
   };
 }

@@ -116,6 +116,14 @@ export interface SpinResult {
    * the release that brought voids leaves it out until its operator runs `release finish`.)
    */
   voided: SpinVoid | null;
+  /** The free round the spin used (a spin with `freeRoundsId`); null on every other spin. */
+  freeRound: SpinFreeRound | null;
+}
+
+/** A free-round spin's grant and the player's rounds of it left after the spin. */
+export interface SpinFreeRound {
+  freeRoundsId: string;
+  roundsLeft: number;
 }
 
 /** A spin's void: its balance, totals and settlement were reversed then; its outcome stays used. */
@@ -281,6 +289,9 @@ export interface SettlementFigures {
   voidedSpins: number;
   voidedWageredUsd: number;
   voidedPaidUsd: number;
+  /** The free-round spins created that UTC day (in totalSpins and totalPaidUsd) and their wagers, which the partner paid (not in totalWageredUsd). */
+  freeRoundSpins: number;
+  freeRoundWagerUsd: number;
   /** (totalWageredUsd − voidedWageredUsd) − (totalPaidUsd − voidedPaidUsd). */
   netUsd: number;
   /** totalPaidUsd ÷ totalWageredUsd; null when nothing was wagered. */

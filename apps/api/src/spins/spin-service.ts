@@ -1,6 +1,7 @@
 import {
   ErrorCode,
   formatScaledDecimal,
+  microsToUsd,
   type Outcome,
   type OutcomePosition,
   queueItemOutcome,
@@ -23,13 +24,17 @@ import type { GameRules } from "./game-cache.js";
 import { type IdempotentRequest, idempotentRequest } from "./idempotency.js";
 import { type OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
 import type { SpinCommitter } from "./spin-committer.js";
-import { planSpin, type SpinPlan, type WrittenSpin } from "./spin-writer.js";
+import { freeRoundUnavailable, planSpin, type SpinPlan, type WrittenSpin } from "./spin-writer.js";
 import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
+import type { FreeRoundTerms } from "./free-round-cache.js";
 
 export interface SpinRequest {
   gameId: number;
   playerId: string;
-  wagerUsd: number;
+  /** Required, except on a free-round spin, whose wager is its grant's (if given, it must equal it). */
+  wagerUsd?: number | undefined;
+  /** A free-round grant of the player's (CONTRACT §14): the spin uses one of its rounds. */
+  freeRoundsId?: string | null | undefined;
   /** Sandbox only: a tier of the game's PAR sheet, shown by a random combination of it (CONTRACT §11). */
   forceTier?: string | null;
 }
@@ -43,6 +48,7 @@ export interface SpinReply {
 /** What the spin path works with; buildApi wires the process's own, the unit tests fakes. */
 export interface SpinServiceDeps {
   games: { get(gameId: number): Promise<GameRules | null> };
+  freeRounds: { get(grantId: string): Promise<FreeRoundTerms | null> };
   queue: Pick<OutcomeQueue, "take" | "giveBack">;
   blocks: Pick<BlockFactsCache, "of">;
   forced: Pick<ForcedOutcomes, "draw">;
@@ -68,6 +74,15 @@ export interface SpinServiceDeps {
  */
 const MAX_UNUSABLE_SKIPPED = 20;
 
+/** The request under its game's rules: what a plan is made of, besides the outcome. */
+interface SpinContext {
+  partner: PartnerAuth;
+  game: GameRules;
+  playerId: string;
+  wagerMicros: number;
+  freeRoundsId: string | null;
+}
+
 /** A spin's outcome: taken from the game's queue, or for a forced spin drawn from its sheet. */
 type Sourced = { taken: TakenOutcome } | { forced: Outcome };
 /** The spin's outcome on `client`; null when the spin bucket refused the request. */
@@ -89,16 +104,17 @@ export class SpinService {
     bucket: BucketDraw,
     idempotencyKey?: string,
   ): Promise<SpinReply | null> {
-    assertPositiveWager(request.wagerUsd);
+    const freeRound = await this.freeRoundOf(partner, request);
     const forceTier = request.forceTier ?? undefined;
     const source = forceTier === undefined ? this.queueSource(bucket) : this.forcedSource(partner, forceTier, bucket);
     const key = idempotencyKey === undefined ? undefined : keyedRequest(partner, request, idempotencyKey);
     // A keyed replay ignores the game (the first result stands even if the game changed since).
     const game = await this.lookUpGame(request.gameId);
-    if (!key) this.applyRules(partner, request, game);
+    const rules = (game: GameRules | null) => this.applyRules(partner, request, game, freeRound);
+    if (!key) rules(game);
     for (let skipped = 0; ; skipped++) {
       try {
-        return await this.attempt({ partner, request, game, source, key });
+        return await this.attempt({ request, game, rules, source, key });
       } catch (error) {
         if (!(error instanceof UnusableOutcomeError)) throw error;
         if (skipped === MAX_UNUSABLE_SKIPPED) {
@@ -112,9 +128,9 @@ export class SpinService {
 
   /** One outcome's try: validate, source, plan, commit, after-commit; UnusableOutcomeError for the next outcome. */
   private async attempt(spin: {
-    partner: PartnerAuth;
     request: SpinRequest;
     game: GameRules | null;
+    rules: (game: GameRules | null) => SpinContext;
     source: OutcomeSource;
     key: IdempotentRequest | undefined;
   }): Promise<SpinReply | null> {
@@ -123,7 +139,7 @@ export class SpinService {
     let plan: SpinPlan | undefined;
     try {
       const committed = await committer.commit(async (client) => {
-        const context = this.applyRules(spin.partner, spin.request, spin.game);
+        const context = spin.rules(spin.game);
         const sourced = await spin.source(context.game, client);
         if (sourced === null) return null;
         if ("taken" in sourced) taken = sourced.taken;
@@ -181,17 +197,59 @@ export class SpinService {
     }
   }
 
-  /** The game's rules applied to the request: KS-4006, KS-4202, KS-4103. */
-  private applyRules(partner: PartnerAuth, request: SpinRequest, game: GameRules | null) {
+  /**
+   * The grant of a free-round spin, checked as far as its terms go: 404 KS-4219 when it is not the
+   * partner's, 400 KS-4101 for a `wagerUsd` other than the grant's; a paid spin needs `wagerUsd`
+   * (KS-4102) greater than 0 (KS-4103). Whether a round is left is the spin statement's to decide.
+   */
+  private async freeRoundOf(partner: PartnerAuth, request: SpinRequest): Promise<FreeRoundTerms | null> {
+    const grantId = request.freeRoundsId ?? undefined;
+    if (grantId === undefined) {
+      if (request.wagerUsd === undefined) {
+        throw new ServiceError(ErrorCode.RequiredFieldMissing, {
+          details: [{ path: "wagerUsd", message: "Required (except with freeRoundsId)" }],
+        });
+      }
+      assertPositiveWager(request.wagerUsd);
+      return null;
+    }
+    const grant = await this.deps.freeRounds.get(grantId).catch((error: unknown) => {
+      this.deps.logger.error({ err: error }, "spin failed: free-round grant look-up");
+      throw new ServiceError(ErrorCode.SpinFailed, { cause: error });
+    });
+    if (!grant || grant.partnerId !== partner.partnerId || grant.environment !== partner.environment) {
+      throw new ServiceError(ErrorCode.FreeRoundsNotFound, {
+        details: [{ path: "freeRoundsId", message: "no such grant of this partner and environment" }],
+      });
+    }
+    if (request.wagerUsd !== undefined && exactWager(request.wagerUsd) !== String(grant.wagerMicros)) {
+      throw new ServiceError(ErrorCode.InvalidRequest, {
+        message: "wagerUsd must be the grant's wager (or be left out) on a free-round spin",
+        details: [{ path: "wagerUsd", message: `must equal the grant's wagerUsd, ${microsToUsd(grant.wagerMicros)}` }],
+      });
+    }
+    return grant;
+  }
+
+  /** The game's rules applied to the request: KS-4006, KS-4202, KS-4103; KS-4218 for a grant of another game. */
+  private applyRules(
+    partner: PartnerAuth,
+    request: SpinRequest,
+    game: GameRules | null,
+    freeRound: FreeRoundTerms | null,
+  ): SpinContext {
     if (!game || game.partnerId !== partner.partnerId || game.environment !== partner.environment) {
       throw new ServiceError(ErrorCode.GameNotOwned);
     }
     if (!game.isActive) throw new ServiceError(ErrorCode.GameInactive);
-    return { partner, game, playerId: request.playerId, wagerMicros: wagerMicrosWithin(request.wagerUsd, game) };
+    if (freeRound && freeRound.gameId !== game.id) throw freeRoundUnavailable("another_game", freeRound.gameId);
+    // A grant's wager was within the game's bounds when it was made; it stays the round's wager.
+    const wagerMicros = freeRound ? freeRound.wagerMicros : wagerMicrosWithin(request.wagerUsd!, game);
+    return { partner, game, playerId: request.playerId, wagerMicros, freeRoundsId: freeRound?.id ?? null };
   }
 
   private async plan(
-    context: ReturnType<SpinService["applyRules"]>,
+    context: SpinContext,
     sourced: Sourced,
     client: SqlClient,
   ): Promise<SpinPlan> {
@@ -280,8 +338,10 @@ function keyedRequest(partner: PartnerAuth, request: SpinRequest, key: string): 
       route: "POST /spins",
       gameId: request.gameId,
       playerId: request.playerId,
-      wager: exactWager(request.wagerUsd),
+      // A paid spin's fields are hashed as release 1 hashed them, so its keys replay on either release.
+      ...(request.wagerUsd === undefined ? {} : { wager: exactWager(request.wagerUsd) }),
       ...(forceTier === undefined ? {} : { forceTier }),
+      ...(request.freeRoundsId ? { freeRoundsId: request.freeRoundsId } : {}),
     },
   );
 }

@@ -95,6 +95,7 @@ beforeEach(() => {
   generationAskedFor = [];
   const deps: SpinServiceDeps = {
     games: { get: async (id) => (id === game.id ? game : null) },
+    freeRounds: { get: async () => null },
     queue: {
       take: async (_game, bucket) => {
         if (bucket) bucket.draw = draws.shift() ?? ALLOWED;

@@ -1,6 +1,17 @@
-import { newId, type Outcome, type OutcomePosition, payoutMicros, presentationOf } from "@outcomes/core";
 import {
+  ErrorCode,
+  newId,
+  type Outcome,
+  type OutcomePosition,
+  payoutMicros,
+  presentationOf,
+  ServiceError,
+} from "@outcomes/core";
+import {
+  type FreeRoundRefusal,
   findRecordedSpin,
+  isLeftOut,
+  type LeftOutSpin,
   insertEvents,
   lockAndFindIdempotencyRecords,
   markBlocksProgress,
@@ -51,6 +62,8 @@ export function planSpin(input: {
   /** The block entry the outcome was taken from, and the block's size; null for a forced spin. */
   block: { position: OutcomePosition; size: number } | null;
   minReadyBlocks: number;
+  /** The grant whose round the spin uses; null for a paid spin. */
+  freeRoundsId: string | null;
 }): SpinPlan {
   const { partner, game, outcome, block } = input;
   const payout = payoutMicros(input.wagerMicros, outcome.multiplierMillionths);
@@ -69,6 +82,7 @@ export function planSpin(input: {
       wagerMicros: input.wagerMicros,
       payoutMicros: payout,
       presentation: presentationOf(outcome),
+      freeRoundsId: input.freeRoundsId,
     },
     partner,
     largeWin,
@@ -92,6 +106,8 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
     createdAt: recorded.createdAt,
     position: spin.position,
     voided: null,
+    freeRound:
+      spin.freeRoundsId === null ? null : { freeRoundsId: spin.freeRoundsId, roundsLeft: recorded.roundsLeft ?? 0 },
   });
 }
 
@@ -163,12 +179,32 @@ async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promi
     client,
     plans.map((plan) => plan.spin),
   );
-  return plans.map((plan, i) => writtenOrUnusable(plan, recorded[i] ?? null));
+  return plans.map((plan, i) => writtenOrUnusable(plan, recorded[i]!));
 }
 
-function writtenOrUnusable(plan: SpinPlan, recorded: RecordedSpin | null): WrittenSpin | UnusableOutcomeError {
-  if (recorded === null) return new UnusableOutcomeError(`outcome of closed block ${plan.spin.position?.blockId}`);
+function writtenOrUnusable(plan: SpinPlan, recorded: RecordedSpin | LeftOutSpin): WrittenSpin | Error {
+  if (isLeftOut(recorded)) {
+    const { leftOut } = recorded;
+    if (leftOut === "closed_block") return new UnusableOutcomeError(`outcome of closed block ${plan.spin.position?.blockId}`);
+    return freeRoundUnavailable(leftOut);
+  }
   return { spin: plan.spin, body: resultOf(plan.spin, recorded), largeWin: plan.largeWin, generationNeeded: false };
+}
+
+const FREE_ROUND_REFUSALS: Record<FreeRoundRefusal, string> = {
+  no_round_left: "the player has no round of this grant left",
+  expired: "the grant has expired",
+  cancelled: "the grant was cancelled",
+  not_in_grant: "the player is not in the grant",
+};
+
+/** 409 KS-4218, saying which way the round is not available (CONTRACT §14); nothing was used or written. */
+export function freeRoundUnavailable(reason: FreeRoundRefusal | "another_game", gameId?: number): ServiceError {
+  const why = reason === "another_game" ? `the grant is for game ${gameId}, not this one` : FREE_ROUND_REFUSALS[reason];
+  return new ServiceError(ErrorCode.FreeRoundUnavailable, {
+    message: `Free round not available: ${why}; nothing was used or written`,
+    details: [{ path: "freeRoundsId", message: why }],
+  });
 }
 
 /** After a write whose commit went unanswered: the spin as committed, or null when it did not commit. */

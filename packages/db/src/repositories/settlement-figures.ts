@@ -1,6 +1,7 @@
 import { type Environment, type SettlementFigures, utcDayBounds } from "@outcomes/core";
 import { type AnyColumn, and, asc, eq, lt, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
+import { freeRoundSpins } from "../schema/free-rounds.js";
 import { games } from "../schema/games.js";
 import type { settlementReports } from "../schema/settlement-reports.js";
 import { spinHourlyTotals } from "../schema/spin-rollups.js";
@@ -35,6 +36,8 @@ const FIGURES = [
   "voidedSpins",
   "voidedWageredMicros",
   "voidedPaidMicros",
+  "freeRoundSpins",
+  "freeRoundWagerMicros",
 ] as const satisfies readonly (keyof SettlementFigures)[];
 type Figure = (typeof FIGURES)[number];
 
@@ -45,7 +48,7 @@ function eachFigure<T>(value: (figure: Figure) => T): Record<Figure, T> {
   return figures;
 }
 
-/** Reports stored before voids existed have no void figures: they were 0 then. */
+/** Reports stored before voids or free rounds existed have none of their figures: they were 0 then. */
 export function figuresOf(record: SettlementReportRecord): ReportFigures {
   return {
     totalSpins: record.totalSpins,
@@ -54,6 +57,8 @@ export function figuresOf(record: SettlementReportRecord): ReportFigures {
     voidedSpins: record.voidedSpins,
     voidedWageredMicros: record.voidedWageredMicros,
     voidedPaidMicros: record.voidedPaidMicros,
+    freeRoundSpins: record.freeRoundSpins,
+    freeRoundWagerMicros: record.freeRoundWagerMicros,
     games: (record.games as Array<Partial<GameFigures> & { gameId: number }>).map((game) => ({
       gameId: game.gameId,
       ...eachFigure((figure) => game[figure] ?? 0),
@@ -85,8 +90,8 @@ type PerGameRow = { gameId: number } & Partial<Record<Figure, string>>;
 /**
  * The figures of one partner's UTC day, exact: Postgres sums the bigint micro-USD columns (as
  * numeric, never float) per game, from the sealed hourly roll-ups where they cover the day and from
- * `spins` (index-only over `spins_settlement_idx`) and `spin_voids` (over `spin_voids_settlement_idx`)
- * for the rest; totals are BigInt sums of the per-game rows. The spins are those created that day,
+ * `spins` (index-only over `spins_settlement_idx`), `spin_voids` (over `spin_voids_settlement_idx`)
+ * and `free_round_spins` (over `free_round_spins_settlement_idx`) for the rest; totals are BigInt sums of the per-game rows. The spins are those created that day,
  * the voids those made that day (of spins of any day). Every game registered before the day ended
  * is listed, with zeros when it had neither, so a statement shows the partner's whole catalogue.
  */
@@ -101,7 +106,11 @@ export async function computeReportFigures(
   const rolled = coverage ? intersect(day, { from: coverage.coveredFrom, to: coverage.sealedUntil }) : null;
   const rows: PerGameRow[] = [];
   const sumUnsealed = async (range: TimeRange) => {
-    rows.push(...(await spinTotalsByGame(executor, key, range)), ...(await voidTotalsByGame(executor, key, range)));
+    rows.push(
+      ...(await spinTotalsByGame(executor, key, range)),
+      ...(await voidTotalsByGame(executor, key, range)),
+      ...(await freeRoundTotalsByGame(executor, key, range)),
+    );
   };
   if (rolled) {
     rows.push(...(await rollupTotalsByGame(executor, key, rolled)));
@@ -191,6 +200,31 @@ function voidTotalsByGame(executor: Executor, key: ReportKey, range: TimeRange) 
     .groupBy(spinVoids.gameId);
 }
 
+/**
+ * Free-round spins created in a range, per game: a range of `free_round_spins_settlement_idx`. Their
+ * wagers were counted in the spins' sum and come out of `totalWageredMicros` here (the partner paid
+ * them), into `freeRoundWagerMicros`.
+ */
+function freeRoundTotalsByGame(executor: Executor, key: ReportKey, range: TimeRange) {
+  return executor
+    .select({
+      gameId: freeRoundSpins.gameId,
+      freeRoundSpins: sql<string>`count(*)::text`,
+      freeRoundWagerMicros: sql<string>`sum(${freeRoundSpins.wagerMicros})::text`,
+      totalWageredMicros: sql<string>`(-sum(${freeRoundSpins.wagerMicros}))::text`,
+    })
+    .from(freeRoundSpins)
+    .where(
+      and(
+        eq(freeRoundSpins.partnerId, key.partnerId),
+        eq(freeRoundSpins.environment, key.environment),
+        sql`${freeRoundSpins.createdAt} >= ${range.from.toISOString()}::timestamptz`,
+        sql`${freeRoundSpins.createdAt} < ${range.to.toISOString()}::timestamptz`,
+      ),
+    )
+    .groupBy(freeRoundSpins.gameId);
+}
+
 function rollupTotalsByGame(executor: Executor, key: ReportKey, range: TimeRange) {
   const sum = (column: AnyColumn) => sql<string>`sum(${column})::text`;
   return executor
@@ -202,6 +236,8 @@ function rollupTotalsByGame(executor: Executor, key: ReportKey, range: TimeRange
       voidedSpins: sum(spinHourlyTotals.voidedSpins),
       voidedWageredMicros: sum(spinHourlyTotals.voidedWageredMicros),
       voidedPaidMicros: sum(spinHourlyTotals.voidedPaidMicros),
+      freeRoundSpins: sum(spinHourlyTotals.freeRoundSpins),
+      freeRoundWagerMicros: sum(spinHourlyTotals.freeRoundWagerMicros),
     })
     .from(spinHourlyTotals)
     .where(

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blocks } from "../schema/blocks.js";
 import { players } from "../schema/players.js";
-import { type NewSpin, recordSpinBatch } from "./spin-batch.js";
+import { type NewSpin, type RecordedSpin, recordSpinBatch } from "./spin-batch.js";
 import { recordSpin } from "./spins.js";
 
 let database: TestDatabase;
@@ -48,6 +48,7 @@ function spinOf(wagerMicros: number, payoutMicros: number): NewSpin {
     wagerMicros,
     payoutMicros,
     presentation: presentationOf(outcome),
+    freeRoundsId: null,
   };
 }
 
@@ -61,7 +62,7 @@ describe("created_at follows commit order per player", () => {
     );
     const [second] = await recordSpinBatch(database.sql, [spinOf(1_000_000, 0)]);
     const [third] = [await recordSpin(database.sql, spinOf(1_000_000, 2_000_000))];
-    const chain = [...first, second, third].map((recorded) => recorded!);
+    const chain = [...first, second, third].map((recorded) => recorded as RecordedSpin);
     const times = chain.map((spin) => spin.createdAt.getTime());
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(new Set(times).size).toBe(times.length);

@@ -14,12 +14,24 @@ export interface NewSpin {
   wagerMicros: number;
   payoutMicros: number;
   presentation: Presentation;
+  /** The free-round grant whose round this spin uses (CONTRACT §14): the player pays no wager. */
+  freeRoundsId: string | null;
 }
 
 export interface RecordedSpin {
   playerId: number;
   balanceAfterMicros: number;
   createdAt: Date;
+  /** A free-round spin's player's rounds of its grant left after it; null for any other spin. */
+  roundsLeft: number | null;
+}
+
+/** Why a free-round spin was left out of its batch, untouched (409 KS-4218 says which). */
+export type FreeRoundRefusal = "not_in_grant" | "cancelled" | "expired" | "no_round_left";
+
+/** A spin its batch left out, untouched: its outcome's block is closed, or its free round is not available. */
+export interface LeftOutSpin {
+  leftOut: "closed_block" | FreeRoundRefusal;
 }
 
 /**
@@ -46,23 +58,60 @@ export interface RecordedSpin {
  *   foreign key takes anyway) is taken first: a close holds the row FOR UPDATE, so a spin that
  *   arrives during it waits and then sees the block closed, and the close waits for the spins
  *   that hold the lock, whose outcomes it then counts as used.
+ * - A free-round spin (CONTRACT §14) moves its player's balance by the payout only and counts no
+ *   wager in `total_wagered_micros`; the spin row keeps the grant's wager, as answered. Its player's
+ *   row of the grant is locked (before the players, in key order, as in every statement that takes
+ *   both) and read afresh; a spin with no round left there, a grant cancelled or expired by the
+ *   clock now, or a player not in the grant is left out untouched, with its reason. The rounds used
+ *   and the `free_round_spins` row are written with the spin. Batches without free-round spins
+ *   pay for this with empty scans only.
  */
 const RECORD_SPIN_BATCH = `
   with given as (
     select * from json_to_recordset($1::json) as x(n int, id text, partner_id text, environment text,
       external_id text, game_id int, block_id bigint, outcome_index int, forced boolean, prize_tier text,
-      multiplier_millionths bigint, wager_micros bigint, payout_micros bigint, presentation jsonb)
+      multiplier_millionths bigint, wager_micros bigint, payout_micros bigint, presentation jsonb,
+      free_rounds_id text)
   ),
   open_block as (
     select id from blocks where id in (select block_id from given) and closed_at is null
     order by id for key share
   ),
+  free_row as (
+    select f.grant_id, f.external_player_id, f.rounds - f.rounds_used as rounds_left,
+      g.cancelled_at is not null as cancelled, g.expires_at <= clock_timestamp() as expired
+    from free_round_players f join free_round_grants g on g.id = f.grant_id
+    where (f.grant_id, f.external_player_id) in
+      (select free_rounds_id, external_id from given where free_rounds_id is not null)
+    order by f.grant_id, f.external_player_id for update of f
+  ),
+  placeable as (
+    select g.*, (g.block_id is null or g.block_id in (select id from open_block)) as block_open,
+      case when g.free_rounds_id is null then g.wager_micros else 0 end as charged_micros
+    from given g
+  ),
+  ranked as (
+    select p.*, row_number() over (partition by p.block_open, p.free_rounds_id, p.external_id order by p.n) as round_n
+    from placeable p
+  ),
+  judged as (
+    select r.*, f.rounds_left - r.round_n as rounds_left_after,
+      case
+        when not r.block_open then 'closed_block'
+        when r.free_rounds_id is null then null
+        when f.grant_id is null then 'not_in_grant'
+        when f.cancelled then 'cancelled'
+        when f.expired then 'expired'
+        when r.round_n > f.rounds_left then 'no_round_left'
+      end as left_out
+    from ranked r left join free_row f on f.grant_id = r.free_rounds_id and f.external_player_id = r.external_id
+  ),
   input as (
-    select * from given where block_id is null or block_id in (select id from open_block)
+    select * from judged where left_out is null
   ),
   totals as (
-    select partner_id, environment, external_id, sum(payout_micros - wager_micros)::bigint as delta,
-      count(*)::int as spin_count, sum(wager_micros)::bigint as wagered, sum(payout_micros)::bigint as paid
+    select partner_id, environment, external_id, sum(payout_micros - charged_micros)::bigint as delta,
+      count(*)::int as spin_count, sum(charged_micros)::bigint as wagered, sum(payout_micros)::bigint as paid
     from input group by partner_id, environment, external_id
   ),
   player as (
@@ -83,7 +132,7 @@ const RECORD_SPIN_BATCH = `
   ),
   placed as (
     select i.*, p.id as player_id,
-      (p.balance_micros - t.delta + sum(i.payout_micros - i.wager_micros) over w)::bigint as balance_after,
+      (p.balance_micros - t.delta + sum(i.payout_micros - i.charged_micros) over w)::bigint as balance_after,
       p.updated_at - (t.spin_count - row_number() over w) * interval '1 millisecond' as spun_at
     from input i
     join totals t on t.partner_id = i.partner_id and t.environment = i.environment and t.external_id = i.external_id
@@ -94,19 +143,39 @@ const RECORD_SPIN_BATCH = `
     insert into spin_outcomes (block_id, outcome_index, spin_id, created_at)
     select block_id, outcome_index, id, spun_at from placed where block_id is not null
     order by block_id, outcome_index
+  ),
+  free_used as (
+    update free_round_players f set rounds_used = f.rounds_used + u.spins, paid_micros = f.paid_micros + u.paid
+    from (select free_rounds_id, external_id, count(*)::int as spins, sum(payout_micros) as paid
+      from input where free_rounds_id is not null group by free_rounds_id, external_id) u
+    where f.grant_id = u.free_rounds_id and f.external_player_id = u.external_id
+  ),
+  free_spun as (
+    insert into free_round_spins (spin_id, grant_id, partner_id, environment, game_id, external_player_id,
+      wager_micros, payout_micros, rounds_left, created_at)
+    select id, free_rounds_id, partner_id, environment, game_id, external_id, wager_micros, payout_micros,
+      rounds_left_after, spun_at
+    from placed where free_rounds_id is not null
+    returning spin_id, rounds_left
+  ),
+  recorded as (
+    insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
+      multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
+    select id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
+      multiplier_millionths, wager_micros, payout_micros, balance_after, presentation, spun_at
+    from placed order by n
+    returning id, player_id, balance_after_micros, created_at
   )
-  insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
-    multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
-  select id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
-    multiplier_millionths, wager_micros, payout_micros, balance_after, presentation, spun_at
-  from placed order by n
-  returning id, player_id, balance_after_micros, created_at`;
+  select id, player_id, balance_after_micros, created_at, null::int as rounds_left, null::text as left_out
+  from recorded
+  union all select spin_id, null, null, null, rounds_left, null from free_spun
+  union all select id, null, null, null, null, left_out from judged where left_out is not null`;
 
-/**
- * The batch's spins as recorded, in the order given; null for a spin left out because its outcome's
- * block is closed. Atomic on its own (one statement).
- */
-export async function recordSpinBatch(client: SqlClient, batch: readonly NewSpin[]): Promise<(RecordedSpin | null)[]> {
+/** The batch's spins as recorded, in the order given, or why one was left out. Atomic on its own (one statement). */
+export async function recordSpinBatch(
+  client: SqlClient,
+  batch: readonly NewSpin[],
+): Promise<(RecordedSpin | LeftOutSpin)[]> {
   const input = batch.map((spin, n) => ({
     n,
     id: spin.id,
@@ -122,28 +191,49 @@ export async function recordSpinBatch(client: SqlClient, batch: readonly NewSpin
     wager_micros: spin.wagerMicros,
     payout_micros: spin.payoutMicros,
     presentation: spin.presentation,
+    free_rounds_id: spin.freeRoundsId,
   }));
-  const rows = await client.unsafe<
-    { id: string; player_id: string; balance_after_micros: string; created_at: string | Date }[]
-  >(RECORD_SPIN_BATCH, [JSON.stringify(input)], { prepare: true });
-  const byId = new Map(rows.map((row) => [row.id, row]));
+  const rows = await client.unsafe<BatchRow[]>(RECORD_SPIN_BATCH, [JSON.stringify(input)], { prepare: true });
+  const recorded = new Map<string, BatchRow>();
+  const roundsLeft = new Map<string, number>();
+  const leftOut = new Map<string, LeftOutSpin["leftOut"]>();
+  for (const row of rows) {
+    if (row.left_out !== null) leftOut.set(row.id, row.left_out);
+    else if (row.player_id === null) roundsLeft.set(row.id, row.rounds_left!);
+    else recorded.set(row.id, row);
+  }
   return batch.map((spin) => {
-    const row = byId.get(spin.id);
-    if (row) return recordedSpinOf(row);
-    if (spin.position === null) throw new Error(`forced spin ${spin.id} was not recorded by its batch`);
-    return null;
+    const row = recorded.get(spin.id);
+    if (row) return recordedSpinOf({ ...row, rounds_left: roundsLeft.get(spin.id) ?? null });
+    const reason = leftOut.get(spin.id);
+    if (reason === undefined) throw new Error(`spin ${spin.id} was neither recorded nor left out by its batch`);
+    return { leftOut: reason };
   });
 }
 
-/** A spin row's returned columns as the spin path uses them. */
-export function recordedSpinOf(row: {
-  player_id: string;
+/** The statement's rows: a recorded spin, a free-round spin's rounds left, or a spin left out. */
+type BatchRow = {
+  id: string;
+  player_id: string | null;
   balance_after_micros: string;
   created_at: string | Date;
+  rounds_left: number | null;
+  left_out: LeftOutSpin["leftOut"] | null;
+};
+
+/** A spin row's returned columns as the spin path uses them. */
+export function recordedSpinOf(row: {
+  player_id: string | null;
+  balance_after_micros: string;
+  created_at: string | Date;
+  rounds_left: number | null;
 }): RecordedSpin {
   return {
     playerId: Number(row.player_id),
     balanceAfterMicros: Number(row.balance_after_micros),
     createdAt: new Date(row.created_at),
+    roundsLeft: row.rounds_left,
   };
 }
+
+export const isLeftOut = (answer: RecordedSpin | LeftOutSpin): answer is LeftOutSpin => "leftOut" in answer;

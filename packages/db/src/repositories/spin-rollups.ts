@@ -1,5 +1,6 @@
 import { type AnyColumn, eq, sql } from "drizzle-orm";
 import type { Database, Executor, Transaction } from "../client.js";
+import { freeRoundSpins } from "../schema/free-rounds.js";
 import { games } from "../schema/games.js";
 import { spinHourlyTotals, spinRollupState } from "../schema/spin-rollups.js";
 import { spinVoids } from "../schema/spin-voids.js";
@@ -90,7 +91,9 @@ export async function sealSpinRollups(db: Database, options: { now?: Date } = {}
 /**
  * Sums [from, to) per partner, environment, UTC hour and game: the spins created in each hour (one
  * index range scan of `spins_settlement_idx` per partner and environment: every spin's game is
- * registered to them) and the voids made in it (`spin_voids_settlement_idx`). A void's `voided_at`
+ * registered to them), the voids made in it (`spin_voids_settlement_idx`), and its free-round spins
+ * (`free_round_spins_settlement_idx`), whose wagers the partner paid: they move from the wagered
+ * sum to their own. A void's `voided_at`
  * is `clock_timestamp()` read after its transaction got its id, as a spin's `created_at` is, so the
  * seal's reasoning covers voids alike. Sums stay numeric (the columns' type), so no partner's figures
  * can overflow the statement.
@@ -100,24 +103,33 @@ async function sumHours(tx: Transaction, from: Date, to: Date): Promise<void> {
     sql`${column} >= ${from.toISOString()}::timestamptz and ${column} < ${to.toISOString()}::timestamptz`;
   await tx.execute(sql`
     insert into ${spinHourlyTotals} (partner_id, environment, hour, game_id, total_spins, total_wagered_micros,
-      total_paid_micros, voided_spins, voided_wagered_micros, voided_paid_micros)
+      total_paid_micros, voided_spins, voided_wagered_micros, voided_paid_micros, free_round_spins,
+      free_round_wager_micros)
     select owner.partner_id, owner.environment, hours.hour, hours.game_id, sum(hours.spins), sum(hours.wagered),
-      sum(hours.paid), sum(hours.voided), sum(hours.voided_wagered), sum(hours.voided_paid)
+      sum(hours.paid), sum(hours.voided), sum(hours.voided_wagered), sum(hours.voided_paid), sum(hours.free),
+      sum(hours.free_wager)
     from (select distinct ${games.partnerId} as partner_id, ${games.environment} as environment from ${games}) owner
     cross join lateral (
       select date_trunc('hour', ${spins.createdAt}, 'UTC') as hour, ${spins.gameId} as game_id, count(*) as spins,
         sum(${spins.wagerMicros}) as wagered, sum(${spins.payoutMicros}) as paid,
-        0 as voided, 0 as voided_wagered, 0 as voided_paid
+        0 as voided, 0 as voided_wagered, 0 as voided_paid, 0 as free, 0 as free_wager
       from ${spins}
       where ${spins.partnerId} = owner.partner_id and ${spins.environment} = owner.environment
         and ${range(spins.createdAt)}
       group by 1, 2
       union all
       select date_trunc('hour', ${spinVoids.voidedAt}, 'UTC'), ${spinVoids.gameId}, 0, 0, 0,
-        count(*), sum(${spinVoids.wagerMicros}), sum(${spinVoids.payoutMicros})
+        count(*), sum(${spinVoids.wagerMicros}), sum(${spinVoids.payoutMicros}), 0, 0
       from ${spinVoids}
       where ${spinVoids.partnerId} = owner.partner_id and ${spinVoids.environment} = owner.environment
         and ${range(spinVoids.voidedAt)}
+      group by 1, 2
+      union all
+      select date_trunc('hour', ${freeRoundSpins.createdAt}, 'UTC'), ${freeRoundSpins.gameId}, 0,
+        -sum(${freeRoundSpins.wagerMicros}), 0, 0, 0, 0, count(*), sum(${freeRoundSpins.wagerMicros})
+      from ${freeRoundSpins}
+      where ${freeRoundSpins.partnerId} = owner.partner_id and ${freeRoundSpins.environment} = owner.environment
+        and ${range(freeRoundSpins.createdAt)}
       group by 1, 2
     ) hours
     group by owner.partner_id, owner.environment, hours.hour, hours.game_id`);

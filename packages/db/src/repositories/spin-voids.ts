@@ -2,17 +2,18 @@ import { type Environment, ErrorCode, formatScaledDecimal, microsToUsd, ServiceE
 import { and, eq, sql } from "drizzle-orm";
 import type { Database, Executor, Transaction } from "../client.js";
 import { players } from "../schema/players.js";
+import { freeRoundGrants, freeRoundPlayers, freeRoundSpins } from "../schema/free-rounds.js";
 import { spinVoids } from "../schema/spin-voids.js";
 import { spins } from "../schema/spins.js";
 import { insertEvent } from "./events.js";
 import { exceededPlayerBound } from "./pg-errors.js";
-import { type SpinVoidFacts, type SpinWithVoid, spinTimeWindow, withVoid } from "./spins.js";
+import { type SpinVoidFacts, type StoredSpin, spinTimeWindow, withVoidAndFreeRound } from "./spins.js";
 
 // Voids and recall (CONTRACT §13, docs/spins.md "Voids"): a spin looked up again by its id, and
 // undone in one transaction with its player's figures and the `spin.voided` event.
 
 /** A stored spin with its player's own id and its void, as `GET /spins/{spinId}` shows it. */
-export interface RecalledSpin extends SpinWithVoid {
+export interface RecalledSpin extends StoredSpin {
   externalPlayerId: string;
 }
 
@@ -30,7 +31,7 @@ export async function findSpin(
   const dated = spinTimeWindow(spinId);
   if (dated === null) return null;
   const [row] = await spinLookup(db, spinId, dated, owner);
-  return row ? withVoid(row) : null;
+  return row ? withVoidAndFreeRound(row) : null;
 }
 
 /** `findSpin`'s statement; exported so a test can read which partitions its plan scans. */
@@ -46,10 +47,13 @@ export function spinLookup(
       externalPlayerId: players.externalId,
       reason: spinVoids.reason,
       voidedAt: spinVoids.voidedAt,
+      grantId: freeRoundSpins.grantId,
+      roundsLeft: freeRoundSpins.roundsLeft,
     })
     .from(spins)
     .innerJoin(players, eq(players.id, spins.playerId))
     .leftJoin(spinVoids, eq(spinVoids.spinId, spins.id))
+    .leftJoin(freeRoundSpins, eq(freeRoundSpins.spinId, spins.id))
     .where(
       and(
         eq(spins.id, spinId),
@@ -96,7 +100,10 @@ export interface VoidResult {
  * Voids the owner's spin: the void's row, the player's figures reversed (balance += wager − payout,
  * one spin, its wager and its payout fewer) and the `spin.voided` event, in one transaction.
  *
- * Locks in the spin path's order: the player's row first (`FOR UPDATE`, which also gives the
+ * A free-round spin's void (CONTRACT §14) reverses its payout only (the player paid no wager, so
+ * `voided_wager_micros` is 0 for it) and gives the round back while its grant is active.
+ *
+ * Locks in the spin path's order: a free-round spin's row of its grant first, then the player's row (`FOR UPDATE`, which also gives the
  * transaction its id before `voided_at` is read, as the roll-ups' seal needs), then the event
  * counter last (`insertEvent`). Concurrent voids of one spin queue on that row; each then finds the
  * void committed by the one before and answers it, so exactly one takes effect (the primary key of
@@ -116,6 +123,7 @@ export async function voidSpin(
     return await db.transaction(async (tx) => {
       const found = await requireOwnSpin(tx, owner, spinId);
       const { spin } = found;
+      if (found.freeRound) await lockFreeRoundPlayer(tx, found.freeRound.freeRoundsId, found.externalPlayerId);
       const [locked] = await tx.execute<{ now: Date }>(sql`
         select now() as now, pg_current_xact_id() from ${players} where id = ${spin.playerId} for update`);
       const earlier = await findSpinVoid(tx, spinId);
@@ -138,8 +146,17 @@ export async function voidSpin(
   }
 }
 
+function lockFreeRoundPlayer(tx: Transaction, grantId: string, externalPlayerId: string) {
+  return tx.execute(sql`
+    select 1 from ${freeRoundPlayers}
+    where ${freeRoundPlayers.grantId} = ${grantId} and ${freeRoundPlayers.externalPlayerId} = ${externalPlayerId}
+    for update`);
+}
+
 async function recordVoid(tx: Transaction, found: RecalledSpin, reason: string): Promise<SpinVoidFacts> {
-  const { spin } = found;
+  const { spin, freeRound } = found;
+  // What the player paid: nothing for a free round (the partner paid its wager).
+  const chargedMicros = freeRound ? 0 : spin.wagerMicros;
   const [inserted] = await tx
     .insert(spinVoids)
     .values({
@@ -152,7 +169,7 @@ async function recordVoid(tx: Transaction, found: RecalledSpin, reason: string):
       blockId: spin.blockId,
       outcomeIndex: spin.outcomeIndex,
       prizeTier: spin.prizeTier,
-      wagerMicros: spin.wagerMicros,
+      wagerMicros: chargedMicros,
       payoutMicros: spin.payoutMicros,
       reason,
       voidedAt: sql`clock_timestamp()`,
@@ -163,12 +180,13 @@ async function recordVoid(tx: Transaction, found: RecalledSpin, reason: string):
   await tx
     .update(players)
     .set({
-      balanceMicros: sql`${players.balanceMicros} + ${spin.wagerMicros} - ${spin.payoutMicros}`,
+      balanceMicros: sql`${players.balanceMicros} + ${chargedMicros} - ${spin.payoutMicros}`,
       totalSpins: sql`${players.totalSpins} - 1`,
-      totalWageredMicros: sql`${players.totalWageredMicros} - ${spin.wagerMicros}`,
+      totalWageredMicros: sql`${players.totalWageredMicros} - ${chargedMicros}`,
       totalPaidMicros: sql`${players.totalPaidMicros} - ${spin.payoutMicros}`,
     })
     .where(eq(players.id, spin.playerId));
+  if (freeRound) await giveRoundBack(tx, freeRound.freeRoundsId, found.externalPlayerId, spin.payoutMicros);
   await insertEvent(tx, {
     partnerId: spin.partnerId,
     environment: spin.environment,
@@ -186,4 +204,15 @@ async function recordVoid(tx: Transaction, found: RecalledSpin, reason: string):
     },
   });
   return { reason, voidedAt };
+}
+
+/** The voided free-round spin's payout leaves its player's rounds; the round itself comes back only while the grant is active. */
+async function giveRoundBack(tx: Transaction, grantId: string, externalPlayerId: string, payoutMicros: number) {
+  const active = sql`${freeRoundGrants.cancelledAt} is null and ${freeRoundGrants.expiresAt} > clock_timestamp()`;
+  await tx.execute(sql`
+    update ${freeRoundPlayers} set
+      rounds_used = rounds_used - (select case when ${active} then 1 else 0 end
+        from ${freeRoundGrants} where ${freeRoundGrants.id} = ${grantId}),
+      paid_micros = paid_micros - ${payoutMicros}
+    where ${freeRoundPlayers.grantId} = ${grantId} and ${freeRoundPlayers.externalPlayerId} = ${externalPlayerId}`);
 }

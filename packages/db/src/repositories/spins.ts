@@ -4,7 +4,7 @@ import type { spins } from "../schema/spins.js";
 import type { PageWindow } from "./paging.js";
 import { constraintName, isUniqueViolation } from "./pg-errors.js";
 import type { PlayerRecord } from "./players.js";
-import { type NewSpin, type RecordedSpin, recordedSpinOf, recordSpinBatch } from "./spin-batch.js";
+import { type LeftOutSpin, type NewSpin, type RecordedSpin, recordedSpinOf, recordSpinBatch } from "./spin-batch.js";
 import { type SqlClient, sqlClientOf } from "./sql-client.js";
 
 export type SpinRecord = typeof spins.$inferSelect;
@@ -14,9 +14,9 @@ export type SpinRecord = typeof spins.$inferSelect;
  * `recordSpinBatch` for the balance chain, commit-ordered `created_at`, the unique outcome key and
  * the null of an outcome whose block is closed).
  */
-export async function recordSpin(client: SqlClient, spin: NewSpin): Promise<RecordedSpin | null> {
+export async function recordSpin(client: SqlClient, spin: NewSpin): Promise<RecordedSpin | LeftOutSpin> {
   const [recorded] = await recordSpinBatch(client, [spin]);
-  return recorded ?? null;
+  return recorded!;
 }
 
 /**
@@ -24,12 +24,15 @@ export async function recordSpin(client: SqlClient, spin: NewSpin): Promise<Reco
  * `created_at` is the database clock at its insert; a day covers any wait for the answer).
  */
 const SPIN_BY_ID = `
-  select player_id, balance_after_micros, created_at from spins
-  where id = $1 and created_at > now() - interval '1 day'`;
+  select s.player_id, s.balance_after_micros, s.created_at, f.rounds_left
+  from spins s left join free_round_spins f on f.spin_id = s.id
+  where s.id = $1 and s.created_at > now() - interval '1 day'`;
 
 /** The spin as recorded, if it committed (within the last day: see `SPIN_BY_ID`). */
 export async function findRecordedSpin(client: SqlClient, spinId: string): Promise<RecordedSpin | null> {
-  const [row] = await client.unsafe<{ player_id: string; balance_after_micros: string; created_at: string | Date }[]>(
+  const [row] = await client.unsafe<
+    { player_id: string; balance_after_micros: string; created_at: string | Date; rounds_left: number | null }[]
+  >(
     SPIN_BY_ID,
     [spinId],
     { prepare: true },
@@ -64,10 +67,17 @@ export interface SpinVoidFacts {
   voidedAt: Date;
 }
 
-/** A stored spin and its void, if it was voided. */
-export interface SpinWithVoid {
+/** A free-round spin's grant and its player's rounds left after it, as the spin answered (CONTRACT §14). */
+export interface FreeRoundFacts {
+  freeRoundsId: string;
+  roundsLeft: number;
+}
+
+/** A stored spin, its void if it was voided, and its free round if it used one. */
+export interface StoredSpin {
   spin: SpinRecord;
   voided: SpinVoidFacts | null;
+  freeRound: FreeRoundFacts | null;
 }
 
 /**
@@ -89,8 +99,9 @@ const RECENT_MS = 86_400_000;
  */
 const PLAYER_SPINS_PAGE = `
   select s.id, s.game_id, s.block_id, s.outcome_index, s.prize_tier, s.multiplier_millionths, s.wager_micros,
-    s.payout_micros, s.balance_after_micros, s.presentation, s.created_at, v.reason, v.voided_at
-  from spins s left join spin_voids v on v.spin_id = s.id
+    s.payout_micros, s.balance_after_micros, s.presentation, s.created_at, v.reason, v.voided_at,
+    f.grant_id, f.rounds_left
+  from spins s left join spin_voids v on v.spin_id = s.id left join free_round_spins f on f.spin_id = s.id
   where s.player_id = $1 and s.created_at >= $2 and s.created_at <= $3
   order by s.created_at desc, s.id desc limit $4 offset $5`;
 type StoredSpinRow = {
@@ -107,6 +118,8 @@ type StoredSpinRow = {
   created_at: string;
   reason: string | null;
   voided_at: string | null;
+  grant_id: string | null;
+  rounds_left: number | null;
 };
 
 /**
@@ -121,7 +134,7 @@ export async function listPlayerSpins(
   db: Database,
   player: Pick<PlayerRecord, "id" | "partnerId" | "environment" | "createdAt" | "updatedAt">,
   page: PageWindow,
-): Promise<SpinWithVoid[]> {
+): Promise<StoredSpin[]> {
   const since = player.createdAt.getTime() - PLAYER_AGE_SLACK_MS;
   const until = player.updatedAt.toISOString();
   const read = (from: number) =>
@@ -154,13 +167,21 @@ export async function listPlayerSpins(
     },
     voided:
       row.reason !== null && row.voided_at !== null ? { reason: row.reason, voidedAt: new Date(row.voided_at) } : null,
+    freeRound: freeRoundOf(row.grant_id, row.rounds_left),
   }));
 }
 
-/** A row of spins left-joined with `spin_voids`. */
-export function withVoid<T extends { reason: string | null; voidedAt: Date | null }>(
-  row: T,
-): Omit<T, "reason" | "voidedAt"> & { voided: SpinVoidFacts | null } {
-  const { reason, voidedAt, ...rest } = row;
-  return { ...rest, voided: reason !== null && voidedAt !== null ? { reason, voidedAt } : null };
+const freeRoundOf = (grantId: string | null, roundsLeft: number | null): FreeRoundFacts | null =>
+  grantId !== null && roundsLeft !== null ? { freeRoundsId: grantId, roundsLeft } : null;
+
+/** A row of spins left-joined with `spin_voids` and `free_round_spins`. */
+export function withVoidAndFreeRound<
+  T extends { reason: string | null; voidedAt: Date | null; grantId: string | null; roundsLeft: number | null },
+>(row: T): Omit<T, "reason" | "voidedAt" | "grantId" | "roundsLeft"> & Omit<StoredSpin, "spin"> {
+  const { reason, voidedAt, grantId, roundsLeft, ...rest } = row;
+  return {
+    ...rest,
+    voided: reason !== null && voidedAt !== null ? { reason, voidedAt } : null,
+    freeRound: freeRoundOf(grantId, roundsLeft),
+  };
 }

@@ -82,10 +82,12 @@ describe("operator generation: figures", () => {
         totalSpins: spins.length,
         totalWageredUsd: usd(w),
         totalPaidUsd: usd(p),
-        // No voids on that day (voids in settlement: void-settlements.test.ts).
+        // No voids or free rounds on that day (void-settlements.test.ts, free-round-spins.test.ts).
         voidedSpins: 0,
         voidedWageredUsd: 0,
         voidedPaidUsd: 0,
+        freeRoundSpins: 0,
+        freeRoundWagerUsd: 0,
         netUsd: usd(w - p),
         rtp: spins.length ? Number(p) / Number(w) : null,
       };

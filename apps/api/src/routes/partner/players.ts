@@ -7,7 +7,7 @@ import type { AppEnv } from "../../context.js";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { PageQuery, pageFields, pageSchema, pageWindow } from "../paged-list.js";
-import { voidsOn, withoutVoided } from "./spin-recall.js";
+import { voidsOn, asReleaseOne } from "./spin-recall.js";
 import { PLAYER_ID_PATTERN } from "./spins.js";
 
 const PlayerParams = z.object({
@@ -70,7 +70,7 @@ export const playersRouter = createRouter()
       {
         spins: rows.map((row) => {
           const spin = presentStoredSpin(row, player.externalId);
-          return shown ? spin : withoutVoided(spin);
+          return shown ? spin : asReleaseOne(spin);
         }),
         // The total is kept in step with the spins table: `totalSpins` is written by the same statement as
         // the spins, and voided spins, which it no longer counts, are still listed (counted with it).

@@ -36,17 +36,18 @@ const voidsReleased: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * A spin result as release 1 showed it, without `voided`: every process answers so until voids are
- * on, and a keyed spin replays with exactly its first answer on either release meanwhile.
+ * A spin result as release 1 showed it, without `voided` and `freeRound`: every process answers so
+ * until release 2's features are on, and a keyed spin replays with exactly its first answer on
+ * either release meanwhile.
  */
-export function withoutVoided(body: SpinResultBody): SpinResultBody {
-  const { voided: _, ...releaseOne } = body;
+export function asReleaseOne(body: SpinResultBody): SpinResultBody {
+  const { voided: _, freeRound: __, ...releaseOne } = body;
   return releaseOne as SpinResultBody;
 }
 
 /** POST /spins's answer: a replay shows the first result with the spin's void, if one came since. */
 export async function spinAnswer(deps: AppDeps, reply: SpinReply): Promise<SpinResultBody> {
-  if (!(await voidsOn(deps))) return withoutVoided(reply.body);
+  if (!(await voidsOn(deps))) return asReleaseOne(reply.body);
   if (!reply.replayed) return reply.body;
   return { ...reply.body, voided: presentVoid(await findSpinVoid(deps.db, reply.body.spinId)) };
 }

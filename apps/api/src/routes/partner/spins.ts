@@ -22,7 +22,25 @@ export const SpinRequestBody = z
     wagerUsd: z
       .number()
       .refine(hasAtMostSixDecimals, "at most 6 decimal places")
-      .openapi({ description: "Wager in USD, at most 6 decimals, within the game's limits", example: 1.5 }),
+      .optional()
+      .openapi({
+        description:
+          "Wager in USD, at most 6 decimals, within the game's limits. Required (KS-4102), except on a free-round " +
+          "spin, whose wager is its grant's: left out, or equal to it (else KS-4101)",
+        example: 1.5,
+      }),
+    freeRoundsId: z
+      .string()
+      .max(64)
+      .nullish()
+      .openapi({
+        description:
+          "A free-round grant of this player's (`POST /free-rounds`): the spin uses one of its rounds at the grant's " +
+          "wager, which the partner pays; the balance moves by the payout only, and the result's `freeRound` shows " +
+          "the rounds left. No round left, the grant expired or cancelled, the player not in it, or another game: " +
+          "409 KS-4218 saying which, nothing used or written. Another partner's or an unknown grant: 404 KS-4219",
+        example: "fr_0T9xYz12AbCdEfGhIjKlMn",
+      }),
     forceTier: z
       .string()
       .max(FORCE_TIER_MAX_LENGTH)
@@ -77,6 +95,8 @@ export const spinRoute = createRoute({
       ErrorCode.GameInactive,
       ErrorCode.OutcomeQueueEmpty,
       ErrorCode.SpinRateLimited,
+      ErrorCode.FreeRoundUnavailable,
+      ErrorCode.FreeRoundsNotFound,
       ErrorCode.SpinFailed,
     ),
   },

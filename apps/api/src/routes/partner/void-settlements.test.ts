@@ -91,6 +91,8 @@ describe("a void of yesterday's spin", () => {
       voidedSpins: 1,
       voidedWageredUsd: 2,
       voidedPaidUsd: 10,
+      freeRoundSpins: 0,
+      freeRoundWagerUsd: 0,
       // (1 − 2) − (0 − 10): the void gives the partner its 10 USD payout back and the player's 2 USD wager.
       netUsd: 9,
       rtp: 0,
@@ -106,6 +108,8 @@ describe("a void of yesterday's spin", () => {
         voidedSpins: 0,
         voidedWageredUsd: 0,
         voidedPaidUsd: 0,
+        freeRoundSpins: 0,
+        freeRoundWagerUsd: 0,
         netUsd: 0,
         rtp: null,
       },
