@@ -4,7 +4,7 @@ import { createSpinFixture, insertFixtureSpins, type SpinFixture } from "@outcom
 import { and, eq } from "drizzle-orm";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spinHourlyTotals, spins, spinVoids } from "../schema/index.js";
+import { freeRoundSpins, spinHourlyTotals, spins, spinVoids } from "../schema/index.js";
 import { computeReportFigures } from "./settlement-figures.js";
 import { rollupCoverage, type SealResult, sealSpinRollups } from "./spin-rollups.js";
 
@@ -303,5 +303,63 @@ describe("voids in the roll-ups (CONTRACT §13)", () => {
     await database.db.delete(spinVoids).where(eq(spinVoids.spinId, ids[0]!.id));
     expect((await computeReportFigures(database.db, owner)).voidedSpins).toBe(3);
     expect((await computeReportFigures(database.db, owner, "spins")).voidedSpins).toBe(2);
+  });
+});
+
+describe("free rounds in the roll-ups (CONTRACT §14)", () => {
+  it("moves free-round wagers out of the wagered sum into their own, the same from the roll-ups as from the spins", async () => {
+    const granter = await createSpinFixture(database.db, { environment: "sandbox", games: 1 });
+    const day = (time: string) => new Date(`2026-03-12T${time}Z`);
+    const spun = [
+      { gameId: granter.gameIds[0]!, wagerMicros: 3_000_000, payoutMicros: 30_000_000, createdAt: day("05:10:00.000") },
+      { gameId: granter.gameIds[0]!, wagerMicros: 3_000_000, payoutMicros: 0, createdAt: day("05:20:00.000") },
+      { gameId: granter.gameIds[0]!, wagerMicros: 5_000_000, payoutMicros: 5_000_000, createdAt: day("05:30:00.000") },
+    ];
+    await insertFixtureSpins(database.db, granter, spun);
+    const ids = await database.db
+      .select({ id: spins.id, createdAt: spins.createdAt })
+      .from(spins)
+      .where(eq(spins.partnerId, granter.partnerId))
+      .orderBy(spins.createdAt);
+    // The first two used free rounds of a grant at 3 USD (fixture rows: the spin path writes these with the spin).
+    await database.db.insert(freeRoundSpins).values(
+      [0, 1].map((index) => ({
+        spinId: ids[index]!.id,
+        grantId: "fr_fixture",
+        partnerId: granter.partnerId,
+        environment: "sandbox" as const,
+        gameId: spun[index]!.gameId,
+        externalPlayerId: "fixture-player",
+        wagerMicros: spun[index]!.wagerMicros,
+        payoutMicros: spun[index]!.payoutMicros,
+        roundsLeft: 1 - index,
+        createdAt: ids[index]!.createdAt,
+      })),
+    );
+
+    await sealSpinRollups(database.db, { now: day("06:05:00.000") });
+    await sealUntil(day("06:06:00.000"), day("06:00:00.000"));
+    const [sealed] = await database.db
+      .select()
+      .from(spinHourlyTotals)
+      .where(and(eq(spinHourlyTotals.partnerId, granter.partnerId), eq(spinHourlyTotals.hour, day("05:00:00.000"))));
+    expect(sealed).toMatchObject({
+      totalSpins: 3,
+      totalWageredMicros: 5_000_000n,
+      totalPaidMicros: 35_000_000n,
+      freeRoundSpins: 2,
+      freeRoundWagerMicros: 6_000_000n,
+    });
+
+    const owner = { partnerId: granter.partnerId, environment: "sandbox" as const, reportDate: "2026-03-12" };
+    const fromRollups = await computeReportFigures(database.db, owner);
+    expect(fromRollups).toEqual(await computeReportFigures(database.db, owner, "spins"));
+    expect(fromRollups).toMatchObject({
+      totalSpins: 3,
+      totalWageredMicros: 5_000_000,
+      totalPaidMicros: 35_000_000,
+      freeRoundSpins: 2,
+      freeRoundWagerMicros: 6_000_000,
+    });
   });
 });
