@@ -4,6 +4,7 @@ import { createLogger } from "@outcomes/runtime";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { BucketDraw, Draw } from "../ratelimit/index.js";
+import type { FreeRoundTerms } from "./free-round-cache.js";
 import type { GameRules } from "./game-cache.js";
 import { type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
 import type { Committed, PrepareSpin, SpinCommitter } from "./spin-committer.js";
@@ -95,7 +96,7 @@ beforeEach(() => {
   generationAskedFor = [];
   const deps: SpinServiceDeps = {
     games: { get: async (id) => (id === game.id ? game : null) },
-    freeRounds: { get: async () => null },
+    freeRounds: { get: async (id) => grants.find((grant) => grant.id === id) ?? null },
     queue: {
       take: async (_game, bucket) => {
         if (bucket) bucket.draw = draws.shift() ?? ALLOWED;
@@ -128,6 +129,13 @@ beforeEach(() => {
   };
   service = new SpinService(deps);
 });
+
+const grants: FreeRoundTerms[] = [
+  { id: "fr_own", partnerId: "ptr_1", environment: "sandbox", gameId: 7, wagerMicros: 2_500_000 },
+  { id: "fr_elsewhere", partnerId: "ptr_1", environment: "sandbox", gameId: 8, wagerMicros: 1_000_000 },
+  { id: "fr_theirs", partnerId: "ptr_2", environment: "sandbox", gameId: 7, wagerMicros: 1_000_000 },
+  { id: "fr_production", partnerId: "ptr_1", environment: "production", gameId: 7, wagerMicros: 1_000_000 },
+];
 
 const bucket = (): BucketDraw => ({ bucket: "spin", key: "rl", limit: 10, draw: null });
 
@@ -226,6 +234,32 @@ describe("SpinService", () => {
       code: "KS-4103",
     });
     expect(queue).toHaveLength(3);
+  });
+
+  it("plans a free-round spin at its grant's wager, with or without wagerUsd equal to it", async () => {
+    const free = { gameId: 7, playerId: "p1", freeRoundsId: "fr_own" };
+    await service.spin(partner, free, bucket());
+    await service.spin(partner, { ...free, wagerUsd: 2.5 }, bucket());
+    expect(committer.committed.map((plan) => [plan.spin.wagerMicros, plan.spin.freeRoundsId])).toEqual([
+      [2_500_000, "fr_own"],
+      [2_500_000, "fr_own"],
+    ]);
+  });
+
+  it("refuses a free-round spin before taking anything: the grant's terms, the game, the wager", async () => {
+    const free = { gameId: 7, playerId: "p1" };
+    const refusal = (json: object) => service.spin(partner, { ...free, ...json }, bucket());
+    for (const freeRoundsId of ["fr_unknown", "fr_theirs", "fr_production"]) {
+      await expect(refusal({ freeRoundsId })).rejects.toMatchObject({ code: "KS-4219" });
+    }
+    await expect(refusal({ freeRoundsId: "fr_elsewhere" })).rejects.toMatchObject({
+      code: "KS-4218",
+      message: expect.stringMatching(/for game 8/),
+    });
+    await expect(refusal({ freeRoundsId: "fr_own", wagerUsd: 2.4 })).rejects.toMatchObject({ code: "KS-4101" });
+    await expect(refusal({})).rejects.toMatchObject({ code: "KS-4102" });
+    expect(queue).toHaveLength(3);
+    expect(committer.committed).toEqual([]);
   });
 
   it("never gives back an unusable outcome", async () => {
