@@ -136,6 +136,14 @@ describe("a grant's life", () => {
     expect((await getGrant(second.freeRoundsId, partner.apiKey)).body.status).toBe("active");
   });
 
+  it("of concurrent cancels one takes effect, and every one answers it", async () => {
+    const target = await created(body());
+    const answers = await Promise.all(Array.from({ length: 6 }, () => cancel(target.freeRoundsId)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+    expect(new Set(answers.map((answer) => answer.body.cancelledAt)).size).toBe(1);
+    expect((await getGrant(target.freeRoundsId)).body).toEqual(answers[0]?.body);
+  });
+
   it("expires at expiresAt with no job having run, and an expired grant can still be cancelled", async () => {
     const expiresAt = ahead(1500);
     const short = await created(body({ expiresAt }));
