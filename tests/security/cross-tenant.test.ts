@@ -56,7 +56,7 @@ function pairs(): Array<[World, World]> {
   );
 }
 
-/** CONTRACT §2 and §4: another environment's resources do not exist; another partner's webhook is 403. */
+/** CONTRACT §2, §4 and §14: another environment's resources do not exist; another partner's webhook is 403. */
 function refusal(kind: Exclude<Foreign["kind"], "list" | "create">, why: Relation): [number, string] {
   switch (kind) {
     case "game":
@@ -69,6 +69,8 @@ function refusal(kind: Exclude<Foreign["kind"], "list" | "create">, why: Relatio
       return [404, "KS-4301"];
     case "spin":
       return [404, "KS-4215"];
+    case "freeRounds":
+      return [404, "KS-4219"];
     case "webhook":
       return why === "other partner" ? [403, "KS-4207"] : [404, "KS-4206"];
   }

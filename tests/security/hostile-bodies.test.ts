@@ -130,6 +130,7 @@ const NOT_FOUND: Record<string, [number, string]> = {
   webhookId: [404, "KS-4206"],
   deliveryId: [404, "KS-4215"],
   reportDate: [400, "KS-4105"],
+  freeRoundsId: [404, "KS-4219"],
 };
 
 describe("path ids that cannot name anything", () => {

@@ -33,7 +33,7 @@ export function declaredRoutes(): DeclaredRoute[] {
  * a resource in the path or body, a list that must not show it, or a creation the owner must not see.
  */
 export type Foreign =
-  | { kind: "game" | "parSheet" | "player" | "report" | "spin" | "webhook" }
+  | { kind: "game" | "parSheet" | "player" | "report" | "spin" | "webhook" | "freeRounds" }
   | { kind: "list"; field: string; ids: (world: World) => Array<string | number>; idOf: (item: any) => string | number }
   | { kind: "create"; listPath: string; field: string };
 
@@ -57,6 +57,7 @@ const blockParams = (w: World) => ({ gameId: String(w.gameId), blockId: String(w
 const playerParams = (w: World) => ({ playerId: w.playerId });
 const webhookParams = (w: World) => ({ webhookId: w.webhookId });
 const reportParams = (w: World) => ({ reportDate: w.reportDate });
+const grantParams = (w: World) => ({ freeRoundsId: w.freeRoundsId });
 const uniqueName = () => `Game ${process.hrtime.bigint()}`;
 
 const p = (path: string) => `${PARTNER_BASE}${path}`;
@@ -206,6 +207,37 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     params: reportParams,
     body: () => ({ reason: "Totals differ from our ledger" }),
     foreign: { kind: "report" },
+  },
+  {
+    method: "post",
+    path: p("/free-rounds"),
+    body: (w) => ({
+      gameId: w.gameId,
+      playerIds: [w.playerId],
+      rounds: 3,
+      wagerUsd: 1,
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    }),
+    foreign: { kind: "game" },
+  },
+  {
+    method: "get",
+    path: p("/free-rounds"),
+    query: PAGE,
+    foreign: { kind: "list", field: "freeRounds", ids: (w) => [w.freeRoundsId], idOf: (grant) => grant.freeRoundsId },
+  },
+  { method: "get", path: p("/free-rounds/{freeRoundsId}"), params: grantParams, foreign: { kind: "freeRounds" } },
+  {
+    method: "get",
+    path: p("/free-rounds/{freeRoundsId}/players/{playerId}"),
+    params: (w) => ({ freeRoundsId: w.freeRoundsId, playerId: w.playerId }),
+    foreign: { kind: "freeRounds" },
+  },
+  {
+    method: "post",
+    path: p("/free-rounds/{freeRoundsId}/cancel"),
+    params: grantParams,
+    foreign: { kind: "freeRounds" },
   },
 ];
 

@@ -22,6 +22,8 @@ export interface World {
   deliveryId: string;
   eventId: string;
   reportDate: string;
+  /** A free-round grant of the game to the world's player. */
+  freeRoundsId: string;
 }
 
 /** Webhook hosts resolve without DNS: `*.internal.test` to a private address, anything else public. */
@@ -44,8 +46,8 @@ async function call(api: TestApi, path: string, init: Parameters<TestApi["reques
 
 /**
  * Builds a world for `partner` in the environment its key selects: a PAR sheet and a game (its
- * reserve filled, so it has blocks), a player with one spin, a webhook with one delivery of an event, and the
- * settlement report of `reportDate` (default today). Player ids are unique per partner and environment.
+ * reserve filled, so it has blocks), a player with one spin and a free-round grant, a webhook with one delivery
+ * of an event, and the settlement report of `reportDate` (default today). Player ids are unique per partner and environment.
  */
 export async function buildWorld(
   api: TestApi,
@@ -62,6 +64,22 @@ export async function buildWorld(
     "/api/partner/v1/spins",
     { method: "POST", apiKey, json: { gameId: game.gameId, playerId, wagerUsd: 1 } },
     200,
+  );
+  const grant = await call(
+    api,
+    "/api/partner/v1/free-rounds",
+    {
+      method: "POST",
+      apiKey,
+      json: {
+        gameId: game.gameId,
+        playerIds: [playerId],
+        rounds: 3,
+        wagerUsd: 1,
+        expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+      },
+    },
+    201,
   );
   const webhook = await call(
     api,
@@ -105,5 +123,6 @@ export async function buildWorld(
     deliveryId,
     eventId: event.id,
     reportDate,
+    freeRoundsId: grant.freeRoundsId,
   };
 }

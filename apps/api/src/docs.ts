@@ -56,6 +56,10 @@ const PARTNER_TAGS: Tag[] = [
   { name: "Spins", description: "Run a spin: outcome, presentation and the player's balance" },
   { name: "Players", description: "Players are created on their first spin" },
   {
+    name: "Free rounds",
+    description: "Grant players spins you pay for (a promotion), follow their rounds, cancel (docs/free-rounds.md)",
+  },
+  {
     name: "Provable fairness",
     description:
       "Blocks' commitments (Merkle root and seed hash, published before any entry is served), each spin's " +

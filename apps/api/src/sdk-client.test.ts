@@ -60,6 +60,39 @@ describe("the SDK against the running service", () => {
     expect(forced).toMatchObject({ forced: true, fairness: null, outcome: { prizeTier: "T6", payoutUsd: 2000 } });
   });
 
+  it("grants free rounds, reads them back and cancels them", async () => {
+    const { apiKey, gameId } = await partnerWithGame([]);
+    const { client } = sdkFor(apiKey);
+    const expiresAt = new Date(Date.now() + 86_400_000);
+    const grant = await client.freeRounds.grant({
+      gameId,
+      playerIds: ["sdk-a", "sdk-b"],
+      rounds: 3,
+      wagerUsd: 1,
+      expiresAt,
+    });
+    expect(grant).toMatchObject({
+      gameId,
+      rounds: 3,
+      playerCount: 2,
+      status: "active",
+      expiresAt: expiresAt.toISOString(),
+    });
+    await expect(client.freeRounds.get(grant.freeRoundsId)).resolves.toEqual(grant);
+    await expect(client.freeRounds.list({ limit: 5 })).resolves.toEqual({
+      freeRounds: [grant],
+      page: 1,
+      limit: 5,
+      total: 1,
+    });
+    await expect(client.freeRounds.player(grant.freeRoundsId, "sdk-a")).resolves.toMatchObject({ roundsLeft: 3 });
+    const cancelled = await client.freeRounds.cancel(grant.freeRoundsId);
+    expect(cancelled.status).toBe("cancelled");
+    await expect(client.freeRounds.cancel(grant.freeRoundsId)).resolves.toEqual(cancelled);
+    const outsider = await client.freeRounds.player(grant.freeRoundsId, "sdk-c").catch((error) => error);
+    expect(outsider).toMatchObject({ status: 404, errorCode: "KS-4204" });
+  });
+
   it("raises PartnerApiError with the code and request id, and never retries a 4xx", async () => {
     const { apiKey, gameId } = await partnerWithGame([["T0", 0]]);
     const { client, attempts } = sdkFor(apiKey);
@@ -243,6 +276,11 @@ describe("the SDK against the running service", () => {
       client.settlements.acknowledge("2026-01-01"),
       client.settlements.dispute("2026-01-01", "numbers differ"),
       client.listEvents(),
+      client.freeRounds.grant({ gameId: 1, playerIds: ["p"], rounds: 1, wagerUsd: 1, expiresAt: new Date() }),
+      client.freeRounds.list(),
+      client.freeRounds.get("fr_1"),
+      client.freeRounds.player("fr_1", "p"),
+      client.freeRounds.cancel("fr_1"),
     ]);
     for (const call of seen) {
       const [method, path] = call.split(" ");

@@ -3,6 +3,7 @@ import { EnvError } from "@outcomes/runtime";
 import { Command, CommanderError } from "commander";
 import type { ActionFactory, CommandGroup } from "./commands/command-group.js";
 import { registerDeliveryCommands } from "./commands/deliveries.js";
+import { registerFreeRoundCommands } from "./commands/free-rounds.js";
 import { registerGameCommands } from "./commands/games.js";
 import { registerJobCommands } from "./commands/jobs.js";
 import { registerKeyCommands } from "./commands/keys.js";
@@ -25,6 +26,7 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerDeliveryCommands,
   registerReleaseCommands,
   registerSpinCommands,
+  registerFreeRoundCommands,
 ];
 
 function buildProgram(io: CliIo): Command {

@@ -1,6 +1,7 @@
 export * from "./api-key.js";
 export * from "./errors.js";
 export * from "./events.js";
+export * from "./free-rounds.js";
 export * from "./ids.js";
 export * from "./ip-ranges.js";
 export * from "./key-expiry.js";

@@ -3,6 +3,7 @@ export * from "./block.js";
 export * from "./delivery.js";
 export * from "./event.js";
 export { EnvironmentSchema, TimestampSchema } from "./fields.js";
+export * from "./free-rounds.js";
 export * from "./game.js";
 export * from "./par-sheet.js";
 export * from "./partner.js";

@@ -4,6 +4,7 @@ import type {
   Environment,
   EventEnvelope,
   EventType,
+  FreeRoundStatus,
   ParSheetDocument,
   ParSheetStatus,
   SettlementStatus,
@@ -13,6 +14,8 @@ import { describe, expectTypeOf, it } from "vitest";
 import type {
   BlockSchema,
   DeliverySchema,
+  FreeRoundGrantSchema,
+  FreeRoundPlayerSchema,
   GameSchema,
   ParSheetSchema,
   ParSheetWithDocumentSchema,
@@ -88,6 +91,12 @@ describe("the SDK's types are the records' shapes", () => {
       Plain<EventEnvelope<{ gameId: number }>>
     >();
     expectTypeOf<sdk.Environment>().toEqualTypeOf<Environment>();
+  });
+
+  it("free rounds", () => {
+    expectTypeOf<Plain<sdk.FreeRoundGrant>>().toEqualTypeOf<Inferred<typeof FreeRoundGrantSchema>>();
+    expectTypeOf<Plain<sdk.FreeRoundPlayer>>().toEqualTypeOf<Inferred<typeof FreeRoundPlayerSchema>>();
+    expectTypeOf<sdk.FreeRoundStatus>().toEqualTypeOf<FreeRoundStatus>();
   });
 
   it("settlement reports", () => {

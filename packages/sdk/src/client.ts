@@ -5,7 +5,10 @@ import type {
   Delivery,
   EventLogPage,
   EventLogQuery,
+  FreeRoundGrant,
+  FreeRoundPlayer,
   Game,
+  GrantFreeRoundsInput,
   PageInfo,
   PageRequest,
   ParSheet,
@@ -139,6 +142,28 @@ export class PartnerClient {
     get: (playerId: string) => this.get<Player>(`/players/${segment(playerId)}`),
     spins: (playerId: string, page?: PageRequest) =>
       this.get<{ spins: SpinResult[] } & PageInfo>(`/players/${segment(playerId)}/spins`, pageQuery(page)),
+  };
+
+  /** Free rounds (docs/free-rounds.md): spin one with `spin({ gameId, playerId, freeRoundsId })`. */
+  readonly freeRounds = {
+    grant: (input: GrantFreeRoundsInput) =>
+      this.write<FreeRoundGrant>("POST", "/free-rounds", {
+        ...input,
+        expiresAt: input.expiresAt instanceof Date ? input.expiresAt.toISOString() : input.expiresAt,
+      }),
+    list: (page?: PageRequest) =>
+      this.get<{ freeRounds: FreeRoundGrant[] } & PageInfo>("/free-rounds", pageQuery(page)),
+    get: (freeRoundsId: string) => this.get<FreeRoundGrant>(`/free-rounds/${segment(freeRoundsId)}`),
+    /** 404 KS-4204 when the player is not in the grant. */
+    player: (freeRoundsId: string, playerId: string) =>
+      this.get<FreeRoundPlayer>(`/free-rounds/${segment(freeRoundsId)}/players/${segment(playerId)}`),
+    /** No round of the grant can be spun any more. Safe to retry: a cancelled grant answers its first cancel. */
+    cancel: (freeRoundsId: string) =>
+      this.transport.request<FreeRoundGrant>({
+        method: "POST",
+        path: `${PREFIX}/free-rounds/${segment(freeRoundsId)}/cancel`,
+        safety: "idempotent",
+      }),
   };
 
   readonly webhooks = {

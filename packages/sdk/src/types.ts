@@ -77,16 +77,32 @@ export interface ParSheetDocument {
   drawMode?: "independent" | "finite_pool";
 }
 
-export interface SpinInput {
+interface SpinInputBase {
   gameId: number;
   playerId: string;
-  wagerUsd: number;
   /**
    * Sandbox only: a tier of the game's PAR sheet (e.g. `"T6"`); the spin shows a random combination
    * of it instead of taking the next outcome, to test win animations and webhook receivers.
    */
   forceTier?: string;
 }
+
+/** A spin the player wagers on. */
+export interface PaidSpinInput extends SpinInputBase {
+  wagerUsd: number;
+  freeRoundsId?: string;
+}
+
+/**
+ * A spin that uses one of the player's rounds of a free-round grant (`freeRounds.grant`): the wager is
+ * the grant's (if given it must equal it) and you pay it; the player's balance moves by the payout only.
+ */
+export interface FreeRoundSpinInput extends SpinInputBase {
+  freeRoundsId: string;
+  wagerUsd?: number;
+}
+
+export type SpinInput = PaidSpinInput | FreeRoundSpinInput;
 
 export interface SpinResult {
   spinId: string;
@@ -209,6 +225,48 @@ export interface SpinProof {
   auditPath: string[];
   merkleRoot: string;
   treeSize: number;
+}
+
+/** `cancelled` once cancelled, else `expired` from `expiresAt` on, else `active`: as of the answer. */
+export type FreeRoundStatus = "active" | "expired" | "cancelled";
+
+/** Free rounds granted to players: spins of one game at one wager, paid by you. */
+export interface FreeRoundGrant {
+  freeRoundsId: string;
+  gameId: number;
+  wagerUsd: number;
+  /** Rounds per player. */
+  rounds: number;
+  playerCount: number;
+  expiresAt: string;
+  status: FreeRoundStatus;
+  createdAt: string;
+  cancelledAt: string | null;
+}
+
+export interface GrantFreeRoundsInput {
+  gameId: number;
+  /** 1..1000 distinct player ids of yours (players need not have spun yet). */
+  playerIds: string[];
+  /** Rounds per player, 1..1000. */
+  rounds: number;
+  /** Within the game's wager limits, at most 6 decimals. */
+  wagerUsd: number;
+  /** ISO 8601 with a time zone, or a Date: in the future, at most 90 days ahead. */
+  expiresAt: string | Date;
+}
+
+/** One player's rounds of a grant. */
+export interface FreeRoundPlayer {
+  freeRoundsId: string;
+  playerId: string;
+  rounds: number;
+  /** Rounds spun and not voided. */
+  roundsUsed: number;
+  /** rounds − roundsUsed while the grant is active; 0 once it is expired or cancelled. */
+  roundsLeft: number;
+  /** The payouts of the rounds used. */
+  paidUsd: number;
 }
 
 export interface Player {

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode } from "@outcomes/core";
 import type { PageWindow } from "@outcomes/db";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.js";
 import { errorResponses, jsonResponse } from "../openapi.js";
 import { queryInteger } from "./query-integer.js";
@@ -45,6 +45,10 @@ export function pagedListRoute<Row, Params extends z.ZodObject = typeof NoParams
     operationId: string;
     tags: string[];
     summary: string;
+    /** The operation's description, beyond its summary. */
+    about?: string;
+    /** Run ahead of the page query's validation (a release gate: `releasedIn`). */
+    middleware?: MiddlewareHandler<AppEnv>[];
     params?: Params;
     /** The list component: its name, the key holding the items, and the item schema. */
     schema: { name: string; key: string; item: z.ZodType };
@@ -64,6 +68,8 @@ export function pagedListRoute<Row, Params extends z.ZodObject = typeof NoParams
       operationId: route.operationId,
       tags: route.tags,
       summary: route.summary,
+      description: route.about,
+      middleware: route.middleware,
       request: { params: route.params ?? NoParams, query: PageQuery },
       responses: {
         200: jsonResponse(list, route.description),

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { check, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { at, createdAt, environment, micros } from "./columns.js";
 import { games } from "./games.js";
 import { partners } from "./partners.js";

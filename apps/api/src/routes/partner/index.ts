@@ -3,6 +3,7 @@ import type { AppEnv } from "../../context.js";
 import { PARTNER_BASE } from "../../router.js";
 import { blocksRouter } from "./blocks.js";
 import { eventsRouter } from "./events.js";
+import { freeRoundsRouter } from "./free-rounds.js";
 import { gamesRouter } from "./games.js";
 import { parSheetsRouter } from "./par-sheets.js";
 import { playersRouter } from "./players.js";
@@ -23,6 +24,7 @@ export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
     webhooksRouter,
     eventsRouter,
     settlementsRouter,
+    freeRoundsRouter,
   ] as OpenAPIHono<AppEnv>[])
     app.route(PARTNER_BASE, router);
 }

@@ -3,8 +3,8 @@ import { couldBeId, ErrorCode, type EventType, ServiceError } from "@outcomes/co
 import { findSpinVoid, requireOwnSpin, voidSpin } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
 import { presentStoredSpin, presentVoid, type SpinResultBody, SpinResultSchema } from "@outcomes/records";
-import type { MiddlewareHandler } from "hono";
-import type { AppDeps, AppEnv } from "../../context.js";
+import type { AppDeps } from "../../context.js";
+import { releasedIn } from "../../middleware/released.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import type { SpinReply } from "../../spins/spin-service.js";
@@ -29,11 +29,8 @@ export async function refuseUnreleasedEvents(deps: AppDeps, events: readonly Eve
   });
 }
 
-/** Ahead of the body's validation: until voids are on, these routes answer as unknown ones do. */
-const voidsReleased: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!(await voidsOn(c.var.deps))) throw new ServiceError(ErrorCode.NotFound);
-  await next();
-};
+/** Until voids are on, these routes answer as unknown ones do. */
+const voidsReleased = releasedIn(VOIDS_RELEASE);
 
 /**
  * A spin result as release 1 showed it, without `voided` and `freeRound`: every process answers so
