@@ -1,8 +1,7 @@
-import { freeRoundGrants, freeRoundPlayers, freeRoundSpins, players, spins } from "@outcomes/db";
+import { freeRoundPlayers, freeRoundSpins, players, spins } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { operatorGenerate } from "@outcomes/testkit/settlements";
 import { addBlock, createGame, type FixtureGame, issueKey, queueLength, spin } from "@outcomes/testkit/spin-path";
-import { newId } from "@outcomes/core";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -42,24 +41,6 @@ async function grant(input: {
   gameId?: number;
   apiKey?: string;
 }) {
-  if (!process.env.FR_HTTP) {
-    const owner = input.apiKey ? await ownerOf(input.gameId!) : { partnerId: partner.partnerId, environment: "sandbox" as const };
-    const id = newId("fr");
-    const wagerMicros = Math.round((input.wagerUsd ?? 2) * 1e6);
-    await api.database.db.insert(freeRoundGrants).values({
-      id,
-      ...owner,
-      gameId: input.gameId ?? game.gameId,
-      wagerMicros,
-      rounds: input.rounds,
-      playerCount: input.playerIds.length,
-      expiresAt: new Date(input.expiresAt ?? Date.now() + 86_400_000),
-    });
-    await api.database.db
-      .insert(freeRoundPlayers)
-      .values(input.playerIds.map((externalPlayerId) => ({ grantId: id, externalPlayerId, rounds: input.rounds })));
-    return { freeRoundsId: id, wagerUsd: wagerMicros / 1e6 };
-  }
   const response = await api.request(`${P}/free-rounds`, {
     method: "POST",
     apiKey: input.apiKey ?? partner.apiKey,
@@ -75,10 +56,6 @@ async function grant(input: {
   return response.body as { freeRoundsId: string; wagerUsd: number };
 }
 
-const ownerOf = async (gameId: number) => {
-  const { partnerId, environment } = await api.gameOwner(gameId);
-  return { partnerId, environment };
-};
 const freeSpin = (json: Record<string, unknown>, idempotencyKey?: string, via = api) =>
   spin(via, partner.apiKey, { gameId: game.gameId, ...json }, idempotencyKey);
 
