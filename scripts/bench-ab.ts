@@ -6,7 +6,7 @@ import { createWorkerRedis, redisKeys } from "@outcomes/queue";
 import postgres from "postgres";
 import { cpuOfPids, cpuSince, processCpuMs } from "./bench/cpu.js";
 import { failures, runLoad } from "./bench/load.js";
-import { createLargeWinGame, MIX_KINDS, type MixKind, mixRequest } from "./bench/mixes.js";
+import { createBenchGrant, createLargeWinGame, MIX_KINDS, type MixKind, mixRequest } from "./bench/mixes.js";
 import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
 import { HISTORY_RECENT, seedBench, seedHistory } from "./bench/seed.js";
 
@@ -70,10 +70,13 @@ const database = createDatabase(benchUrl, { max: 2 });
 const redis = createWorkerRedis({ REDIS_URL: redisUrl });
 const children: ChildProcess[] = [];
 try {
-  const takingOutcomes = kinds.filter((kind) => kind === "spins" || kind === "keyedSpins").length;
+  const takingOutcomes = kinds.filter(
+    (kind) => kind === "spins" || kind === "keyedSpins" || kind === "freeRoundSpins",
+  ).length;
   const spinsNeeded = ((rounds + 1) * bundles.length * takingOutcomes * durationMs + FILL_MS) * 8;
   const seeded = await seedBench(database.db, redis, redisKeys(prefix), { outcomes: spinsNeeded, blockSize: 10_000 });
   const largeWinGameId = await createLargeWinGame(database.db, seeded);
+  const freeRoundsId = await createBenchGrant(database.db, seeded, players);
   const historyDays = Number(args["history-days"]);
   if (historyDays > 0) await seedHistory(database.db, seeded, { players, days: historyDays, recent: HISTORY_RECENT });
   const flags = productionNodeArgs("start:api").slice(0, -1);
@@ -97,7 +100,7 @@ try {
     children.push(api.child);
     apis.push({ bundle, ...api, byKind: new Map<MixKind, Figures>() });
   }
-  const setup = { apiUrl: "", apiKey: seeded.apiKey, gameId: seeded.gameId, largeWinGameId, players };
+  const setup = { apiUrl: "", apiKey: seeded.apiKey, gameId: seeded.gameId, largeWinGameId, freeRoundsId, players };
   const load = (url: string, kind: MixKind, run: string, ms: number) =>
     runLoad({
       ...mixRequest(kind, { ...setup, apiUrl: url, keyPrefix: `ab-${runId}-${run}` }),

@@ -5,7 +5,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { codecOfBlockHead, parseQueueItem, presentationOf, queueItemOutcome } from "@outcomes/core";
-import { blocks, createDatabase, createGame, events, migrateDatabase, spins } from "@outcomes/db";
+import { blocks, createDatabase, createGame, events, freeRoundSpins, migrateDatabase, spins } from "@outcomes/db";
 import { createWorkerRedis, type RedisClient, redisKeys } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import { and, count, eq, sql } from "drizzle-orm";
@@ -16,6 +16,7 @@ import { measureGeneration } from "./bench/blocks.js";
 import { loadAverage, processCpuMs } from "./bench/cpu.js";
 import { failures, type LoadResult, runLoad } from "./bench/load.js";
 import {
+  createBenchGrant,
   createLargeWinGame,
   MIX_KINDS,
   type MixKind,
@@ -202,6 +203,7 @@ try {
   const seeded = await seedBench(database.db, redis, keys, { outcomes, blockSize: BLOCK_SIZE });
   const queuedBefore = await redis.llen(keys.outcomeQueue(seeded.game));
   const largeWinGameId = await createLargeWinGame(database.db, seeded);
+  const freeRoundsId = await createBenchGrant(database.db, seeded, players);
   const historyDays = Number(args["history-days"]);
   if (mixRounds > 0 && historyDays > 0) {
     step(`seeding ${historyDays} days of spin history`);
@@ -373,7 +375,14 @@ try {
     }, 0);
   const apiPeakRss = mixesOnly ? null : peakRssNow();
 
-  const mixSetup = { apiUrl: api.url, apiKey: seeded.apiKey, gameId: seeded.gameId, largeWinGameId, players };
+  const mixSetup = {
+    apiUrl: api.url,
+    apiKey: seeded.apiKey,
+    gameId: seeded.gameId,
+    largeWinGameId,
+    freeRoundsId,
+    players,
+  };
   const { warm: mixWarm, rounds: mixes } = await runMixRounds({
     rounds: mixRounds,
     connections: mixConnections,
@@ -397,7 +406,8 @@ try {
     closed.reduce((sum, r) => sum + r.at.reduce((n, each) => n + (each.spin.statuses["200"] ?? 0), 0), 0) +
     fixed.reduce((sum, r) => sum + (r.result.statuses["200"] ?? 0), 0) +
     mixServed("spins") +
-    mixServed("keyedSpins");
+    mixServed("keyedSpins") +
+    mixServed("freeRoundSpins");
   // The history's spins are forced (they took no outcome); the service's spins of this game never are.
   const [rows] = await database.db
     .select({ n: count() })
@@ -418,7 +428,13 @@ try {
         sql`${events.payload}->'data'->>'gameId' = ${String(largeWinGameId)}`,
       ),
     );
+  // A free-round spin: one spin row of the bench game (counted in `served`) and one round used.
+  const [freeRoundRows] = await database.db
+    .select({ n: count() })
+    .from(freeRoundSpins)
+    .where(eq(freeRoundSpins.grantId, freeRoundsId));
   const consistent =
+    freeRoundRows?.n === mixServed("freeRoundSpins") &&
     rows?.n === served &&
     queuedBefore - queuedAfter === served &&
     largeWinRows?.n === largeWins &&

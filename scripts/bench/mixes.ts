@@ -1,4 +1,4 @@
-import { createGame, type Database } from "@outcomes/db";
+import { createFreeRoundGrant, createGame, type Database } from "@outcomes/db";
 import { cpuOfPids, cpuSince } from "./cpu.js";
 import type { RequestSpec } from "./http-client.js";
 import { type LoadResult, runLoad } from "./load.js";
@@ -8,13 +8,14 @@ import type { BenchSeed } from "./seed.js";
  * What partners send besides plain spins, each kind a closed-loop run of its own with the same
  * clients, in this order every round: plain spins first (the base of the round's ratios), spins
  * with a fresh `Idempotency-Key` each, forced top-tier sandbox spins each raising a large-win event,
- * then the reads (they list what the spins wrote): a player's spins (20 rows), the event log (100
+ * free-round spins (each uses a round of a grant in its own statement), then the reads (they list what the spins wrote): a player's spins (20 rows), the event log (100
  * rows), a game's blocks (20 rows) and `/metrics`.
  */
 export const MIX_KINDS = [
   "spins",
   "keyedSpins",
   "largeWinSpins",
+  "freeRoundSpins",
   "playerSpins",
   "eventLog",
   "blocks",
@@ -23,7 +24,7 @@ export const MIX_KINDS = [
 export type MixKind = (typeof MIX_KINDS)[number];
 
 /** The kinds that are spins (each 200 one spin row). */
-export const SPIN_KINDS: readonly MixKind[] = ["spins", "keyedSpins", "largeWinSpins"];
+export const SPIN_KINDS: readonly MixKind[] = ["spins", "keyedSpins", "largeWinSpins", "freeRoundSpins"];
 
 const WAGER_USD = 1;
 /** The sample sheet's top tier pays 1,000 × the wager. */
@@ -49,11 +50,34 @@ export async function createLargeWinGame(db: Database, seeded: BenchSeed): Promi
   return game.id;
 }
 
+/** A grant holds at most 1,000 players: the free-round mix spins for the first of them. */
+const FREE_ROUND_PLAYERS = 1000;
+
+/**
+ * A free-round grant on the bench game for the mix's players, 1,000 rounds each (far more than a
+ * run uses), at the mix's wager.
+ */
+export async function createBenchGrant(db: Database, seeded: BenchSeed, players: number): Promise<string> {
+  const grant = await createFreeRoundGrant(
+    db,
+    { partnerId: seeded.partnerId, environment: "sandbox" },
+    {
+      gameId: seeded.gameId,
+      playerIds: Array.from({ length: Math.min(players, FREE_ROUND_PLAYERS) }, (_, n) => `player-${n}`),
+      rounds: 1000,
+      wagerMicros: WAGER_USD * 1_000_000,
+      expiresAt: new Date(Date.now() + 86_400_000),
+    },
+  );
+  return grant.id;
+}
+
 export interface MixSetup {
   apiUrl: string;
   apiKey: string;
   gameId: number;
   largeWinGameId: number;
+  freeRoundsId: string;
   players: number;
   /** Unique to the bench run and the load: makes each keyed spin's key fresh. */
   keyPrefix: string;
@@ -80,6 +104,10 @@ export function mixRequest(kind: MixKind, setup: MixSetup): RequestSpec {
     }
     case "largeWinSpins":
       return spin(setup.largeWinGameId, { forceTier: TOP_TIER.tier });
+    case "freeRoundSpins": {
+      const free = spin(setup.gameId, { freeRoundsId: setup.freeRoundsId });
+      return { ...free, distinct: Math.min(setup.players, FREE_ROUND_PLAYERS) };
+    }
     case "playerSpins":
       return { ...read("/players/player-{n}/spins"), distinct: setup.players };
     case "eventLog":

@@ -14,7 +14,9 @@ export const ReportDateSchema = z
 
 const figures = {
   totalSpins: z.number().int().openapi({ example: 1520, description: "Spins created that UTC day, voided ones too" }),
-  totalWageredUsd: z.number().openapi({ example: 1520.5, description: "The wagers players paid (free rounds' are not)" }),
+  totalWageredUsd: z
+    .number()
+    .openapi({ example: 1520.5, description: "The wagers players paid (free rounds' are not)" }),
   totalPaidUsd: z.number().openapi({ example: 1433.25 }),
   voidedSpins: z
     .number()

@@ -125,7 +125,10 @@ export function presentVoid(voided: SpinVoidFacts | null): SpinResultBody["voide
 }
 
 /** A stored spin (with its void) of the player whose own id is `externalPlayerId`: the spin as first answered. */
-export function presentStoredSpin({ spin: row, voided, freeRound }: StoredSpin, externalPlayerId: string): SpinResultBody {
+export function presentStoredSpin(
+  { spin: row, voided, freeRound }: StoredSpin,
+  externalPlayerId: string,
+): SpinResultBody {
   return presentSpin({
     id: row.id,
     gameId: row.gameId,
@@ -178,6 +181,8 @@ export function replayedBody(stored: unknown): SpinResultBody {
     fairness: body.fairness ? { blockId: body.fairness.blockId, index: body.fairness.index } : null,
     forced: body.forced ?? false,
     voided: null,
-    freeRound: body.freeRound ? { freeRoundsId: body.freeRound.freeRoundsId, roundsLeft: body.freeRound.roundsLeft } : null,
+    freeRound: body.freeRound
+      ? { freeRoundsId: body.freeRound.freeRoundsId, roundsLeft: body.freeRound.roundsLeft }
+      : null,
   };
 }

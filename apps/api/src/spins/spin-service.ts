@@ -20,13 +20,13 @@ import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { BucketDraw, Draw } from "../ratelimit/index.js";
 import type { BlockFactsCache } from "./block-facts.js";
 import type { ForcedOutcomes } from "./forced-outcomes.js";
+import type { FreeRoundTerms } from "./free-round-cache.js";
 import type { GameRules } from "./game-cache.js";
 import { type IdempotentRequest, idempotentRequest } from "./idempotency.js";
 import { type OutcomeQueue, type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
 import type { SpinCommitter } from "./spin-committer.js";
 import { freeRoundUnavailable, planSpin, type SpinPlan, type WrittenSpin } from "./spin-writer.js";
 import { assertPositiveWager, exactWager, wagerMicrosWithin } from "./wager.js";
-import type { FreeRoundTerms } from "./free-round-cache.js";
 
 export interface SpinRequest {
   gameId: number;
@@ -248,11 +248,7 @@ export class SpinService {
     return { partner, game, playerId: request.playerId, wagerMicros, freeRoundsId: freeRound?.id ?? null };
   }
 
-  private async plan(
-    context: SpinContext,
-    sourced: Sourced,
-    client: SqlClient,
-  ): Promise<SpinPlan> {
+  private async plan(context: SpinContext, sourced: Sourced, client: SqlClient): Promise<SpinPlan> {
     const { minReadyBlocks } = this.deps;
     if ("forced" in sourced) return planSpin({ ...context, outcome: sourced.forced, block: null, minReadyBlocks });
     const { item, raw } = sourced.taken;

@@ -10,9 +10,9 @@ import {
 import {
   type FreeRoundRefusal,
   findRecordedSpin,
+  insertEvents,
   isLeftOut,
   type LeftOutSpin,
-  insertEvents,
   lockAndFindIdempotencyRecords,
   markBlocksProgress,
   type NewEvent,
@@ -185,7 +185,8 @@ async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promi
 function writtenOrUnusable(plan: SpinPlan, recorded: RecordedSpin | LeftOutSpin): WrittenSpin | Error {
   if (isLeftOut(recorded)) {
     const { leftOut } = recorded;
-    if (leftOut === "closed_block") return new UnusableOutcomeError(`outcome of closed block ${plan.spin.position?.blockId}`);
+    if (leftOut === "closed_block")
+      return new UnusableOutcomeError(`outcome of closed block ${plan.spin.position?.blockId}`);
     return freeRoundUnavailable(leftOut);
   }
   return { spin: plan.spin, body: resultOf(plan.spin, recorded), largeWin: plan.largeWin, generationNeeded: false };

@@ -1,8 +1,8 @@
 import { type Environment, ErrorCode, formatScaledDecimal, microsToUsd, ServiceError } from "@outcomes/core";
 import { and, eq, sql } from "drizzle-orm";
 import type { Database, Executor, Transaction } from "../client.js";
-import { players } from "../schema/players.js";
 import { freeRoundGrants, freeRoundPlayers, freeRoundSpins } from "../schema/free-rounds.js";
+import { players } from "../schema/players.js";
 import { spinVoids } from "../schema/spin-voids.js";
 import { spins } from "../schema/spins.js";
 import { insertEvent } from "./events.js";

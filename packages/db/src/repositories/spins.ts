@@ -32,11 +32,7 @@ const SPIN_BY_ID = `
 export async function findRecordedSpin(client: SqlClient, spinId: string): Promise<RecordedSpin | null> {
   const [row] = await client.unsafe<
     { player_id: string; balance_after_micros: string; created_at: string | Date; rounds_left: number | null }[]
-  >(
-    SPIN_BY_ID,
-    [spinId],
-    { prepare: true },
-  );
+  >(SPIN_BY_ID, [spinId], { prepare: true });
   return row ? recordedSpinOf(row) : null;
 }
 

@@ -327,7 +327,8 @@ describe("voids and settlement", () => {
       ["T0", 0],
       ["T1", 1],
     ]);
-    const spinOwn = (json: Record<string, unknown>) => spin(api, owner.apiKey, { gameId: own.gameId, playerId, ...json });
+    const spinOwn = (json: Record<string, unknown>) =>
+      spin(api, owner.apiKey, { gameId: own.gameId, playerId, ...json });
     expect((await spinOwn({ freeRoundsId })).status).toBe(200); // pays 30, partner paid the 3
     expect((await spinOwn({ freeRoundsId })).status).toBe(200); // pays 0
     expect((await spinOwn({ wagerUsd: 5 })).status).toBe(200); // a paid spin: 5 wagered, 5 paid

@@ -7,7 +7,7 @@ import type { AppEnv } from "../../context.js";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { PageQuery, pageFields, pageSchema, pageWindow } from "../paged-list.js";
-import { voidsOn, asReleaseOne } from "./spin-recall.js";
+import { asReleaseOne, voidsOn } from "./spin-recall.js";
 import { PLAYER_ID_PATTERN } from "./spins.js";
 
 const PlayerParams = z.object({
