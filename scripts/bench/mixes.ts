@@ -58,7 +58,7 @@ const FREE_ROUND_PLAYERS = 1000;
  * run uses), at the mix's wager.
  */
 export async function createBenchGrant(db: Database, seeded: BenchSeed, players: number): Promise<string> {
-  const grant = await createFreeRoundGrant(
+  const made = await createFreeRoundGrant(
     db,
     { partnerId: seeded.partnerId, environment: "sandbox" },
     {
@@ -69,7 +69,8 @@ export async function createBenchGrant(db: Database, seeded: BenchSeed, players:
       expiresAt: new Date(Date.now() + 86_400_000),
     },
   );
-  return grant.id;
+  if (!("created" in made)) throw new Error("a grant sent without a key is always made");
+  return made.created.id;
 }
 
 export interface MixSetup {

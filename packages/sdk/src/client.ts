@@ -41,7 +41,7 @@ export interface PartnerClientOptions {
   apiKey: string;
   /** The deployment's address, e.g. `https://outcomes.example.com` (the `/api/partner/v1` prefix is added). */
   baseUrl: string;
-  /** Generate an `Idempotency-Key` for every spin that has none, so spins are retried safely too. */
+  /** Generate an `Idempotency-Key` for every spin and grant that has none, so they are retried safely too. */
   autoIdempotencyKeys?: boolean;
   retry?: Partial<RetryPolicy>;
   /** Per attempt (default 30 s). */
@@ -146,11 +146,21 @@ export class PartnerClient {
 
   /** Free rounds (docs/free-rounds.md): spin one with `spin({ gameId, playerId, freeRoundsId })`. */
   readonly freeRounds = {
-    grant: (input: GrantFreeRoundsInput) =>
-      this.write<FreeRoundGrant>("POST", "/free-rounds", {
-        ...input,
-        expiresAt: input.expiresAt instanceof Date ? input.expiresAt.toISOString() : input.expiresAt,
-      }),
+    /** With an `Idempotency-Key` (given, or generated when `autoIdempotencyKeys` is on) it is retried safely. */
+    grant: (input: GrantFreeRoundsInput, options: SpinOptions = {}) => {
+      const idempotencyKey =
+        options.idempotencyKey ?? (this.autoIdempotencyKeys ? globalThis.crypto.randomUUID() : undefined);
+      return this.transport.request<FreeRoundGrant>({
+        method: "POST",
+        path: `${PREFIX}/free-rounds`,
+        body: {
+          ...input,
+          expiresAt: input.expiresAt instanceof Date ? input.expiresAt.toISOString() : input.expiresAt,
+        },
+        headers: idempotencyKey ? { "Idempotency-Key": idempotencyKey } : undefined,
+        safety: idempotencyKey === undefined ? "unsafe" : "idempotent",
+      });
+    },
     list: (page?: PageRequest) =>
       this.get<{ freeRounds: FreeRoundGrant[] } & PageInfo>("/free-rounds", pageQuery(page)),
     get: (freeRoundsId: string) => this.get<FreeRoundGrant>(`/free-rounds/${segment(freeRoundsId)}`),

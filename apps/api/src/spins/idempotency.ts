@@ -14,13 +14,18 @@ export function idempotentRequest(scope: IdempotencyScope, canonical: Record<str
   return { scope, hash } satisfies IdempotentRequest;
 }
 
-/** The first request's answer to this one: its result when the bodies agree; the same key with another body is KS-4101. */
-export function replayOf(request: IdempotentRequest, record: IdempotencyRecord): SpinResultBody {
+/** The key's record is of this very request; the same key with another body (or route) is KS-4101. */
+export function assertSameRequest(request: IdempotentRequest, record: IdempotencyRecord): void {
   if (record.requestHash !== request.hash) {
     throw new ServiceError(ErrorCode.InvalidRequest, {
       message: "Idempotency-Key was already used for another request (a different body); use a new key",
       details: [{ path: "Idempotency-Key", message: "already used for another request" }],
     });
   }
+}
+
+/** The first request's answer to this one: its result when the bodies agree; the same key with another body is KS-4101. */
+export function replayOf(request: IdempotentRequest, record: IdempotencyRecord): SpinResultBody {
+  assertSameRequest(request, record);
   return replayedBody(record.responseBody);
 }

@@ -2,6 +2,12 @@ import { couldBeId, type Environment, ErrorCode, type FreeRoundStatus, newId, Se
 import { and, count, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { freeRoundGrants, freeRoundPlayers } from "../schema/free-rounds.js";
+import {
+  type IdempotencyRecord,
+  type IdempotencyScope,
+  lockAndFindIdempotencyRecord,
+  saveIdempotencyRecord,
+} from "./idempotency-keys.js";
 import type { Paged, PageWindow } from "./paging.js";
 
 // Free-round grants (CONTRACT §14, docs/free-rounds.md).
@@ -47,14 +53,28 @@ export async function findFreeRoundGrant(db: Executor, grantId: string): Promise
   return row ?? null;
 }
 
-/** The grant and one row per player, in one transaction: a grant is never seen without its players. */
+/** Sent with `Idempotency-Key`: the key, the request's hash, and the answer its record stores. */
+export interface GrantKey {
+  scope: IdempotencyScope;
+  requestHash: string;
+  answer: (grant: FreeRoundGrantWithStatus) => { status: number; body: unknown };
+}
+
+/**
+ * The grant and one row per player, in one transaction: a grant is never seen without its players.
+ * With a key, under the key's lock: a key whose first request committed is answered from its record
+ * (`prior`) and nothing is made; otherwise the answer is stored with the grant.
+ */
 export async function createFreeRoundGrant(
   db: Database,
   owner: FreeRoundGrantOwner,
   input: NewFreeRoundGrant,
-): Promise<FreeRoundGrantWithStatus> {
+  key?: GrantKey,
+): Promise<{ created: FreeRoundGrantWithStatus } | { prior: IdempotencyRecord }> {
   const playerIds = [...new Set(input.playerIds)];
   return db.transaction(async (tx) => {
+    const prior = key ? await lockAndFindIdempotencyRecord(tx, key.scope) : null;
+    if (prior) return { prior };
     const [grant] = await tx
       .insert(freeRoundGrants)
       .values({
@@ -70,7 +90,16 @@ export async function createFreeRoundGrant(
     await tx
       .insert(freeRoundPlayers)
       .values(playerIds.map((externalPlayerId) => ({ grantId: grant!.id, externalPlayerId, rounds: input.rounds })));
-    return grant!;
+    if (key) {
+      const answer = key.answer(grant!);
+      await saveIdempotencyRecord(tx, {
+        scope: key.scope,
+        requestHash: key.requestHash,
+        responseStatus: answer.status,
+        responseBody: answer.body,
+      });
+    }
+    return { created: grant! };
   });
 }
 

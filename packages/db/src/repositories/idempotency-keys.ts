@@ -1,4 +1,7 @@
 import type { Environment } from "@outcomes/core";
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Transaction } from "../client.js";
+import { idempotencyKeys } from "../schema/idempotency-keys.js";
 import type { SqlClient, SqlTransaction } from "./sql-client.js";
 
 /**
@@ -119,4 +122,47 @@ export async function saveIdempotencyRecords(
     { prepare: true },
   );
   if (saved.count !== records.length) throw new Error("a live idempotency record appeared under the lock");
+}
+
+/**
+ * The one-key form on a drizzle transaction, for writes outside the spin path (a free-round grant):
+ * the key's lock (the same advisory lock as the spin path's, so a key is serialised whichever route
+ * uses it), then its live record, read by a statement of its own after the lock.
+ */
+export async function lockAndFindIdempotencyRecord(
+  tx: Transaction,
+  scope: IdempotencyScope,
+): Promise<IdempotencyRecord | null> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${scopeText(scope)}, 0))`);
+  const [record] = await tx
+    .select({
+      requestHash: idempotencyKeys.requestHash,
+      responseStatus: idempotencyKeys.responseStatus,
+      responseBody: idempotencyKeys.responseBody,
+    })
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.partnerId, scope.partnerId),
+        eq(idempotencyKeys.environment, scope.environment),
+        eq(idempotencyKeys.key, scope.key),
+        sql.raw(LIVE),
+      ),
+    )
+    .orderBy(desc(idempotencyKeys.createdAt))
+    .limit(1);
+  return record ?? null;
+}
+
+/** Stores a response under the key's lock (`lockAndFindIdempotencyRecord` found no live record). */
+export async function saveIdempotencyRecord(
+  tx: Transaction,
+  record: { scope: IdempotencyScope; requestHash: string; responseStatus: number; responseBody: unknown },
+): Promise<void> {
+  await tx.insert(idempotencyKeys).values({
+    ...record.scope,
+    requestHash: record.requestHash,
+    responseStatus: record.responseStatus,
+    responseBody: record.responseBody,
+  });
 }

@@ -158,6 +158,39 @@ describe("a grant's life", () => {
   });
 });
 
+describe("Idempotency-Key", () => {
+  it("makes one grant of concurrent repeats on two API processes, each answered with it", async () => {
+    const other = await startTestApi({}, { shareWith: api });
+    try {
+      const before = await stored();
+      const json = body({ playerIds: ["keyed-1", "keyed-2", "keyed-3"] });
+      const send = (via: TestApi) =>
+        via.request(`${P}/free-rounds`, {
+          method: "POST",
+          apiKey,
+          json,
+          headers: { "Idempotency-Key": "grant-campaign-7" },
+        });
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => send(i % 2 ? other : api)));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(201));
+      expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
+      expect(answers.filter((answer) => answer.headers.get("idempotent-replayed") === "true")).toHaveLength(7);
+      expect(await stored()).toEqual({ grants: before.grants! + 1, players: before.players! + 3 });
+      // The same key with another body is another request.
+      const changed = await other.request(`${P}/free-rounds`, {
+        method: "POST",
+        apiKey,
+        json: { ...json, rounds: 6 },
+        headers: { "Idempotency-Key": "grant-campaign-7" },
+      });
+      expect([changed.status, changed.body.errorCode]).toEqual([400, "KS-4101"]);
+      expect(await stored()).toEqual({ grants: before.grants! + 1, players: before.players! + 3 });
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe("POST /free-rounds refuses, writing nothing", () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `p-${i}`);
   it.each([

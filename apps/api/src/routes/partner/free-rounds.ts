@@ -4,8 +4,11 @@ import {
   cancelFreeRoundGrant,
   createFreeRoundGrant,
   findFreeRoundPlayer,
+  findIdempotencyRecord,
+  type IdempotencyRecord,
   listFreeRoundGrants,
   requireOwnFreeRoundGrant,
+  sqlClientOf,
 } from "@outcomes/db";
 import {
   FreeRoundGrantSchema,
@@ -13,12 +16,14 @@ import {
   presentFreeRoundGrant,
   presentFreeRoundPlayer,
 } from "@outcomes/records";
+import type { PartnerAuth } from "../../auth/key-verifier.js";
 import { releasedIn } from "../../middleware/released.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { hasAtMostSixDecimals, wagerMicrosWithin } from "../../spins/wager.js";
+import { assertSameRequest, type IdempotentRequest, idempotentRequest } from "../../spins/idempotency.js";
+import { exactWager, hasAtMostSixDecimals, wagerMicrosWithin } from "../../spins/wager.js";
 import { pagedListRoute } from "../paged-list.js";
-import { PLAYER_ID_PATTERN } from "./spins.js";
+import { idempotencyKeyHeader, PLAYER_ID_PATTERN } from "./spins.js";
 
 // Free-round grants (CONTRACT §14, docs/free-rounds.md). Spinning a round is POST /spins's.
 
@@ -130,10 +135,12 @@ freeRoundsRouter.openapi(
     description:
       "Each player gets `rounds` spins of the game at `wagerUsd`, paid by you: spin one with `POST /spins` " +
       "`{gameId, playerId, freeRoundsId}`. The game must be yours in this environment (else 403 KS-4006) and " +
-      "active (else 400 KS-4202). A refused grant writes nothing. " +
+      "active (else 400 KS-4202). A refused grant writes nothing. With `Idempotency-Key` (kept 24 h per partner and " +
+      "environment, one key space with spins) a repeat of the same body answers the first grant " +
+      "(`Idempotent-Replayed: true`) and grants nothing more; another body with the key is KS-4101. " +
       GATE,
     middleware: [freeRoundsReleased],
-    request: { body: jsonBody(GrantBody, grantExample) },
+    request: { headers: idempotencyKeyHeader("grant"), body: jsonBody(GrantBody, grantExample) },
     responses: {
       201: jsonResponse(FreeRoundGrantSchema, "The grant, `active`"),
       ...errorResponses(
@@ -150,21 +157,61 @@ freeRoundsRouter.openapi(
   async (c) => {
     const { deps, partner } = c.var;
     const body = c.req.valid("json");
+    const key = keyedGrant(partner, body, c.req.valid("header")["Idempotency-Key"]);
+    // A repeat is answered before the game's rules, which may have changed since the first request.
+    const replay = (record: IdempotencyRecord) => {
+      c.header("Idempotent-Replayed", "true");
+      return c.json(replayedGrant(key!, record), 201);
+    };
+    const seen = key && (await findIdempotencyRecord(sqlClientOf(deps.db), key.scope));
+    if (seen) return replay(seen);
     const game = await deps.games.get(body.gameId);
     if (!game || game.partnerId !== partner.partnerId || game.environment !== partner.environment) {
       throw new ServiceError(ErrorCode.GameNotOwned);
     }
     if (!game.isActive) throw new ServiceError(ErrorCode.GameInactive);
-    const grant = await createFreeRoundGrant(deps.db, partner, {
-      gameId: game.id,
-      wagerMicros: wagerMicrosWithin(body.wagerUsd, game),
-      rounds: body.rounds,
-      expiresAt: new Date(body.expiresAt),
-      playerIds: body.playerIds,
-    });
-    return c.json(presentFreeRoundGrant(grant), 201);
+    const made = await createFreeRoundGrant(
+      deps.db,
+      partner,
+      {
+        gameId: game.id,
+        wagerMicros: wagerMicrosWithin(body.wagerUsd, game),
+        rounds: body.rounds,
+        expiresAt: new Date(body.expiresAt),
+        playerIds: body.playerIds,
+      },
+      key && {
+        scope: key.scope,
+        requestHash: key.hash,
+        answer: (grant) => ({ status: 201, body: presentFreeRoundGrant(grant) }),
+      },
+    );
+    // A first request with the key committed while this one ran: its grant is the answer.
+    if ("prior" in made) return replay(made.prior);
+    return c.json(presentFreeRoundGrant(made.created), 201);
   },
 );
+
+/** The grant as understood (the wager as an exact decimal, the expiry as an instant), keyed. */
+function keyedGrant(partner: PartnerAuth, body: z.infer<typeof GrantBody>, key: string | undefined) {
+  if (key === undefined) return undefined;
+  const scope = { partnerId: partner.partnerId, environment: partner.environment, key };
+  return idempotentRequest(scope, {
+    route: "POST /free-rounds",
+    gameId: body.gameId,
+    playerIds: JSON.stringify(body.playerIds),
+    rounds: body.rounds,
+    wager: exactWager(body.wagerUsd),
+    expiresAt: new Date(body.expiresAt).toISOString(),
+  });
+}
+
+/** The first grant made with the key; the same key with another body (or a spin's) is KS-4101. */
+function replayedGrant(key: IdempotentRequest, record: IdempotencyRecord) {
+  assertSameRequest(key, record);
+  // jsonb keeps keys in its own order: parsing gives them back in the documented one.
+  return FreeRoundGrantSchema.parse(record.responseBody);
+}
 
 pagedListRoute(freeRoundsRouter, {
   path: "/free-rounds",

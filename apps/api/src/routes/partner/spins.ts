@@ -11,6 +11,20 @@ import { spinAnswer } from "./spin-recall.js";
 /** Letters, digits and `-_.:@`, 1 to 128 characters (CONTRACT §4 Spins). */
 export const PLAYER_ID_PATTERN = /^[A-Za-z0-9\-_.:@]{1,128}$/;
 
+/** The optional `Idempotency-Key` header of a write that creates something (one key per intended `what`). */
+export function idempotencyKeyHeader(what: string) {
+  return z.object({
+    // Matched case-insensitively; declared as spelled, so typed clients send `Idempotency-Key`.
+    "Idempotency-Key": z
+      .string()
+      .max(255)
+      // An empty key would silently make every later keyless-looking retry replay the first request.
+      .refine((key) => key.trim() !== "", "must not be empty or only spaces")
+      .optional()
+      .openapi({ description: `1 to 255 characters (not only spaces), one per intended ${what}` }),
+  });
+}
+
 export const SpinRequestBody = z
   .object({
     gameId: z.number().int().openapi({ description: "The game's gameConfigId", example: 1 }),
@@ -72,16 +86,7 @@ export const spinRoute = createRoute({
     "result (`Idempotent-Replayed: true`) and spins nothing; another body with the key is KS-4101. " +
     "KS-5003 means nothing was deducted and the spin may be retried.",
   request: {
-    headers: z.object({
-      // Matched case-insensitively; declared as spelled, so typed clients send `Idempotency-Key`.
-      "Idempotency-Key": z
-        .string()
-        .max(255)
-        // An empty key would silently make every later keyless-looking retry replay the first spin.
-        .refine((key) => key.trim() !== "", "must not be empty or only spaces")
-        .optional()
-        .openapi({ description: "1 to 255 characters (not only spaces), one per intended spin" }),
-    }),
+    headers: idempotencyKeyHeader("spin"),
     body: jsonBody(SpinRequestBody, { gameId: 1, playerId: "player-42", wagerUsd: 1.5 }),
   },
   responses: {
