@@ -63,11 +63,11 @@ export interface LeftOutSpin {
  *   row of the grant is locked (before the players, in key order, as in every statement that takes
  *   both) and read afresh; a spin with no round left there, a grant cancelled or expired by the
  *   clock now, or a player not in the grant is left out untouched, with its reason. The rounds used
- *   and the `free_round_spins` row are written with the spin. Batches without free-round spins
- *   pay for this with empty scans only.
+ *   and the `free_round_spins` row are written with the spin. A batch without free-round spins runs
+ *   a statement that reads no free-round table (`RECORD_PAID_BATCH`): the paid path costs nothing more.
  */
-const RECORD_SPIN_BATCH = `
-  with given as (
+const GIVEN = `
+  given as (
     select * from json_to_recordset($1::json) as x(n int, id text, partner_id text, environment text,
       external_id text, game_id int, block_id bigint, outcome_index int, forced boolean, prize_tier text,
       multiplier_millionths bigint, wager_micros bigint, payout_micros bigint, presentation jsonb,
@@ -76,7 +76,17 @@ const RECORD_SPIN_BATCH = `
   open_block as (
     select id from blocks where id in (select block_id from given) and closed_at is null
     order by id for key share
-  ),
+  )`;
+
+/** A batch of paid spins: each player pays its whole wager. */
+const PAID_INPUT = `
+  input as (
+    select *, wager_micros as charged_micros from given
+    where block_id is null or block_id in (select id from open_block)
+  )`;
+
+/** A batch with free-round spins: their rows of their grants read under lock, and why a spin is left out. */
+const FREE_ROUND_INPUT = `
   free_row as (
     select f.grant_id, f.external_player_id, f.rounds - f.rounds_used as rounds_left,
       g.cancelled_at is not null as cancelled, g.expires_at <= clock_timestamp() as expired
@@ -108,7 +118,10 @@ const RECORD_SPIN_BATCH = `
   ),
   input as (
     select * from judged where left_out is null
-  ),
+  )`;
+
+/** The players' figures and the outcomes used: the same for every batch. */
+const PLAYERS_AND_OUTCOMES = `
   totals as (
     select partner_id, environment, external_id, sum(payout_micros - charged_micros)::bigint as delta,
       count(*)::int as spin_count, sum(charged_micros)::bigint as wagered, sum(payout_micros)::bigint as paid
@@ -143,7 +156,10 @@ const RECORD_SPIN_BATCH = `
     insert into spin_outcomes (block_id, outcome_index, spin_id, created_at)
     select block_id, outcome_index, id, spun_at from placed where block_id is not null
     order by block_id, outcome_index
-  ),
+  )`;
+
+/** The rounds used and each free-round spin's row. */
+const FREE_ROUNDS_USED = `
   free_used as (
     update free_round_players f set rounds_used = f.rounds_used + u.spins, paid_micros = f.paid_micros + u.paid
     from (select free_rounds_id, external_id, count(*)::int as spins, sum(payout_micros) as paid
@@ -157,15 +173,23 @@ const RECORD_SPIN_BATCH = `
       rounds_left_after, spun_at
     from placed where free_rounds_id is not null
     returning spin_id, rounds_left
-  ),
-  recorded as (
-    insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
-      multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
-    select id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
-      multiplier_millionths, wager_micros, payout_micros, balance_after, presentation, spun_at
-    from placed order by n
-    returning id, player_id, balance_after_micros, created_at
-  )
+  )`;
+
+const INSERT_SPINS = `
+  insert into spins (id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
+    multiplier_millionths, wager_micros, payout_micros, balance_after_micros, presentation, created_at)
+  select id, partner_id, environment, game_id, player_id, block_id, outcome_index, forced, prize_tier,
+    multiplier_millionths, wager_micros, payout_micros, balance_after, presentation, spun_at
+  from placed order by n
+  returning id, player_id, balance_after_micros, created_at`;
+
+/** Paid spins only (nearly every batch): no free-round table is read. A spin not returned was left out (its block closed). */
+const RECORD_PAID_BATCH = `with ${GIVEN}, ${PAID_INPUT}, ${PLAYERS_AND_OUTCOMES} ${INSERT_SPINS}`;
+
+/** With free-round spins: the spins recorded, each free-round spin's rounds left, and each spin left out with why. */
+const RECORD_BATCH_WITH_FREE_ROUNDS = `
+  with ${GIVEN}, ${FREE_ROUND_INPUT}, ${PLAYERS_AND_OUTCOMES}, ${FREE_ROUNDS_USED},
+  recorded as (${INSERT_SPINS})
   select id, player_id, balance_after_micros, created_at, null::int as rounds_left, null::text as left_out
   from recorded
   union all select spin_id, null, null, null, rounds_left, null from free_spun
@@ -193,32 +217,36 @@ export async function recordSpinBatch(
     presentation: spin.presentation,
     free_rounds_id: spin.freeRoundsId,
   }));
-  const rows = await client.unsafe<BatchRow[]>(RECORD_SPIN_BATCH, [JSON.stringify(input)], { prepare: true });
+  const statement = batch.some((spin) => spin.freeRoundsId !== null)
+    ? RECORD_BATCH_WITH_FREE_ROUNDS
+    : RECORD_PAID_BATCH;
+  const rows = await client.unsafe<BatchRow[]>(statement, [JSON.stringify(input)], { prepare: true });
   const recorded = new Map<string, BatchRow>();
   const roundsLeft = new Map<string, number>();
   const leftOut = new Map<string, LeftOutSpin["leftOut"]>();
   for (const row of rows) {
-    if (row.left_out !== null) leftOut.set(row.id, row.left_out);
+    if (row.left_out) leftOut.set(row.id, row.left_out);
     else if (row.player_id === null) roundsLeft.set(row.id, row.rounds_left!);
     else recorded.set(row.id, row);
   }
   return batch.map((spin) => {
     const row = recorded.get(spin.id);
     if (row) return recordedSpinOf({ ...row, rounds_left: roundsLeft.get(spin.id) ?? null });
-    const reason = leftOut.get(spin.id);
+    // Only a block's outcome can be left out of a paid batch, and only because the block is closed.
+    const reason = leftOut.get(spin.id) ?? (spin.position === null ? undefined : "closed_block");
     if (reason === undefined) throw new Error(`spin ${spin.id} was neither recorded nor left out by its batch`);
     return { leftOut: reason };
   });
 }
 
-/** The statement's rows: a recorded spin, a free-round spin's rounds left, or a spin left out. */
+/** The statement's rows: a recorded spin, a free-round spin's rounds left, or a spin left out (the last two with free rounds only). */
 type BatchRow = {
   id: string;
   player_id: string | null;
   balance_after_micros: string;
   created_at: string | Date;
-  rounds_left: number | null;
-  left_out: LeftOutSpin["leftOut"] | null;
+  rounds_left?: number | null;
+  left_out?: LeftOutSpin["leftOut"] | null;
 };
 
 /** A spin row's returned columns as the spin path uses them. */

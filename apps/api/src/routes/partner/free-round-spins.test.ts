@@ -250,6 +250,26 @@ describe("concurrency and idempotency", () => {
     expect(await playerOf(playerId)).toMatchObject({ totalSpins: 5, totalWageredUsd: 0, balanceUsd: 10 });
   });
 
+  it("batches paid and free-round spins together, each player charged exactly what it pays", async () => {
+    const free = newPlayer();
+    const paid = newPlayer();
+    const { freeRoundsId } = await grant({ playerIds: [free], rounds: 4, wagerUsd: 2 });
+    await addBlock(
+      api,
+      game.gameId,
+      Array.from({ length: 8 }, () => ["T1", 1.5] as [string, number]),
+    );
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, (_, i) => freeSpin({ playerId: free, freeRoundsId }, undefined, i % 2 ? other : api)),
+      ...Array.from({ length: 4 }, (_, i) => freeSpin({ playerId: paid, wagerUsd: 2 }, undefined, i % 2 ? other : api)),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+    // Each spin pays 3 USD: the free player keeps every payout, the paying one nets 1 USD a spin.
+    expect(await playerOf(free)).toMatchObject({ totalSpins: 4, totalWageredUsd: 0, totalPaidUsd: 12, balanceUsd: 12 });
+    expect(await playerOf(paid)).toMatchObject({ totalSpins: 4, totalWageredUsd: 8, totalPaidUsd: 12, balanceUsd: 4 });
+    expect(answers.slice(4).map((answer) => answer.body.freeRound)).toEqual(Array(4).fill(null));
+  });
+
   it("replays a keyed free-round spin with its first result, using no second round, on either process", async () => {
     const playerId = newPlayer();
     const { freeRoundsId } = await grant({ playerIds: [playerId], rounds: 3 });
