@@ -260,7 +260,9 @@ describe("concurrency and idempotency", () => {
       Array.from({ length: 8 }, () => ["T1", 1.5] as [string, number]),
     );
     const answers = await Promise.all([
-      ...Array.from({ length: 4 }, (_, i) => freeSpin({ playerId: free, freeRoundsId }, undefined, i % 2 ? other : api)),
+      ...Array.from({ length: 4 }, (_, i) =>
+        freeSpin({ playerId: free, freeRoundsId }, undefined, i % 2 ? other : api),
+      ),
       ...Array.from({ length: 4 }, (_, i) => freeSpin({ playerId: paid, wagerUsd: 2 }, undefined, i % 2 ? other : api)),
     ]);
     expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
