@@ -85,7 +85,12 @@ const PAID_INPUT = `
     where block_id is null or block_id in (select id from open_block)
   )`;
 
-/** A batch with free-round spins: their rows of their grants read under lock, and why a spin is left out. */
+/**
+ * A batch with free-round spins: their rows of their grants read under lock, and why a spin is left
+ * out. The grant's row is share-locked too: a cancel (which locks it to write `cancelled_at`) waits
+ * for the batches using its rounds, and a batch that waited for the cancel re-reads the grant and
+ * sees it cancelled, so no round is used after a cancel has answered.
+ */
 const FREE_ROUND_INPUT = `
   free_row as (
     select f.grant_id, f.external_player_id, f.rounds - f.rounds_used as rounds_left,
@@ -93,7 +98,7 @@ const FREE_ROUND_INPUT = `
     from free_round_players f join free_round_grants g on g.id = f.grant_id
     where (f.grant_id, f.external_player_id) in
       (select free_rounds_id, external_id from given where free_rounds_id is not null)
-    order by f.grant_id, f.external_player_id for update of f
+    order by f.grant_id, f.external_player_id for update of f for share of g
   ),
   placeable as (
     select g.*, (g.block_id is null or g.block_id in (select id from open_block)) as block_open,

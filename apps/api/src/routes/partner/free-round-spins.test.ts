@@ -1,7 +1,15 @@
 import { freeRoundPlayers, freeRoundSpins, players, spins } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { operatorGenerate } from "@outcomes/testkit/settlements";
-import { addBlock, createGame, type FixtureGame, issueKey, queueLength, spin } from "@outcomes/testkit/spin-path";
+import {
+  addBlock,
+  createGame,
+  type FixtureGame,
+  issueKey,
+  queueLength,
+  spin,
+  waitForLockWaiters,
+} from "@outcomes/testkit/spin-path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -191,6 +199,30 @@ describe("a round that is not available: 409 KS-4218 saying which, nothing used 
     await addBlock(api, game.gameId, [["T0", 0]]);
     await refused({ freeRoundsId }, playerId, /cancelled/);
     expect(await written(playerId)).toEqual({ spins: 0, freeRoundSpins: 0 });
+  });
+
+  it("a spin held up behind the player's rounds while a cancel answers uses no round after it", async () => {
+    const playerId = newPlayer();
+    const { freeRoundsId } = await grant({ playerIds: [playerId], rounds: 5 });
+    await addBlock(api, game.gameId, [["T0", 0]]);
+    const before = await queueLength(api, game.gameId);
+    // Another transaction holds the player's row of the grant: the spin's statement waits for it.
+    const { spinning } = await api.database.sql.begin(async (tx) => {
+      await tx`select 1 from free_round_players where grant_id = ${freeRoundsId} for update`;
+      const spinning = freeSpin({ playerId, freeRoundsId });
+      await waitForLockWaiters(tx, 1);
+      const cancel = await api.request(`${P}/free-rounds/${freeRoundsId}/cancel`, {
+        method: "POST",
+        apiKey: partner.apiKey,
+      });
+      expect(cancel.body.status).toBe("cancelled");
+      return { spinning };
+    });
+    const answer = await spinning;
+    expect([answer.status, answer.body.errorCode]).toEqual([409, "KS-4218"]);
+    expect(answer.body.message).toMatch(/cancelled/);
+    expect(await roundsUsed(freeRoundsId, playerId)).toBe(0);
+    expect(await queueLength(api, game.gameId)).toBe(before);
   });
 
   it("an expired grant, from its expiresAt on, with no job run", async () => {

@@ -191,6 +191,28 @@ describe("Idempotency-Key", () => {
   });
 });
 
+describe("Idempotency-Key after the expiry", () => {
+  it("replays a grant whose expiresAt has passed since, rather than refusing the retry", async () => {
+    const expiresAt = ahead(1_200);
+    const send = () =>
+      api.request(`${P}/free-rounds`, {
+        method: "POST",
+        apiKey,
+        json: body({ expiresAt }),
+        headers: { "Idempotency-Key": "grant-expiring" },
+      });
+    const first = await send();
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(expiresAt) - Date.now() + 50)));
+    const retry = await send();
+    expect([retry.status, retry.headers.get("idempotent-replayed")]).toEqual([201, "true"]);
+    expect(retry.body).toEqual(first.body);
+    // Without the key the same body is a new grant, refused: its expiry has passed.
+    const fresh = await grant(body({ expiresAt }));
+    expect([fresh.status, fresh.body.errorCode]).toEqual([400, "KS-4101"]);
+  });
+});
+
 describe("POST /free-rounds refuses, writing nothing", () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => `p-${i}`);
   it.each([

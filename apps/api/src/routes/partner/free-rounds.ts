@@ -81,19 +81,14 @@ const GrantBody = z
           "the player's balance moves by the payout only",
         example: 0.5,
       }),
-    expiresAt: z.iso
-      .datetime({ offset: true })
-      .refine((text) => Date.parse(text) > Date.now(), "must be in the future")
-      .refine(
-        (text) => Date.parse(text) <= Date.now() + MAX_DAYS_AHEAD * DAY_MS + CLOCK_SKEW_MS,
-        `must be at most ${MAX_DAYS_AHEAD} days ahead`,
-      )
-      .openapi({
-        format: "date-time",
-        description:
-          `ISO 8601 with a time zone, in the future and at most ${MAX_DAYS_AHEAD} days ahead (a minute of clock ` +
-          "skew allowed). From then on the grant is `expired`: its rounds can no longer be spun",
-      }),
+    // Checked against the clock after a key's replay (`expiryWithin`): a retry of a grant made a
+    // minute before its expiry still answers the grant.
+    expiresAt: z.iso.datetime({ offset: true }).openapi({
+      format: "date-time",
+      description:
+        `ISO 8601 with a time zone, in the future and at most ${MAX_DAYS_AHEAD} days ahead (a minute of clock ` +
+        "skew allowed). From then on the grant is `expired`: its rounds can no longer be spun",
+    }),
   })
   .openapi("GrantFreeRounds");
 
@@ -165,6 +160,7 @@ freeRoundsRouter.openapi(
     };
     const seen = key && (await findIdempotencyRecord(sqlClientOf(deps.db), key.scope));
     if (seen) return replay(seen);
+    const expiresAt = expiryWithin(body.expiresAt);
     const game = await deps.games.get(body.gameId);
     if (!game || game.partnerId !== partner.partnerId || game.environment !== partner.environment) {
       throw new ServiceError(ErrorCode.GameNotOwned);
@@ -177,7 +173,7 @@ freeRoundsRouter.openapi(
         gameId: game.id,
         wagerMicros: wagerMicrosWithin(body.wagerUsd, game),
         rounds: body.rounds,
-        expiresAt: new Date(body.expiresAt),
+        expiresAt,
         playerIds: body.playerIds,
       },
       key && {
@@ -191,6 +187,19 @@ freeRoundsRouter.openapi(
     return c.json(presentFreeRoundGrant(made.created), 201);
   },
 );
+
+/** `expiresAt` in the future and at most 90 days ahead (KS-4101). */
+function expiryWithin(text: string): Date {
+  const at = Date.parse(text);
+  const problem =
+    at <= Date.now()
+      ? "must be in the future"
+      : at > Date.now() + MAX_DAYS_AHEAD * DAY_MS + CLOCK_SKEW_MS
+        ? `must be at most ${MAX_DAYS_AHEAD} days ahead`
+        : null;
+  if (problem) throw new ServiceError(ErrorCode.InvalidRequest, { details: [{ path: "expiresAt", message: problem }] });
+  return new Date(at);
+}
 
 /** The grant as understood (the wager as an exact decimal, the expiry as an instant), keyed. */
 function keyedGrant(partner: PartnerAuth, body: z.infer<typeof GrantBody>, key: string | undefined) {
