@@ -159,7 +159,10 @@ function safeInteger(value: bigint): number {
 
 /** A per-game row of every figure (as exact text), `'0'` for the figures a sum does not give, so the sums union. */
 function perGame(gameId: AnyColumn, figures: Partial<Record<Figure, SQL<string>>>) {
-  return { gameId: sql<number>`${gameId}`.mapWith(Number), ...eachFigure((figure) => figures[figure] ?? sql<string>`'0'`) };
+  return {
+    gameId: sql<number>`${gameId}`.mapWith(Number),
+    ...eachFigure((figure) => figures[figure] ?? sql<string>`'0'`),
+  };
 }
 
 /**
