@@ -222,10 +222,10 @@ export async function recordSpinBatch(
     presentation: spin.presentation,
     free_rounds_id: spin.freeRoundsId,
   }));
-  const statement = batch.some((spin) => spin.freeRoundsId !== null)
-    ? RECORD_BATCH_WITH_FREE_ROUNDS
-    : RECORD_PAID_BATCH;
-  const rows = await client.unsafe<BatchRow[]>(statement, [JSON.stringify(input)], { prepare: true });
+  const parameters = [JSON.stringify(input)];
+  const rows = await (batch.some((spin) => spin.freeRoundsId !== null)
+    ? client.unsafe<BatchRow[]>(RECORD_BATCH_WITH_FREE_ROUNDS, parameters, { prepare: true })
+    : client.unsafe<BatchRow[]>(RECORD_PAID_BATCH, parameters, { prepare: true }));
   const recorded = new Map<string, BatchRow>();
   const roundsLeft = new Map<string, number>();
   const leftOut = new Map<string, LeftOutSpin["leftOut"]>();
