@@ -250,6 +250,16 @@ describe("leaves", () => {
 });
 
 describe("the keystream", () => {
+  it("is the same stream however it is chunked (a forced spin's draw reads a few hundred bytes)", () => {
+    const seed = randomBytes(32);
+    const read = (expectedBytes?: number) => {
+      const stream = new Keystream(seed, STREAMS.windows, 7, expectedBytes);
+      return Array.from({ length: 20_000 }, () => stream.nextUint32());
+    };
+    const whole = read();
+    for (const expectedBytes of [1, 16, 100, 144, 4096, 1_000_000]) expect(read(expectedBytes)).toEqual(whole);
+  });
+
   it("draws uniformly below n (χ² over 60,000 draws below 6 at significance 10⁻⁶)", () => {
     const stream = new Keystream(randomBytes(32), STREAMS.windows);
     const counts = new Array<number>(6).fill(0);

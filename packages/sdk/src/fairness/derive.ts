@@ -81,8 +81,10 @@ export function writeEntries(
   out: Uint8Array,
   at: number,
 ): void {
-  const stream = new Keystream(seed, STREAMS.windows, position);
   const { reels, rows, combinations, combinationPicks } = sheet;
+  // About two words a cell (rejection and a losing line's redraws take a few more): a forced spin's
+  // single entry reads a few hundred bytes of the stream, a block's entries whole 64 KiB chunks.
+  const stream = new Keystream(seed, STREAMS.windows, position, tiers.length * reels * rows * 8);
   const symbolCount = sheet.symbols.length;
   const middle = rows >> 1;
   const line = new Uint16Array(reels);

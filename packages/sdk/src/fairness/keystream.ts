@@ -17,8 +17,10 @@ export const STREAMS = {
 } as const;
 
 const TWO_32 = 4_294_967_296;
-/** Keystream read per AES call: 64 KiB, 16,384 words. */
+/** Keystream read per AES call at most: 64 KiB, 16,384 words. */
 const CHUNK_BYTES = 65_536;
+/** AES's block: a chunk is a whole number of them. */
+const AES_BLOCK_BYTES = 16;
 const BIG_ENDIAN_HOST = endianness() === "BE";
 const ZEROS = Buffer.alloc(CHUNK_BYTES);
 
@@ -43,16 +45,25 @@ export class Keystream {
   private readonly cipher: ReturnType<typeof createCipheriv>;
   private words = new Uint32Array(0);
   private at = 0;
+  private readonly zeros: Buffer;
 
-  constructor(seed: Uint8Array, stream: number, position = 0) {
+  /**
+   * `expectedBytes`: about how much of the stream the caller reads. Chunks are that size (in whole AES
+   * blocks, at most 64 KiB), so a draw of one entry encrypts a few hundred bytes rather than 64 KiB;
+   * the stream itself is the same however it is chunked (CTR), and reading past the estimate simply
+   * takes more chunks.
+   */
+  constructor(seed: Uint8Array, stream: number, position = 0, expectedBytes = CHUNK_BYTES) {
     this.cipher = cipherOf(seed, counterBlock(stream, position));
+    const blocks = Math.max(1, Math.ceil(Math.min(expectedBytes, CHUNK_BYTES) / AES_BLOCK_BYTES));
+    this.zeros = ZEROS.subarray(0, blocks * AES_BLOCK_BYTES);
   }
 
   /** The next word of the stream. */
   nextUint32(): number {
     if (this.at === this.words.length) {
       // Copied into a word array of its own: aligned, and read in the host's order once swapped to it.
-      const chunk = Buffer.from(this.cipher.update(ZEROS));
+      const chunk = Buffer.from(this.cipher.update(this.zeros));
       if (BIG_ENDIAN_HOST) chunk.swap32();
       this.words = new Uint32Array(chunk.buffer, chunk.byteOffset, chunk.length / 4);
       this.at = 0;
