@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { CURRENT_RELEASE } from "@outcomes/core";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import postgres from "postgres";
 
@@ -43,6 +44,11 @@ const LOCK_ATTEMPTS = 30;
  *
  * The bookkeeping is drizzle's own (`drizzle.__drizzle_migrations`, by journal time), so drizzle's
  * migrator, and the previous release's, see the same state.
+ *
+ * A fresh install (no migration applied before this run) has no earlier release that could run
+ * beside this one: its rollout is recorded as finished, so every feature is on from the first start
+ * (`npm start`, `docker compose up` on an empty database). A database an earlier release migrated
+ * waits for `release finish` (docs/upgrades.md).
  */
 export async function migrateDatabase(url: string): Promise<void> {
   await ensureDatabase(url);
@@ -58,6 +64,9 @@ export async function migrateDatabase(url: string): Promise<void> {
     for (const migration of readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER })) {
       if (migration.folderMillis <= appliedUntil) continue;
       await withLockRetries(() => apply(sql, migration));
+    }
+    if (!last) {
+      await sql`insert into release_rollouts (release) values (${CURRENT_RELEASE}) on conflict do nothing`;
     }
   } finally {
     await sql.end();

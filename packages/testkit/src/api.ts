@@ -4,7 +4,7 @@ import { buildApi } from "@outcomes/api/build-api";
 import type { AppDeps } from "@outcomes/api/context";
 import { answerHttpParserErrors } from "@outcomes/api/http-parser-errors";
 import { CURRENT_RELEASE, type Environment, generateApiKey, newId } from "@outcomes/core";
-import { apiKeys, finishRollout, games, partners } from "@outcomes/db";
+import { apiKeys, finishRollout, games, partners, releaseRollouts } from "@outcomes/db";
 import type { GameOwner } from "@outcomes/queue";
 import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
 import { eq } from "drizzle-orm";
@@ -68,7 +68,15 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     RATE_LIMIT_SPINS_PER_SECOND: "10000",
     ...env,
   });
-  if (!options.shareWith && options.rollout !== "running") await finishRollout(database.db, CURRENT_RELEASE);
+  if (!options.shareWith) {
+    // Test databases copy a template migrated fresh, so finished (see migrateDatabase); "running"
+    // is a database an earlier release migrated, whose rollout has not finished.
+    if (options.rollout === "running") {
+      await database.db.delete(releaseRollouts).where(eq(releaseRollouts.release, CURRENT_RELEASE));
+    } else {
+      await finishRollout(database.db, CURRENT_RELEASE);
+    }
+  }
   const logger = options.logger ?? createLogger(serviceEnv.LOG_LEVEL, "api-test");
   // The owner runs on the test database's client, shared with its fixtures; a second instance
   // opens a pool of its own, as a second process would.
