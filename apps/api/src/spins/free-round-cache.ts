@@ -1,5 +1,5 @@
-import { couldBeId, type Environment } from "@outcomes/core";
-import { type Database, findFreeRoundGrant } from "@outcomes/db";
+import type { Environment } from "@outcomes/core";
+import { type Database, lookUpFreeRoundGrant } from "@outcomes/db";
 import { setBounded } from "../bounded-map.js";
 
 /** What a spin needs to know about the grant whose round it uses: the parts of a grant that never change. */
@@ -24,8 +24,6 @@ export class FreeRoundCache {
   constructor(private readonly db: Database) {}
 
   get(grantId: string): Promise<FreeRoundTerms | null> {
-    // Text no id of ours has names nothing stored (and U+0000 must not reach Postgres).
-    if (!couldBeId(grantId)) return Promise.resolve(null);
     const cached = this.entries.get(grantId);
     if (cached) return cached;
     const terms = this.load(grantId);
@@ -40,7 +38,8 @@ export class FreeRoundCache {
   }
 
   private async load(grantId: string): Promise<FreeRoundTerms | null> {
-    const grant = await findFreeRoundGrant(this.db, grantId);
+    // Text no id of ours is answered without a query (lookUpFreeRoundGrant).
+    const grant = await lookUpFreeRoundGrant(this.db, grantId);
     if (!grant) return null;
     const { id, partnerId, environment, gameId, wagerMicros } = grant;
     return { id, partnerId, environment, gameId, wagerMicros };

@@ -1,17 +1,8 @@
-import type { Environment } from "@outcomes/core";
-import { type Database, findGameSpinSettings } from "@outcomes/db";
+import { type Database, findGameSpinSettings, type GameSpinSettings } from "@outcomes/db";
 import { setBounded } from "../bounded-map.js";
 
-/** What a spin needs to know about its game. */
-export interface GameRules {
-  id: number;
-  partnerId: string;
-  environment: Environment;
-  /** Forced sandbox spins draw from it. */
-  parSheetId: string;
-  isActive: boolean;
-  minWagerMicros: number | null;
-  maxWagerMicros: number;
+/** What a spin needs to know about its game: its settings, the large-win threshold always set. */
+export interface GameRules extends Omit<GameSpinSettings, "largeWinThresholdMicros"> {
   /** The game's own threshold, or the deployment's default when it sets none. */
   largeWinThresholdMicros: number;
 }

@@ -110,11 +110,11 @@ export class SpinService {
     const key = idempotencyKey === undefined ? undefined : keyedRequest(partner, request, idempotencyKey);
     // A keyed replay ignores the game (the first result stands even if the game changed since).
     const game = await this.lookUpGame(request.gameId);
-    const rules = (game: GameRules | null) => this.applyRules(partner, request, game, freeRound);
-    if (!key) rules(game);
+    const rules = () => this.applyRules(partner, request, game, freeRound);
+    if (!key) rules();
     for (let skipped = 0; ; skipped++) {
       try {
-        return await this.attempt({ request, game, rules, source, key });
+        return await this.attempt({ request, rules, source, key });
       } catch (error) {
         if (!(error instanceof UnusableOutcomeError)) throw error;
         if (skipped === MAX_UNUSABLE_SKIPPED) {
@@ -129,8 +129,8 @@ export class SpinService {
   /** One outcome's try: validate, source, plan, commit, after-commit; UnusableOutcomeError for the next outcome. */
   private async attempt(spin: {
     request: SpinRequest;
-    game: GameRules | null;
-    rules: (game: GameRules | null) => SpinContext;
+    /** The game's rules applied to the request (for a keyed spin, once its key's record is known to be absent). */
+    rules: () => SpinContext;
     source: OutcomeSource;
     key: IdempotentRequest | undefined;
   }): Promise<SpinReply | null> {
@@ -139,7 +139,7 @@ export class SpinService {
     let plan: SpinPlan | undefined;
     try {
       const committed = await committer.commit(async (client) => {
-        const context = spin.rules(spin.game);
+        const context = spin.rules();
         const sourced = await spin.source(context.game, client);
         if (sourced === null) return null;
         if ("taken" in sourced) taken = sourced.taken;

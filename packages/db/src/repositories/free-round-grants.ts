@@ -47,12 +47,6 @@ const withStatus = { ...getTableColumns(freeRoundGrants), status };
 const ownedBy = (owner: FreeRoundGrantOwner) =>
   and(eq(freeRoundGrants.partnerId, owner.partnerId), eq(freeRoundGrants.environment, owner.environment));
 
-/** A grant by its id, whoever owns it (callers check the owner). */
-export async function findFreeRoundGrant(db: Executor, grantId: string): Promise<FreeRoundGrantRecord | null> {
-  const [row] = await db.select().from(freeRoundGrants).where(eq(freeRoundGrants.id, grantId));
-  return row ?? null;
-}
-
 /** Sent with `Idempotency-Key`: the key, the request's hash, and the answer its record stores. */
 export interface GrantKey {
   scope: IdempotencyScope;

@@ -157,6 +157,21 @@ function safeInteger(value: bigint): number {
   return Number(value);
 }
 
+/** One partner's rows of a table in [range.from, range.to) by `at`: every sum below reads one such index range. */
+function ownedWithin(
+  table: { partnerId: AnyColumn; environment: AnyColumn },
+  at: AnyColumn,
+  key: ReportKey,
+  range: TimeRange,
+) {
+  return and(
+    eq(table.partnerId, key.partnerId),
+    eq(table.environment, key.environment),
+    sql`${at} >= ${range.from.toISOString()}::timestamptz`,
+    sql`${at} < ${range.to.toISOString()}::timestamptz`,
+  );
+}
+
 /** A per-game row of every figure (as exact text), `'0'` for the figures a sum does not give, so the sums union. */
 function perGame(gameId: AnyColumn, figures: Partial<Record<Figure, SQL<string>>>) {
   return {
@@ -179,14 +194,7 @@ export function spinTotalsByGame(executor: Executor, key: ReportKey, range: Time
       }),
     )
     .from(spins)
-    .where(
-      and(
-        eq(spins.partnerId, key.partnerId),
-        eq(spins.environment, key.environment),
-        sql`${spins.createdAt} >= ${range.from.toISOString()}::timestamptz`,
-        sql`${spins.createdAt} < ${range.to.toISOString()}::timestamptz`,
-      ),
-    )
+    .where(ownedWithin(spins, spins.createdAt, key, range))
     .groupBy(spins.gameId);
 }
 
@@ -201,14 +209,7 @@ function voidTotalsByGame(executor: Executor, key: ReportKey, range: TimeRange) 
       }),
     )
     .from(spinVoids)
-    .where(
-      and(
-        eq(spinVoids.partnerId, key.partnerId),
-        eq(spinVoids.environment, key.environment),
-        sql`${spinVoids.voidedAt} >= ${range.from.toISOString()}::timestamptz`,
-        sql`${spinVoids.voidedAt} < ${range.to.toISOString()}::timestamptz`,
-      ),
-    )
+    .where(ownedWithin(spinVoids, spinVoids.voidedAt, key, range))
     .groupBy(spinVoids.gameId);
 }
 
@@ -227,14 +228,7 @@ function freeRoundTotalsByGame(executor: Executor, key: ReportKey, range: TimeRa
       }),
     )
     .from(freeRoundSpins)
-    .where(
-      and(
-        eq(freeRoundSpins.partnerId, key.partnerId),
-        eq(freeRoundSpins.environment, key.environment),
-        sql`${freeRoundSpins.createdAt} >= ${range.from.toISOString()}::timestamptz`,
-        sql`${freeRoundSpins.createdAt} < ${range.to.toISOString()}::timestamptz`,
-      ),
-    )
+    .where(ownedWithin(freeRoundSpins, freeRoundSpins.createdAt, key, range))
     .groupBy(freeRoundSpins.gameId);
 }
 
@@ -253,13 +247,6 @@ function rollupTotalsByGame(executor: Executor, key: ReportKey, range: TimeRange
       freeRoundWagerMicros: sum(spinHourlyTotals.freeRoundWagerMicros),
     })
     .from(spinHourlyTotals)
-    .where(
-      and(
-        eq(spinHourlyTotals.partnerId, key.partnerId),
-        eq(spinHourlyTotals.environment, key.environment),
-        sql`${spinHourlyTotals.hour} >= ${range.from.toISOString()}::timestamptz`,
-        sql`${spinHourlyTotals.hour} < ${range.to.toISOString()}::timestamptz`,
-      ),
-    )
+    .where(ownedWithin(spinHourlyTotals, spinHourlyTotals.hour, key, range))
     .groupBy(spinHourlyTotals.gameId);
 }

@@ -161,12 +161,13 @@ export async function listPlayerSpins(
       presentation: row.presentation,
       createdAt: new Date(row.created_at),
     },
-    voided:
-      row.reason !== null && row.voided_at !== null ? { reason: row.reason, voidedAt: new Date(row.voided_at) } : null,
+    voided: voidOf(row.reason, row.voided_at === null ? null : new Date(row.voided_at)),
     freeRound: freeRoundOf(row.grant_id, row.rounds_left),
   }));
 }
 
+const voidOf = (reason: string | null, voidedAt: Date | null): SpinVoidFacts | null =>
+  reason !== null && voidedAt !== null ? { reason, voidedAt } : null;
 const freeRoundOf = (grantId: string | null, roundsLeft: number | null): FreeRoundFacts | null =>
   grantId !== null && roundsLeft !== null ? { freeRoundsId: grantId, roundsLeft } : null;
 
@@ -177,7 +178,7 @@ export function withVoidAndFreeRound<
   const { reason, voidedAt, grantId, roundsLeft, ...rest } = row;
   return {
     ...rest,
-    voided: reason !== null && voidedAt !== null ? { reason, voidedAt } : null,
+    voided: voidOf(reason, voidedAt),
     freeRound: freeRoundOf(grantId, roundsLeft),
   };
 }
