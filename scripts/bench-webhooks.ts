@@ -24,7 +24,7 @@ import { loadAverage, processCpuMs } from "./bench/cpu.js";
 import { productionNodeArgs } from "./bench/processes.js";
 
 /**
- * `npx tsx scripts/bench-webhooks.ts [--events 20000 --webhooks 1 --delay-ms 0]`
+ * `npx tsx scripts/bench-webhooks.ts [--events 20000 --webhooks 1 --delay-ms 0 --worker-bundle <main.js>]`
  *
  * How many deliveries per second one `webhooks` worker process sustains against a local receiver.
  * Seeds a throwaway database (`outcomes_bench_webhooks_<run id>`) with a backlog of undispatched outbox
@@ -41,6 +41,8 @@ const { values: args } = parseArgs({
     "delay-ms": { type: "string", default: "0" },
     /** Writes a V8 CPU profile of the worker process to bench-results/. */
     profile: { type: "boolean", default: false },
+    /** Runs this worker bundle instead of building this tree's (an A/B against another commit's build). */
+    "worker-bundle": { type: "string" },
   },
 });
 const eventCount = Number(args.events);
@@ -126,8 +128,12 @@ async function seed(db: ReturnType<typeof createDatabase>["db"], url: string) {
 async function startWorker(): Promise<{ child: ChildProcess; startedAt: number }> {
   const profile = args.profile ? ["--cpu-prof", "--cpu-prof-dir", "bench-results"] : [];
   // The worker exactly as `npm run start:worker` runs it in production: the bundle on plain node.
-  execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
-  const child = spawn(process.execPath, [...profile, ...productionNodeArgs("start:worker"), "--role", "webhooks"], {
+  const bundle = args["worker-bundle"];
+  if (!bundle) execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
+  const worker = bundle
+    ? [...productionNodeArgs("start:worker").slice(0, -1), bundle]
+    : productionNodeArgs("start:worker");
+  const child = spawn(process.execPath, [...profile, ...worker, "--role", "webhooks"], {
     env: {
       ...process.env,
       DATABASE_URL: benchUrl,

@@ -50,7 +50,7 @@ describe("queue dashboard at /admin/queues", () => {
     const response = await api.request("/admin/queues/api/queues", { admin: true });
     expect(response.status).toBe(200);
     const names = (response.body.queues as Array<{ name: string }>).map((queue) => queue.name).sort();
-    expect(names).toEqual(["blocks", "key-expiry", "settlements", "webhook-recovery", "webhooks"]);
+    expect(names).toEqual(["blocks", "key-expiry", "settlements", "webhook-batches", "webhook-recovery", "webhooks"]);
   });
 
   it("retries a failed job from the board", async () => {
@@ -88,7 +88,7 @@ describe("queue dashboard in a browser without internet", () => {
     try {
       await page.goto(`${api.baseUrl}/admin/queues`, { waitUntil: "networkidle" });
       await page.getByText("Outcome service queues").first().waitFor();
-      for (const queue of ["blocks", "key-expiry", "settlements", "webhook-recovery", "webhooks"]) {
+      for (const queue of ["blocks", "key-expiry", "settlements", "webhook-batches", "webhook-recovery", "webhooks"]) {
         await page.getByText(queue, { exact: true }).first().waitFor();
       }
       expect(external).toEqual([]);

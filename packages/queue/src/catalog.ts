@@ -6,8 +6,18 @@ import { z } from "zod";
  * Every BullMQ queue and job of the service: name → payload schema + default job options.
  * Producers and workers both go through this table, so a job's shape is checked at both ends.
  */
-export const QUEUE_NAMES = ["blocks", "webhooks", "webhook-recovery", "settlements", "key-expiry"] as const;
+export const QUEUE_NAMES = [
+  "blocks",
+  "webhooks",
+  "webhook-batches",
+  "webhook-recovery",
+  "settlements",
+  "key-expiry",
+] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
+
+/** Fan-out's deliveries per `webhook.deliver-batch` job (their first attempts). */
+export const DELIVERIES_PER_BATCH = 100;
 
 const removeOld = { removeOnComplete: { age: 24 * 3600, count: 1000 }, removeOnFail: { age: 7 * 24 * 3600 } };
 
@@ -35,6 +45,15 @@ export const JOBS = {
     // The waits between the attempts are WEBHOOK_RETRY_DELAYS_MS, applied by the webhooks
     // worker's custom backoff strategy (so a changed schedule needs no re-enqueue).
     options: { attempts: WEBHOOK_MAX_ATTEMPTS, backoff: { type: "webhook-schedule" }, ...removeOld },
+  },
+  // The first attempts of up to DELIVERIES_PER_BATCH deliveries fan-out made (job id: their
+  // `batch_id`): one job, not one per delivery. A delivery that fails is handed to a
+  // `webhook.deliver` job of its own for its retries. A queue of its own, like recover's.
+  "webhook.deliver-batch": {
+    queue: "webhook-batches",
+    payload: z.object({ deliveryIds: z.array(z.string()).min(1).max(DELIVERIES_PER_BATCH) }),
+    // A re-run claims only deliveries still without an attempt, so none is sent twice by it.
+    options: { attempts: 5, backoff: { type: "exponential", delay: 1000 }, ...removeOld },
   },
   // A partner's recover, run by the webhooks role a chunk per transaction from its Postgres record
   // (webhook_recoveries), which it resumes from after a crash. A queue of its own: the previous

@@ -38,6 +38,33 @@ export async function enqueueDeliveries(producers: Producers, deliveryIds: strin
 }
 
 /**
+ * Queues fan-out's batches, one `webhook.deliver-batch` job each; the job id is the batch id, so
+ * queueing a batch twice runs it once.
+ */
+export async function enqueueDeliveryBatches(
+  producers: Producers,
+  batches: ReadonlyArray<{ batchId: string; deliveryIds: string[] }>,
+): Promise<void> {
+  if (batches.length === 0) return;
+  const job = JOBS["webhook.deliver-batch"];
+  await producers.queues[job.queue].addBulk(
+    batches.map(({ batchId, deliveryIds }) => ({
+      name: "webhook.deliver-batch",
+      data: job.payload.parse({ deliveryIds }),
+      opts: { ...job.options, jobId: batchId },
+    })),
+  );
+}
+
+/**
+ * Queues the retries of a delivery whose first attempt a batch made: its own `webhook.deliver`
+ * job (job id the delivery id), run after `delayMs`.
+ */
+export async function enqueueDeliveryRetry(producers: Producers, deliveryId: string, delayMs: number): Promise<void> {
+  await producers.add("webhook.deliver", { deliveryId }, { jobId: deliveryId, delay: delayMs });
+}
+
+/**
  * Queues the `webhook.recover` job of a recovery recorded in Postgres. The job id is the recovery
  * id, so the request and the reconciler queueing it both make one job.
  */

@@ -65,12 +65,18 @@ class Grouped<In, Out> {
 /** The two statements of every delivery attempt, grouped across the attempts in flight (see Grouped). */
 export class AttemptStatements {
   private readonly claims: Grouped<string, ClaimedAttempt | undefined>;
+  private readonly firstClaims: Grouped<string, ClaimedAttempt | undefined>;
   private readonly successes: Grouped<{ id: string; status: number; at: Date }, undefined>;
 
   constructor(sql: SqlPool) {
     this.claims = new Grouped(
       (id) => id,
       (ids) => claimDeliveryAttempts(sql, ids),
+      undefined,
+    );
+    this.firstClaims = new Grouped(
+      (id) => id,
+      (ids) => claimDeliveryAttempts(sql, ids, true),
       undefined,
     );
     this.successes = new Grouped(
@@ -90,6 +96,11 @@ export class AttemptStatements {
    */
   claim(deliveryId: string): Promise<ClaimedAttempt | undefined> {
     return this.claims.call(deliveryId);
+  }
+
+  /** The same for a batch's delivery, only while it has had no attempt (see `claimDeliveryAttempts`). */
+  claimFirst(deliveryId: string): Promise<ClaimedAttempt | undefined> {
+    return this.firstClaims.call(deliveryId);
   }
 
   /** `succeeded`, with the receiver's status, unless the delivery was closed meanwhile. */

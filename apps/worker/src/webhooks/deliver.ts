@@ -7,10 +7,11 @@ import {
   sqlClientOf,
   whyNotClaimed,
 } from "@outcomes/db";
-import type { JobPayload } from "@outcomes/queue";
+import { enqueueDeliveryRetry, type JobPayload, type Producers } from "@outcomes/queue";
 import { countWebhookAttempt, type Logger } from "@outcomes/runtime";
 import { signatureHeaders } from "@outcomes/sdk";
-import { UnrecoverableError } from "bullmq";
+import { type Job, UnrecoverableError } from "bullmq";
+import pLimit from "p-limit";
 import { AttemptStatements } from "./attempt-statements.js";
 import { AttemptFailedError, retryDelayMs } from "./backoff.js";
 import { describeFailure, type WebhookHttpClient } from "./http-client.js";
@@ -53,42 +54,107 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
   }
 }
 
+/** An attempt's end: delivered, or failed with the time of the next attempt (null after the last). */
+type AttemptEnd = { ok: true; status: number } | { ok: false; error: string; retryAt: Date | null; stillOpen: boolean };
+
+/** Sends a claimed attempt and records how it went: `succeeded`, or `retrying` / `failed`. */
+async function attempt(
+  deps: DeliverDeps,
+  statements: AttemptStatements,
+  deliveryId: string,
+  claim: ClaimedAttempt,
+): Promise<AttemptEnd> {
+  const outcome = await send(deps, deliveryId, claim);
+  const now = new Date();
+  if (outcome.ok) {
+    await statements.succeeded(deliveryId, outcome.status, now);
+    countWebhookAttempt("succeeded", claim.attempt);
+    return outcome;
+  }
+  const last = claim.attempt >= claim.maxAttempts;
+  const retryAt = last ? null : new Date(now.getTime() + retryDelayMs(deps.delaysMs, claim.attempt));
+  const stillOpen = await recordFailedAttempt(deps.db, deliveryId, {
+    status: outcome.status ?? null,
+    error: outcome.error,
+    at: now,
+    nextAttemptAt: retryAt,
+  });
+  deps.logger.info({ deliveryId, attempt: claim.attempt, status: outcome.status, last }, "webhook attempt failed");
+  countWebhookAttempt(last ? "failed" : "retrying", claim.attempt);
+  return { ok: false, error: outcome.error, retryAt, stillOpen };
+}
+
+/** Why a delivery could not be claimed; one that can go no further is closed as failed. */
+async function unclaimed(deps: DeliverDeps, deliveryId: string) {
+  const why = await whyNotClaimed(deps.db, deliveryId);
+  if ("stop" in why) await closeDeliveryAsFailed(deps.db, deliveryId, why.stop);
+  return why;
+}
 /**
- * The `webhook.deliver` job. 2xx: `succeeded`. Otherwise `retrying` with `nextAttemptAt`, and
- * BullMQ waits the scheduled delay (AttemptFailedError); after the last attempt `failed` and
- * UnrecoverableError. A webhook deleted or deactivated meanwhile gets nothing more.
+ * The two jobs that make attempts. They share the process's `inFlight` sends (the role's
+ * `concurrency`) and the statements of the attempts in flight (claims and successes grouped;
+ * failures, rare, written one by one).
+ *
+ * `webhook.deliver`: one attempt of one delivery. 2xx: `succeeded`. Otherwise `retrying` with
+ * `nextAttemptAt`, and BullMQ waits the scheduled delay (AttemptFailedError); after the last attempt
+ * `failed` and UnrecoverableError. A webhook deleted or deactivated meanwhile gets nothing more.
+ *
+ * `webhook.deliver-batch`: the first attempts of fan-out's deliveries. A delivery that fails gets a `webhook.deliver` job of its own, delayed to its
+ * next attempt, for the rest of its schedule; if queueing it fails, the reconciler queues it.
  */
-export function deliverProcessor(deps: DeliverDeps) {
-  // Claims and successes of the deliveries in flight share their statements (the common path);
-  // failures, rare, are written one by one.
+export function deliverProcessors(deps: DeliverDeps & { producers: Producers; inFlight: number }) {
   const statements = new AttemptStatements(sqlClientOf(deps.db));
-  return async ({ deliveryId }: JobPayload<"webhook.deliver">) => {
-    const claim = await statements.claim(deliveryId);
-    if (!claim) {
-      const why = await whyNotClaimed(deps.db, deliveryId);
-      if ("finished" in why) return { skipped: "already finished" };
-      await closeDeliveryAsFailed(deps.db, deliveryId, why.stop);
-      throw new UnrecoverableError(why.stop);
-    }
-    const outcome = await send(deps, deliveryId, claim);
-    const now = new Date();
-    if (outcome.ok) {
-      await statements.succeeded(deliveryId, outcome.status, now);
-      countWebhookAttempt("succeeded", claim.attempt);
-      return { status: outcome.status, attempt: claim.attempt };
-    }
-    const last = claim.attempt >= claim.maxAttempts;
-    const nextAttemptAt = last ? null : new Date(now.getTime() + retryDelayMs(deps.delaysMs, claim.attempt));
-    const stillOpen = await recordFailedAttempt(deps.db, deliveryId, {
-      status: outcome.status ?? null,
-      error: outcome.error,
-      at: now,
-      nextAttemptAt,
+  const sending = pLimit(deps.inFlight);
+
+  const deliver = ({ deliveryId }: JobPayload<"webhook.deliver">) =>
+    sending(async () => {
+      const claim = await statements.claim(deliveryId);
+      if (!claim) {
+        const why = await unclaimed(deps, deliveryId);
+        if ("stop" in why) throw new UnrecoverableError(why.stop);
+        return { skipped: "finished" in why ? "already finished" : "claimed by another job" };
+      }
+      const end = await attempt(deps, statements, deliveryId, claim);
+      if (end.ok) return { status: end.status, attempt: claim.attempt };
+      // Closed meanwhile (the webhook was deleted): no retry either.
+      if (!end.retryAt || !end.stillOpen) throw new UnrecoverableError(end.error);
+      throw new AttemptFailedError(claim.attempt, end.error);
     });
-    deps.logger.info({ deliveryId, attempt: claim.attempt, status: outcome.status, last }, "webhook attempt failed");
-    countWebhookAttempt(last ? "failed" : "retrying", claim.attempt);
-    // Closed meanwhile (the webhook was deleted): no retry either.
-    if (last || !stillOpen) throw new UnrecoverableError(outcome.error);
-    throw new AttemptFailedError(claim.attempt, outcome.error);
+
+  const deliverBatch = async ({ deliveryIds }: JobPayload<"webhook.deliver-batch">, job: Job) => {
+    const tally = { succeeded: 0, retrying: 0, failed: 0, skipped: 0 };
+    const handOver = (deliveryId: string, at: Date | null) =>
+      enqueueDeliveryRetry(deps.producers, deliveryId, Math.max(0, (at?.getTime() ?? 0) - Date.now())).catch(
+        (error: unknown) => deps.logger.warn({ err: error, deliveryId }, "retry job not queued; the reconciler will"),
+      );
+    await Promise.all(
+      deliveryIds.map((deliveryId) =>
+        sending(async () => {
+          // Claimed as its send begins (the secrets read then), only while it has had no attempt:
+          // a re-run of the job after a crash sends none of those the dead run claimed.
+          const claim = await statements.claimFirst(deliveryId);
+          if (!claim) {
+            const why = await unclaimed(deps, deliveryId);
+            // Claimed by this job's run that died (its attempt counts: the receiver may have seen it),
+            // or failed there: a job of its own takes it on, at its next attempt's time. A job it
+            // already has keeps its id, so queueing again changes nothing.
+            if ("taken" in why) await handOver(deliveryId, why.nextAttemptAt);
+            tally["stop" in why ? "failed" : "skipped"] += 1;
+            return;
+          }
+          const end = await attempt(deps, statements, deliveryId, claim);
+          if (end.ok) tally.succeeded += 1;
+          else if (!end.retryAt || !end.stillOpen) tally.failed += 1;
+          else {
+            tally.retrying += 1;
+            await handOver(deliveryId, end.retryAt);
+          }
+        }),
+      ),
+    );
+    await job.updateProgress(tally).catch(() => {});
+    return tally;
   };
+
+  return { deliver, deliverBatch };
 }

@@ -1,10 +1,16 @@
 import type { HostResolver } from "@outcomes/core";
-import { createDatabase, DISPATCH_BATCH_SIZE, dispatchEvents, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
-import { enqueueDeliveries } from "@outcomes/queue";
+import {
+  createDatabase,
+  DISPATCH_BATCH_SIZE,
+  dispatchEvents,
+  RolloutSwitch,
+  WORKER_CONNECTION_LIMITS,
+} from "@outcomes/db";
+import { DELIVERIES_PER_BATCH, enqueueDeliveries, enqueueDeliveryBatches } from "@outcomes/queue";
 import type { RoleStarter, WorkerContext } from "../context.js";
 import { startQueueWorker } from "../queue-worker.js";
 import { webhookBackoffStrategy } from "./backoff.js";
-import { deliverProcessor } from "./deliver.js";
+import { deliverProcessors } from "./deliver.js";
 import { createWebhookHttpClient } from "./http-client.js";
 import { startLoop } from "./loop.js";
 import { reconcileDeliveries, reconcileRecoveries } from "./reconcile.js";
@@ -13,8 +19,10 @@ import { recoverProcessor } from "./recover.js";
 export interface WebhooksRoleOptions {
   /** DNS for webhook hosts (tests inject one; production uses the OS resolver). */
   resolve?: HostResolver;
-  /** Deliveries in flight per process; they wait on the network, not the CPU. */
+  /** Deliveries in flight per process, of each kind of job; they wait on the network, not the CPU. */
   concurrency?: number;
+  /** `webhook.deliver-batch` jobs run at once by this process (their sends share `concurrency`). */
+  batchConcurrency?: number;
   /** Postgres connections of the role's own pool (two short statements per attempt). */
   databasePoolSize?: number;
   /** How often the outbox is polled when nobody calls `notifyEvents`. */
@@ -35,6 +43,8 @@ export interface WebhooksRoleOptions {
 
 const DEFAULTS = {
   concurrency: 64,
+  // Two batches' claims and sends overlap: one waits on Postgres while the other sends.
+  batchConcurrency: 4,
   databasePoolSize: 16,
   pollIntervalMs: 300,
   reconcileIntervalMs: 60_000,
@@ -48,10 +58,18 @@ const DEFAULTS = {
 } satisfies WebhooksRoleOptions;
 
 /**
+ * Fan-out's deliveries are sent in batches (one job per DELIVERIES_PER_BATCH first attempts) from
+ * release 2's rollout on; until then every delivery gets a job of its own, as release 1 sends them,
+ * so a rollback to release 1 leaves no batch job that nothing would run.
+ */
+const WEBHOOK_BATCHES_RELEASE = 2;
+
+/**
  * The `webhooks` role: fans outbox events out to deliveries (a poll loop plus `events.dispatch`
- * jobs), delivers them (`webhook.deliver` jobs, retried on WEBHOOK_RETRY_DELAYS_MS), runs partners'
- * recoveries (`webhook.recover` jobs), and re-queues any open delivery or running recovery whose
- * job went missing.
+ * jobs), makes their first attempts (`webhook.deliver-batch` jobs) and retries
+ * (`webhook.deliver` jobs, on WEBHOOK_RETRY_DELAYS_MS), runs partners' recoveries
+ * (`webhook.recover` jobs), and re-queues any open delivery or running recovery whose job went
+ * missing.
  */
 export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
   const options = { ...DEFAULTS, ...overrides };
@@ -66,18 +84,23 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
     });
     const db = database.db;
     const http = createWebhookHttpClient({ timeoutMs: env.WEBHOOK_TIMEOUT_MS, resolve: options.resolve });
-    const deliver = deliverProcessor({
+    const { deliver, deliverBatch } = deliverProcessors({
       db,
       http,
+      producers,
+      inFlight: options.concurrency,
       delaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       logger,
     });
+    const rollout = new RolloutSwitch(db);
 
     const dispatch = async (): Promise<number> => {
-      const result = await dispatchEvents(db, DISPATCH_BATCH_SIZE);
+      const batched = await rollout.finished(WEBHOOK_BATCHES_RELEASE);
+      const result = await dispatchEvents(db, DISPATCH_BATCH_SIZE, batched ? DELIVERIES_PER_BATCH : undefined);
       // After the commit: a crash right here leaves open rows, which the reconciler re-queues.
-      await enqueueDeliveries(producers, result.deliveryIds);
+      if (batched) await enqueueDeliveryBatches(producers, result.batches);
+      else await enqueueDeliveries(producers, result.deliveryIds);
       return result.events;
     };
 
@@ -99,6 +122,18 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
         // A delivery whose worker died is taken over; the attempt count in Postgres stays true.
         maxStalledCount: 3,
         backoffStrategy: webhookBackoffStrategy(env.WEBHOOK_RETRY_DELAYS_MS),
+      },
+    );
+
+    const batchWorker = startQueueWorker(
+      "webhook-batches",
+      { "webhook.deliver-batch": deliverBatch },
+      {
+        ...ctx,
+        concurrency: options.batchConcurrency,
+        lockDurationMs: options.lockDurationMs,
+        stalledIntervalMs: options.stalledIntervalMs,
+        maxStalledCount: 3,
       },
     );
 
@@ -146,7 +181,7 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
     return {
       close: async () => {
         await Promise.all([poller.stop(), reconciler.stop()]);
-        await Promise.all([worker.close(), recoveryWorker.close()]);
+        await Promise.all([worker.close(), batchWorker.close(), recoveryWorker.close()]);
         await http.close();
         await database.close();
       },

@@ -1,4 +1,4 @@
-import { type Database, overdueDeliveryIds, runningRecoveries, tryLockedTransaction } from "@outcomes/db";
+import { type Database, overdueDeliveries, runningRecoveries, tryLockedTransaction } from "@outcomes/db";
 import { enqueueDeliveries, enqueueRecovery, type Producers } from "@outcomes/queue";
 import type { Queue } from "bullmq";
 
@@ -26,10 +26,12 @@ async function lostJobs(queue: Queue, ids: string[]): Promise<string[]> {
 }
 
 /**
- * Postgres is the record; a BullMQ job is how an open delivery gets its next attempt. This finds
- * open deliveries overdue by more than `graceMs` whose job is gone (Redis lost, a crash between
- * commit and enqueue) or finished without closing the row (a job that stalled past BullMQ's limit)
- * and queues them again under the same job id. Returns how many it queued again.
+ * Postgres is the record; a BullMQ job is how an open delivery gets its next attempt: its batch's
+ * job while it has had no attempt, else a job of its own. This finds open deliveries overdue by
+ * more than `graceMs` whose job is gone (Redis lost, a crash between commit and enqueue) or
+ * finished without closing the row (a job that stalled past BullMQ's limit) and queues a job of
+ * their own, the delivery id its job id. A batch still waiting in a backlog keeps its deliveries:
+ * queueing them again would send them twice. Returns how many it queued.
  */
 export async function reconcileDeliveries(
   db: Database,
@@ -37,8 +39,18 @@ export async function reconcileDeliveries(
   options: { graceMs: number; limit?: number },
 ): Promise<number> {
   const requeued = await tryLockedTransaction(db, RECONCILE_LOCK_KEY, async (tx) => {
-    const overdue = await overdueDeliveryIds(tx, new Date(Date.now() - options.graceMs), options.limit ?? 500);
-    const lost = await lostJobs(producers.queues.webhooks, overdue);
+    const overdue = await overdueDeliveries(tx, new Date(Date.now() - options.graceMs), options.limit ?? 500);
+    const batchOf = (delivery: (typeof overdue)[number]) => (delivery.attempts === 0 ? delivery.batchId : null);
+    const batchIds = [...new Set(overdue.map(batchOf).filter((id) => id !== null))];
+    const lostBatches = new Set(await lostJobs(producers.queues["webhook-batches"], batchIds));
+    const unsent = overdue.filter((delivery) => {
+      const batchId = batchOf(delivery);
+      return batchId === null || lostBatches.has(batchId);
+    });
+    const lost = await lostJobs(
+      producers.queues.webhooks,
+      unsent.map((delivery) => delivery.id),
+    );
     await enqueueDeliveries(producers, lost);
     return lost.length;
   });

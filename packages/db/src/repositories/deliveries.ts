@@ -26,6 +26,8 @@ export interface FanOutDelivery {
   eventCreatedAt: string;
   eventType: string;
   body: string;
+  /** The `webhook.deliver-batch` job that makes its first attempt, or null for a job of its own. */
+  batchId: string | null;
 }
 
 /**
@@ -34,20 +36,24 @@ export interface FanOutDelivery {
  */
 const INSERT_DELIVERIES = `
   insert into webhook_deliveries
-    (id, webhook_id, event_id, event_created_at, event_type, body, max_attempts, next_attempt_at)
-  select id, webhook_id, event_id, event_created_at, event_type, body, $7, $8
-  from unnest($1::text[], $2::text[], $3::text[], $4::text[]::timestamptz[], $5::text[], $6::text[])
-    as x(id, webhook_id, event_id, event_created_at, event_type, body)
+    (id, webhook_id, event_id, event_created_at, event_type, body, batch_id, max_attempts, next_attempt_at)
+  select id, webhook_id, event_id, event_created_at, event_type, body, batch_id, $8, $9
+  from unnest($1::text[], $2::text[], $3::text[], $4::text[]::timestamptz[], $5::text[], $6::text[], $7::text[])
+    as x(id, webhook_id, event_id, event_created_at, event_type, body, batch_id)
   on conflict (webhook_id, event_id) where redelivery_of is null do nothing
-  returning id`;
+  returning id, batch_id`;
 
 /**
  * Fan-out's deliveries, in one prepared statement for the whole batch (drizzle built a many-row
- * insert value by value, a quarter of the worker's CPU). Returns the ids of those made.
+ * insert value by value, a quarter of the worker's CPU). Returns those made, with their batch.
  */
-export async function insertDeliveries(tx: SqlClient, rows: FanOutDelivery[], now: Date): Promise<string[]> {
+export async function insertDeliveries(
+  tx: SqlClient,
+  rows: FanOutDelivery[],
+  now: Date,
+): Promise<Array<{ id: string; batchId: string | null }>> {
   const column = (name: keyof FanOutDelivery) => rows.map((row) => row[name]);
-  const inserted = await tx.unsafe<{ id: string }[]>(
+  const inserted = await tx.unsafe<{ id: string; batch_id: string | null }[]>(
     INSERT_DELIVERIES,
     [
       column("id"),
@@ -56,12 +62,13 @@ export async function insertDeliveries(tx: SqlClient, rows: FanOutDelivery[], no
       column("eventCreatedAt"),
       column("eventType"),
       column("body"),
+      column("batchId"),
       WEBHOOK_MAX_ATTEMPTS,
       now.toISOString(),
     ],
     { prepare: true },
   );
-  return inserted.map((row) => row.id);
+  return inserted.map((row) => ({ id: row.id, batchId: row.batch_id }));
 }
 
 /** A new delivery (new id, fresh attempts) of `original`'s event, with the very same body bytes. */
@@ -126,6 +133,7 @@ const CLAIM_ATTEMPTS = `
   from webhooks w
   where d.id = any($1::text[]) and w.id = d.webhook_id and d.status in ('pending', 'retrying')
     and d.attempts < d.max_attempts and w.is_active and w.deleted_at is null
+    and (not $2::boolean or d.attempts = 0)
   returning d.id, d.attempts, d.max_attempts, d.body, d.event_type, w.url, w.secret,
     case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret, w.environment`;
 
@@ -134,7 +142,12 @@ const CLAIM_ATTEMPTS = `
  * delivery is open and its webhook active and not deleted (see `CLAIM_ATTEMPTS`): the attempt
  * number in the header is the one recorded. Those that could not be claimed are missing.
  */
-export async function claimDeliveryAttempts(sql: SqlClient, ids: string[]): Promise<Map<string, ClaimedAttempt>> {
+export async function claimDeliveryAttempts(
+  sql: SqlClient,
+  ids: string[],
+  /** Only deliveries with no attempt yet (a batch's first attempts; a retry has a job of its own). */
+  firstOnly = false,
+): Promise<Map<string, ClaimedAttempt>> {
   const rows = await sql.unsafe<
     Array<{
       id: string;
@@ -147,7 +160,7 @@ export async function claimDeliveryAttempts(sql: SqlClient, ids: string[]): Prom
       previous_secret: string | null;
       environment: Environment;
     }>
-  >(CLAIM_ATTEMPTS, [ids], { prepare: true });
+  >(CLAIM_ATTEMPTS, [ids, firstOnly], { prepare: true });
   return new Map(
     rows.map((row) => [
       row.id,
@@ -212,11 +225,18 @@ export async function recordFailedAttempt(
   return updated.length > 0;
 }
 
-/** Why a delivery could not be claimed: already finished (a duplicate job), or it must stop now. */
-export async function whyNotClaimed(db: Database, deliveryId: string): Promise<{ finished: true } | { stop: string }> {
+/**
+ * Why a delivery could not be claimed: already finished (a duplicate job), taken (its first attempt
+ * was claimed before: by an earlier run of its batch, or a job of its own), or it must stop now.
+ */
+export async function whyNotClaimed(
+  db: Database,
+  deliveryId: string,
+): Promise<{ finished: true } | { taken: true; nextAttemptAt: Date | null } | { stop: string }> {
   const [row] = await db
     .select({
       status: webhookDeliveries.status,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
       attempts: webhookDeliveries.attempts,
       maxAttempts: webhookDeliveries.maxAttempts,
       isActive: webhooks.isActive,
@@ -229,6 +249,7 @@ export async function whyNotClaimed(db: Database, deliveryId: string): Promise<{
   if (row.status === "succeeded" || row.status === "failed") return { finished: true };
   if (row.deletedAt) return { stop: WEBHOOK_DELETED_ERROR };
   if (!row.isActive) return { stop: "Webhook is inactive; no further attempts are made" };
+  if (row.attempts < row.maxAttempts) return { taken: true, nextAttemptAt: row.nextAttemptAt };
   return { stop: `All ${row.maxAttempts} attempts were made` };
 }
 
@@ -248,13 +269,19 @@ export async function closeOpenDeliveriesOfWebhook(tx: Transaction, webhookId: s
     .where(and(eq(webhookDeliveries.webhookId, webhookId), open));
 }
 
+/** An open delivery the reconciler checks: its batch job is looked for while it has had no attempt. */
+export interface OverdueDelivery {
+  id: string;
+  attempts: number;
+  batchId: string | null;
+}
+
 /** Open deliveries whose next attempt was due before `before`, most overdue first: the reconciler checks their jobs. */
-export async function overdueDeliveryIds(db: Executor, before: Date, limit: number): Promise<string[]> {
-  const rows = await db
-    .select({ id: webhookDeliveries.id })
+export async function overdueDeliveries(db: Executor, before: Date, limit: number): Promise<OverdueDelivery[]> {
+  return db
+    .select({ id: webhookDeliveries.id, attempts: webhookDeliveries.attempts, batchId: webhookDeliveries.batchId })
     .from(webhookDeliveries)
     .where(and(open, lt(webhookDeliveries.nextAttemptAt, before)))
     .orderBy(asc(webhookDeliveries.nextAttemptAt))
     .limit(limit);
-  return rows.map((row) => row.id);
 }

@@ -22,17 +22,27 @@ const MARK_DISPATCHED = `
   update events set dispatched_at = $1::timestamptz
   where id = any($2::text[]) and created_at >= $3::timestamptz`;
 
+/** What a fan-out made: the new deliveries, and the batches that make their first attempts. */
+export interface Dispatched {
+  events: number;
+  deliveryIds: string[];
+  /** Empty when the deliveries were not batched: each is then queued as a job of its own. */
+  batches: Array<{ batchId: string; deliveryIds: string[] }>;
+}
+
 /**
  * Fans a batch of outbox events out to deliveries: one per active, non-deleted webhook of the
  * event's partner and environment that subscribes to its type. Events are claimed with
  * `FOR UPDATE SKIP LOCKED`, so any number of workers dispatch side by side without waiting on or
  * repeating each other; the unique (webhook, event) index makes a re-run insert nothing twice.
- * Returns the new delivery ids, to be queued after the commit.
+ * With `deliveriesPerBatch`, every that many deliveries share a batch id (recorded on the rows),
+ * the job id of their first attempts. Returns what it made, to be queued after the commit.
  */
 export async function dispatchEvents(
   db: Database,
   batchSize = DISPATCH_BATCH_SIZE,
-): Promise<{ events: number; deliveryIds: string[] }> {
+  deliveriesPerBatch?: number,
+): Promise<Dispatched> {
   return sqlClientOf(db).begin(async (tx) => {
     const batch = await tx.unsafe<
       {
@@ -44,7 +54,7 @@ export async function dispatchEvents(
         created_at_text: string;
       }[]
     >(CLAIM_UNDISPATCHED, [batchSize], { prepare: true });
-    if (batch.length === 0) return { events: 0, deliveryIds: [] };
+    if (batch.length === 0) return { events: 0, deliveryIds: [], batches: [] };
 
     const partnerIds = [...new Set(batch.map((event) => event.partner_id))];
     const targets = await tx.unsafe<{ id: string; partner_id: string; environment: string; events: string[] }[]>(
@@ -68,12 +78,27 @@ export async function dispatchEvents(
           eventCreatedAt: event.created_at_text,
           eventType: event.type,
           body,
+          batchId: null as string | null,
         }));
     });
+    if (deliveriesPerBatch) {
+      for (let start = 0; start < rows.length; start += deliveriesPerBatch) {
+        const batchId = newId("dlb");
+        for (const row of rows.slice(start, start + deliveriesPerBatch)) row.batchId = batchId;
+      }
+    }
     const inserted = rows.length === 0 ? [] : await insertDeliveries(tx, rows, now);
     await tx.unsafe(MARK_DISPATCHED, [now.toISOString(), batch.map((event) => event.id), batch[0]!.created_at_text], {
       prepare: true,
     });
-    return { events: batch.length, deliveryIds: inserted };
+    const batches = new Map<string, string[]>();
+    for (const { id, batchId } of inserted) {
+      if (batchId) batches.set(batchId, [...(batches.get(batchId) ?? []), id]);
+    }
+    return {
+      events: batch.length,
+      deliveryIds: inserted.map((row) => row.id),
+      batches: [...batches].map(([batchId, deliveryIds]) => ({ batchId, deliveryIds })),
+    };
   });
 }

@@ -48,6 +48,12 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: at("next_attempt_at"),
     /** Set on a delivery made by redeliver, recover or an operator's replay: the one it repeats. */
     redeliveryOf: text("redelivery_of"),
+    /**
+     * The `webhook.deliver-batch` job that makes this delivery's first attempt (fan-out's deliveries
+     * since release 2's rollout finished); null for a delivery queued as a `webhook.deliver` job of
+     * its own. The reconciler looks for this job before it queues one of the delivery's own.
+     */
+    batchId: text("batch_id"),
     completedAt: at("completed_at"),
     createdAt: createdAt(),
   },

@@ -1,0 +1,173 @@
+import { CURRENT_RELEASE } from "@outcomes/core";
+import { dispatchEvents, insertEvents, releaseRollouts, webhookDeliveries } from "@outcomes/db";
+import { DELIVERIES_PER_BATCH, enqueueDeliveryBatches } from "@outcomes/queue";
+import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import {
+  deliveryRow,
+  emitEvent,
+  eventually,
+  type Receiver,
+  registerWebhook,
+  startReceiver,
+  startRole,
+} from "@outcomes/testkit/workers";
+import { eq, inArray } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhooksRole } from "./index.js";
+import { reconcileDeliveries } from "./reconcile.js";
+
+let api: TestApi;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  api = await startTestApi({ WEBHOOK_RETRY_DELAYS_MS: "300,300,300,300" });
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await api?.close();
+});
+
+async function receiver(reply?: Parameters<typeof startReceiver>[0]) {
+  const started = await startReceiver(reply);
+  receivers.push(started);
+  return started;
+}
+
+/** `count` outbox events of a partner in one statement, as a burst of spins would leave them. */
+async function burst(partnerId: string, count: number) {
+  await insertEvents(
+    api.database.db,
+    Array.from({ length: count }, (_, i) => ({
+      partnerId,
+      environment: "sandbox" as const,
+      type: "spin.large_win" as const,
+      data: { spinId: `spn_burst_${i}`, payoutUsd: 1500 },
+    })),
+  );
+}
+
+const deliveriesOfWebhook = (webhookId: string) =>
+  api.database.db
+    .select({ id: webhookDeliveries.id, batchId: webhookDeliveries.batchId, attempts: webhookDeliveries.attempts })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.webhookId, webhookId));
+
+describe("first attempts in batches", () => {
+  it("sends a burst in batch jobs, each delivery once, with two workers taking them", async () => {
+    const target = await receiver();
+    const hook = await registerWebhook(api, target.url);
+    const workers = await Promise.all([1, 2].map(() => startRole(api, webhooksRole({ pollIntervalMs: 50 }))));
+    try {
+      await burst(hook.partnerId, 450);
+      await eventually(() => target.requests.length >= 450, 20_000);
+      // A late duplicate would arrive after the last first attempt: give it time to.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      await Promise.all(workers.map((worker) => worker.close()));
+    }
+    const ids = target.requests.map((request) => String(request.headers["x-service-delivery-id"]));
+    expect(ids).toHaveLength(450);
+    expect(new Set(ids).size).toBe(450);
+    expect(target.requests.every((request) => request.headers["x-service-attempt"] === "1")).toBe(true);
+
+    const rows = await deliveriesOfWebhook(hook.webhookId);
+    expect(rows).toHaveLength(450);
+    expect(rows.every((row) => row.batchId !== null && row.attempts === 1)).toBe(true);
+    const perBatch = new Map<string, number>();
+    for (const row of rows) perBatch.set(row.batchId!, (perBatch.get(row.batchId!) ?? 0) + 1);
+    expect(Math.max(...perBatch.values())).toBeLessThanOrEqual(DELIVERIES_PER_BATCH);
+    // Dispatch takes 200 events at a time: at least 3 batches of at most 100, far fewer jobs than deliveries.
+    expect(perBatch.size).toBeGreaterThanOrEqual(5);
+    expect(perBatch.size).toBeLessThan(20);
+    const batches = api.deps.producers.queues["webhook-batches"];
+    const states = await Promise.all([...perBatch.keys()].map((id) => batches.getJobState(id)));
+    expect(states.every((state) => state === "completed")).toBe(true);
+    // No delivery needed a job of its own.
+    const own = await Promise.all(ids.slice(0, 50).map((id) => api.deps.producers.queues.webhooks.getJobState(id)));
+    expect(own.every((state) => state === "unknown")).toBe(true);
+  });
+
+  it("hands a failed first attempt to a job of its own, which retries it on the schedule", async () => {
+    const failedAt = new Map<string, number>();
+    const target = await receiver((request) => {
+      const id = String(request.headers["x-service-delivery-id"]);
+      if (failedAt.has(id)) return 200;
+      failedAt.set(id, request.at);
+      return 503;
+    });
+    const hook = await registerWebhook(api, target.url);
+    const worker = await startRole(api, webhooksRole({ pollIntervalMs: 50 }));
+    try {
+      const events = await Promise.all([1, 2, 3].map(() => emitEvent(api, hook.partnerId)));
+      await eventually(() => target.requests.length === 6, 10_000);
+      const rows = await deliveriesOfWebhook(hook.webhookId);
+      for (const row of rows) {
+        await eventually(async () => (await deliveryRow(api, row.id))?.status === "succeeded");
+        expect(await deliveryRow(api, row.id)).toMatchObject({ status: "succeeded", attempts: 2 });
+        expect(await api.deps.producers.queues.webhooks.getJobState(row.id)).toBe("completed");
+      }
+      expect(rows).toHaveLength(events.length);
+      for (const [id, first] of failedAt) {
+        const second = target.requests.find(
+          (request) => request.headers["x-service-attempt"] === "2" && request.headers["x-service-delivery-id"] === id,
+        );
+        expect(second).toBeDefined();
+        expect(second!.at - first).toBeGreaterThanOrEqual(290);
+      }
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it("gives each delivery a job of its own until release 2's rollout finishes (release 1 runs no batch)", async () => {
+    const target = await receiver();
+    const hook = await registerWebhook(api, target.url);
+    await api.database.db.delete(releaseRollouts).where(eq(releaseRollouts.release, CURRENT_RELEASE));
+    // A new process reads the rollout afresh.
+    const worker = await startRole(api, webhooksRole({ pollIntervalMs: 50 }));
+    try {
+      await emitEvent(api, hook.partnerId);
+      await eventually(() => target.requests.length === 1, 10_000);
+      const [row] = await deliveriesOfWebhook(hook.webhookId);
+      expect(row).toMatchObject({ batchId: null, attempts: 1 });
+      expect(await api.deps.producers.queues.webhooks.getJobState(row!.id)).toBe("completed");
+    } finally {
+      await worker.close();
+      await api.database.db.insert(releaseRollouts).values({ release: CURRENT_RELEASE, finishedAt: new Date() });
+    }
+  });
+
+  it("reconciler: leaves a delivery whose batch job waits, and queues one whose batch job was lost", async () => {
+    const target = await receiver();
+    const hook = await registerWebhook(api, target.url);
+    await burst(hook.partnerId, 3);
+    // Fan-out committed and queued its batch; no worker runs yet (a backlog).
+    const made = await dispatchEvents(api.database.db, 200, DELIVERIES_PER_BATCH);
+    const ours = made.batches.filter((batch) => batch.deliveryIds.length === 3);
+    expect(ours).toHaveLength(1);
+    const [batch] = ours;
+    await enqueueDeliveryBatches(api.deps.producers, [batch!]);
+    await api.database.db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: new Date(Date.now() - 60_000) })
+      .where(inArray(webhookDeliveries.id, batch!.deliveryIds));
+
+    expect(await reconcileDeliveries(api.database.db, api.deps.producers, { graceMs: 1000 })).toBe(0);
+
+    // Redis lost the batch job: each delivery gets a job of its own, once.
+    await api.deps.producers.queues["webhook-batches"].remove(batch!.batchId);
+    expect(await reconcileDeliveries(api.database.db, api.deps.producers, { graceMs: 1000 })).toBe(3);
+    for (const id of batch!.deliveryIds) {
+      expect(await api.deps.producers.queues.webhooks.getJobState(id)).toBe("waiting");
+    }
+    const worker = await startRole(api, webhooksRole({ pollIntervalMs: 50 }));
+    try {
+      await eventually(() => target.requests.length === 3, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      await worker.close();
+    }
+    const ids = target.requests.map((request) => String(request.headers["x-service-delivery-id"]));
+    expect(ids.sort()).toEqual([...batch!.deliveryIds].sort());
+  });
+});
