@@ -158,6 +158,18 @@ describe("Idempotency-Key on POST /spins", () => {
     expect([replay.status, replay.body.spinId]).toEqual([200, first.body.spinId]);
   });
 
+  it("replays the first result when the game's queue has run dry, taking nothing", async () => {
+    const own = await createGame(api, game.partnerId);
+    await addBlock(api, own.gameId, [["T1", 2]]);
+    const body = { gameId: own.gameId, playerId: "idem-8", wagerUsd: 1 };
+    const first = await spin(api, apiKey, body, "key-dry");
+    const fresh = await spin(api, apiKey, body, "key-dry-2");
+    const replays = await Promise.all([1, 2, 3].map(() => spin(api, apiKey, body, "key-dry")));
+    expect([first.status, fresh.status, fresh.body.errorCode]).toEqual([200, 503, "KS-4203"]);
+    for (const replay of replays) expect([replay.status, replay.body.spinId]).toEqual([200, first.body.spinId]);
+    expect(await queueLength(api, own.gameId)).toBe(0);
+  });
+
   it("refuses a key longer than 255 characters with KS-4101", async () => {
     const response = await spin(api, apiKey, { gameId: game.gameId, playerId: "p", wagerUsd: 1 }, "k".repeat(256));
     expect([response.status, response.body.errorCode]).toEqual([400, "KS-4101"]);

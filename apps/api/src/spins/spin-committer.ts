@@ -20,13 +20,13 @@ export interface SpinCommitter {
 }
 
 /**
- * Every spin, keyed or not, commits with the others arriving within a few ms (`SpinBatcher`). With
- * an `Idempotency-Key`, the key's record is read first, without its lock: a request seen before is
- * answered from it, before the game's rules (a replay returns the first result even if the game
- * has changed since) and before any outcome is taken. Otherwise the spin joins a batch with its
- * key; the batch takes the key's lock and reads the record again (a first request still running
- * when this one arrived has committed by then: this one is answered from it), and saves the
- * spin's record with the spin.
+ * Every spin, keyed or not, commits with the others arriving within a few ms (`SpinBatcher`). A
+ * keyed spin costs no round trip more than a plain one: it joins a batch with its key, and the
+ * batch takes the key's lock and reads the record (a request seen before, or a first request still
+ * running when this one arrived and committed by then, is answered from it: its outcome goes back)
+ * and saves the spin's record with the spin. A replay must answer its first result whatever the
+ * game, the wager bounds, the rate limit or the queue say now: when planning fails or is refused,
+ * the key's record is read, and a request seen before is answered from it.
  */
 export class GroupCommitter implements SpinCommitter {
   constructor(
@@ -35,15 +35,23 @@ export class GroupCommitter implements SpinCommitter {
   ) {}
 
   async commit(prepare: PrepareSpin, key?: IdempotentRequest): Promise<Committed> {
-    if (key) {
-      const prior = await findIdempotencyRecord(this.sql, key.scope);
-      if (prior) return { replayed: replayOf(key, prior) };
+    let plan: SpinPlan | null;
+    try {
+      plan = await prepare(this.sql);
+    } catch (error) {
+      const prior = key && (await this.replay(key));
+      if (prior) return prior;
+      throw error;
     }
-    const plan = await prepare(this.sql);
-    if (plan === null) return { refused: true };
+    if (plan === null) return (key && (await this.replay(key))) || { refused: true };
     if (key) plan.key = key;
     const answer = await this.batcher.submit(plan);
     return "replayed" in answer ? answer : { written: answer };
+  }
+
+  private async replay(key: IdempotentRequest): Promise<Committed | undefined> {
+    const prior = await findIdempotencyRecord(this.sql, key.scope);
+    return prior ? { replayed: replayOf(key, prior) } : undefined;
   }
 
   /** The spin and its key's record commit together, so a spin found here is also what a retry replays. */
