@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
@@ -43,6 +44,8 @@ const { values: args } = parseArgs({
     profile: { type: "boolean", default: false },
     /** Runs this worker bundle instead of building this tree's (an A/B against another commit's build). */
     "worker-bundle": { type: "string" },
+    /** Also writes the figures to this file (`npm run bench` includes them in its results). */
+    json: { type: "string" },
   },
 });
 const eventCount = Number(args.events);
@@ -211,6 +214,22 @@ try {
   );
   console.log(`signatures       ${signed ? "all verify" : "SOME DO NOT VERIFY"}`);
   const consistent = received.length === expected && distinct === expected && rows?.n === expected && signed;
+  if (args.json) {
+    writeFileSync(
+      args.json,
+      JSON.stringify({
+        events: eventCount,
+        webhooks: webhookCount,
+        receiverDelayMs: delayMs,
+        deliveries: received.length,
+        perSecond: Math.round(received.length / deliverySeconds),
+        withFanOutPerSecond: Math.round(received.length / endToEndSeconds),
+        workerCpuUsPerDelivery: workerCpuMs === null ? null : Math.round((workerCpuMs * 1000) / received.length),
+        loadAverage: loadAverage(),
+        consistent,
+      }),
+    );
+  }
   if (!consistent) {
     console.log("INCONSISTENT: lost or duplicated deliveries");
     process.exitCode = 1;

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -51,6 +51,7 @@ import { type TailSample, tailSampler } from "./bench/tail.js";
  *    spins, forced top-tier spins each raising a large-win event, a player's spins, the event log, a
  *    game's blocks and `/metrics`, one run each; every kind's req/s ÷ the same round's plain spins/s;
  * 5. block generation with the blocks worker's code: one 10,000-outcome block, a TARGET fill;
+ * 6. webhook deliveries by one webhooks worker process (scripts/bench-webhooks.ts, 20,000 events);
  * then checks that every 200 is one spin row and one outcome gone (a large-win spin: one spin row and
  * one event, no outcome), writes bench-results/latest.json,
  * docs/bench-results.json and bench-results/latency.svg, and cleans up. `--profile` writes the
@@ -114,6 +115,26 @@ function withDatabase(url: string, name: string): string {
   const next = new URL(url);
   next.pathname = `/${name}`;
   return next.toString();
+}
+
+/**
+ * One webhooks worker's deliveries/s and CPU per delivery (scripts/bench-webhooks.ts, 20,000
+ * events), run after the API's runs so they do not share the machine.
+ */
+function benchWebhooks(): Record<string, number | boolean | string | null> {
+  const file = join(tmpdir(), `bench-webhooks-${runId}.json`);
+  execFileSync(
+    process.execPath,
+    ["--import", "tsx", "scripts/bench-webhooks.ts", "--events", "20000", "--json", file],
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
 async function dropBenchDatabase(): Promise<void> {
@@ -489,6 +510,7 @@ try {
   });
   const peak = byConnections.find((each) => each.connections === peakConnections);
   const mixSummary = mixes.length ? { ...summariseMixes(mixes, mixConnections), apiPeakRssMb: mixesPeakRss } : null;
+  const webhooks = partial ? null : benchWebhooks();
   const results = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageBeforeRuns: loadBefore },
@@ -514,8 +536,11 @@ try {
             MIX_KINDS.filter((kind) => kind !== "spins").map((kind) => [kind, mixSummary.kinds[kind].overSpins]),
           )
         : null,
+      webhookDeliveriesPerSecond: webhooks?.perSecond ?? null,
+      webhookWorkerCpuUsPerDelivery: webhooks?.workerCpuUsPerDelivery ?? null,
     },
     closedLoop: byConnections,
+    webhooks,
     mixes: mixSummary,
     honoEcho: partial
       ? null

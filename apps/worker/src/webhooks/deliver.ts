@@ -57,14 +57,13 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
 /** An attempt's end: delivered, or failed with the time of the next attempt (null after the last). */
 type AttemptEnd = { ok: true; status: number } | { ok: false; error: string; retryAt: Date | null; stillOpen: boolean };
 
-/** Sends a claimed attempt and records how it went: `succeeded`, or `retrying` / `failed`. */
-async function attempt(
+/** Records how a sent attempt went: `succeeded`, or `retrying` / `failed`. */
+async function record(
   deps: DeliverDeps,
   statements: AttemptStatements,
   deliveryId: string,
-  claim: ClaimedAttempt,
+  { claim, outcome }: { claim: ClaimedAttempt; outcome: SendOutcome },
 ): Promise<AttemptEnd> {
-  const outcome = await send(deps, deliveryId, claim);
   const now = new Date();
   if (outcome.ok) {
     await statements.succeeded(deliveryId, outcome.status, now);
@@ -105,21 +104,27 @@ async function unclaimed(deps: DeliverDeps, deliveryId: string) {
 export function deliverProcessors(deps: DeliverDeps & { producers: Producers; inFlight: number }) {
   const statements = new AttemptStatements(sqlClientOf(deps.db));
   const sending = pLimit(deps.inFlight);
-
-  const deliver = ({ deliveryId }: JobPayload<"webhook.deliver">) =>
+  // A send slot is held from the claim (the attempt counted, the secrets read) to the answer; the
+  // outcome is written after the slot is free for the next send.
+  const claimAndSend = (claimOf: (deliveryId: string) => Promise<ClaimedAttempt | undefined>, deliveryId: string) =>
     sending(async () => {
-      const claim = await statements.claim(deliveryId);
-      if (!claim) {
-        const why = await unclaimed(deps, deliveryId);
-        if ("stop" in why) throw new UnrecoverableError(why.stop);
-        return { skipped: "finished" in why ? "already finished" : "claimed by another job" };
-      }
-      const end = await attempt(deps, statements, deliveryId, claim);
-      if (end.ok) return { status: end.status, attempt: claim.attempt };
-      // Closed meanwhile (the webhook was deleted): no retry either.
-      if (!end.retryAt || !end.stillOpen) throw new UnrecoverableError(end.error);
-      throw new AttemptFailedError(claim.attempt, end.error);
+      const claim = await claimOf(deliveryId);
+      return claim && { claim, outcome: await send(deps, deliveryId, claim) };
     });
+
+  const deliver = async ({ deliveryId }: JobPayload<"webhook.deliver">) => {
+    const sent = await claimAndSend((id) => statements.claim(id), deliveryId);
+    if (!sent) {
+      const why = await unclaimed(deps, deliveryId);
+      if ("stop" in why) throw new UnrecoverableError(why.stop);
+      return { skipped: "finished" in why ? "already finished" : "claimed by another job" };
+    }
+    const end = await record(deps, statements, deliveryId, sent);
+    if (end.ok) return { status: end.status, attempt: sent.claim.attempt };
+    // Closed meanwhile (the webhook was deleted): no retry either.
+    if (!end.retryAt || !end.stillOpen) throw new UnrecoverableError(end.error);
+    throw new AttemptFailedError(sent.claim.attempt, end.error);
+  };
 
   const deliverBatch = async ({ deliveryIds }: JobPayload<"webhook.deliver-batch">, job: Job) => {
     const tally = { succeeded: 0, retrying: 0, failed: 0, skipped: 0 };
@@ -128,29 +133,27 @@ export function deliverProcessors(deps: DeliverDeps & { producers: Producers; in
         (error: unknown) => deps.logger.warn({ err: error, deliveryId }, "retry job not queued; the reconciler will"),
       );
     await Promise.all(
-      deliveryIds.map((deliveryId) =>
-        sending(async () => {
-          // Claimed as its send begins (the secrets read then), only while it has had no attempt:
-          // a re-run of the job after a crash sends none of those the dead run claimed.
-          const claim = await statements.claimFirst(deliveryId);
-          if (!claim) {
-            const why = await unclaimed(deps, deliveryId);
-            // Claimed by this job's run that died (its attempt counts: the receiver may have seen it),
-            // or failed there: a job of its own takes it on, at its next attempt's time. A job it
-            // already has keeps its id, so queueing again changes nothing.
-            if ("taken" in why) await handOver(deliveryId, why.nextAttemptAt);
-            tally["stop" in why ? "failed" : "skipped"] += 1;
-            return;
-          }
-          const end = await attempt(deps, statements, deliveryId, claim);
-          if (end.ok) tally.succeeded += 1;
-          else if (!end.retryAt || !end.stillOpen) tally.failed += 1;
-          else {
-            tally.retrying += 1;
-            await handOver(deliveryId, end.retryAt);
-          }
-        }),
-      ),
+      deliveryIds.map(async (deliveryId) => {
+        // Claimed as its send begins (the secrets read then), only while it has had no attempt:
+        // a re-run of the job after a crash sends none of those the dead run claimed.
+        const sent = await claimAndSend((id) => statements.claimFirst(id), deliveryId);
+        if (!sent) {
+          const why = await unclaimed(deps, deliveryId);
+          // Claimed by this job's run that died (its attempt counts: the receiver may have seen it),
+          // or failed there: a job of its own takes it on, at its next attempt's time. A job it
+          // already has keeps its id, so queueing again changes nothing.
+          if ("taken" in why) await handOver(deliveryId, why.nextAttemptAt);
+          tally["stop" in why ? "failed" : "skipped"] += 1;
+          return;
+        }
+        const end = await record(deps, statements, deliveryId, sent);
+        if (end.ok) tally.succeeded += 1;
+        else if (!end.retryAt || !end.stillOpen) tally.failed += 1;
+        else {
+          tally.retrying += 1;
+          await handOver(deliveryId, end.retryAt);
+        }
+      }),
     );
     await job.updateProgress(tally).catch(() => {});
     return tally;

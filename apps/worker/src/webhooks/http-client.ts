@@ -54,6 +54,7 @@ export interface WebhookHttpClient {
 export function createWebhookHttpClient(options: {
   timeoutMs: number;
   resolve?: HostResolver;
+  /** Keep-alive connections to one receiver at most (the webhooks role: its sends in flight). */
   connectionsPerOrigin?: number;
 }): WebhookHttpClient {
   const resolve = options.resolve ?? systemResolver;
