@@ -64,9 +64,10 @@ const recordOf = (row: RecordRow): IdempotencyRecord => ({
 });
 
 /**
- * The key's live record, read without its lock: a request seen before is answered from it before
- * anything else is done. One that is still running is not seen here; its duplicate then waits for
- * it under the lock (`lockAndFindIdempotencyRecords`).
+ * The key's live record, read without its lock: a keyed spin that could not be planned or was
+ * refused is answered from it when its request was seen before (a replay stands whatever changed
+ * since). One that is still running is not seen here; a duplicate that gets as far as the group
+ * commit waits for it under the lock (`lockAndFindIdempotencyRecords`).
  */
 export async function findIdempotencyRecord(
   client: SqlClient,
