@@ -58,9 +58,14 @@ export async function enqueueDeliveryBatches(
 
 /**
  * Queues the retries of a delivery whose first attempt a batch made: its own `webhook.deliver`
- * job (job id the delivery id), run after `delayMs`.
+ * job (job id the delivery id), run after `delayMs`. A finished job of that id (one that found the
+ * delivery claimed by the batch) is replaced: queueing beside it would be ignored. A job of that id
+ * still to run is kept, and makes the retry.
  */
 export async function enqueueDeliveryRetry(producers: Producers, deliveryId: string, delayMs: number): Promise<void> {
+  const queue = producers.queues[JOBS["webhook.deliver"].queue];
+  const state = await queue.getJobState(deliveryId);
+  if (state === "completed" || state === "failed") await queue.remove(deliveryId);
   await producers.add("webhook.deliver", { deliveryId }, { jobId: deliveryId, delay: delayMs });
 }
 

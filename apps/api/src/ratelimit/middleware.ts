@@ -16,7 +16,8 @@ export interface RouteWithBucket {
  * `default`: drawn here, before the handler. Another bucket (`spin`): drawn by the route where it
  * does its work (the spin path, with its outcome's LPOP: one Redis round trip), and refused there;
  * here, once the request has ended, the draw's headers are set, and a request that ended without
- * drawing (an invalid body, an idempotent replay) draws now, and is refused when over the limit.
+ * drawing (an invalid body, a replay answered before it took an outcome) draws now, and is refused
+ * when over the limit.
  */
 export function rateLimit(base: string, routes: readonly RouteWithBucket[]): MiddlewareHandler<AppEnv> {
   const buckets = new Map(

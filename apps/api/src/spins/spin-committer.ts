@@ -1,6 +1,7 @@
 import { findIdempotencyRecord, type SqlClient, type SqlPool } from "@outcomes/db";
 import type { SpinResultBody } from "@outcomes/records";
 import { type IdempotentRequest, replayOf } from "./idempotency.js";
+import { UnusableOutcomeError } from "./outcome-queue.js";
 import type { SpinBatcher } from "./spin-batcher.js";
 import { committedWrite, type SpinPlan, type WrittenSpin } from "./spin-writer.js";
 
@@ -24,9 +25,10 @@ export interface SpinCommitter {
  * keyed spin costs no round trip more than a plain one: it joins a batch with its key, and the
  * batch takes the key's lock and reads the record (a request seen before, or a first request still
  * running when this one arrived and committed by then, is answered from it: its outcome goes back)
- * and saves the spin's record with the spin. A replay must answer its first result whatever the
- * game, the wager bounds, the rate limit or the queue say now: when planning fails or is refused,
- * the key's record is read, and a request seen before is answered from it.
+ * and saves the spin's record with the spin. A replay answers its first result whatever the game,
+ * the wager bounds or the queue say now: when planning fails, the key's record is read, and a
+ * request seen before is answered from it. Over the spin rate limit a replay is refused (KS-4291),
+ * as every release refuses it.
  */
 export class GroupCommitter implements SpinCommitter {
   constructor(
@@ -39,11 +41,14 @@ export class GroupCommitter implements SpinCommitter {
     try {
       plan = await prepare(this.sql);
     } catch (error) {
-      const prior = key && (await this.replay(key));
+      // An unusable outcome is dropped and the next one taken (the spin service's loop): the
+      // batch answers a replay then, and the outcome it gives back is a usable one.
+      const prior = key && !(error instanceof UnusableOutcomeError) && (await this.replay(key));
       if (prior) return prior;
       throw error;
     }
-    if (plan === null) return (key && (await this.replay(key))) || { refused: true };
+    // The spin bucket refused: a replay is refused as any spin request over the limit is.
+    if (plan === null) return { refused: true };
     if (key) plan.key = key;
     const answer = await this.batcher.submit(plan);
     return "replayed" in answer ? answer : { written: answer };

@@ -129,7 +129,7 @@ export class SpinService {
   /** One outcome's try: validate, source, plan, commit, after-commit; UnusableOutcomeError for the next outcome. */
   private async attempt(spin: {
     request: SpinRequest;
-    /** The game's rules applied to the request (for a keyed spin, once its key's record is known to be absent). */
+    /** The game's rules applied to the request (a keyed spin they refuse is answered from its record, if any). */
     rules: () => SpinContext;
     source: OutcomeSource;
     key: IdempotentRequest | undefined;

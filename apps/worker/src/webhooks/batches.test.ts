@@ -104,7 +104,7 @@ describe("first attempts in batches", () => {
       for (const row of rows) {
         await eventually(async () => (await deliveryRow(api, row.id))?.status === "succeeded");
         expect(await deliveryRow(api, row.id)).toMatchObject({ status: "succeeded", attempts: 2 });
-        expect(await api.deps.producers.queues.webhooks.getJobState(row.id)).toBe("completed");
+        await eventually(async () => (await api.deps.producers.queues.webhooks.getJobState(row.id)) === "completed");
       }
       expect(rows).toHaveLength(events.length);
       for (const [id, first] of failedAt) {
@@ -130,14 +130,14 @@ describe("first attempts in batches", () => {
       await eventually(() => target.requests.length === 1, 10_000);
       const [row] = await deliveriesOfWebhook(hook.webhookId);
       expect(row).toMatchObject({ batchId: null, attempts: 1 });
-      expect(await api.deps.producers.queues.webhooks.getJobState(row!.id)).toBe("completed");
+      await eventually(async () => (await api.deps.producers.queues.webhooks.getJobState(row!.id)) === "completed");
     } finally {
       await worker.close();
       await api.database.db.insert(releaseRollouts).values({ release: CURRENT_RELEASE, finishedAt: new Date() });
     }
   });
 
-  it("reconciler: leaves a delivery whose batch job waits, and queues one whose batch job was lost", async () => {
+  it("reconciler: leaves the deliveries of a batch job still queued, and queues a lost batch again", async () => {
     const target = await receiver();
     const hook = await registerWebhook(api, target.url);
     await burst(hook.partnerId, 3);
@@ -145,21 +145,26 @@ describe("first attempts in batches", () => {
     const made = await dispatchEvents(api.database.db, 200, DELIVERIES_PER_BATCH);
     const ours = made.batches.filter((batch) => batch.deliveryIds.length === 3);
     expect(ours).toHaveLength(1);
-    const [batch] = ours;
-    await enqueueDeliveryBatches(api.deps.producers, [batch!]);
+    const batch = ours[0]!;
+    await enqueueDeliveryBatches(api.deps.producers, [batch]);
+    const [inFlight, ...unsent] = batch.deliveryIds;
     await api.database.db
       .update(webhookDeliveries)
       .set({ nextAttemptAt: new Date(Date.now() - 60_000) })
-      .where(inArray(webhookDeliveries.id, batch!.deliveryIds));
+      .where(inArray(webhookDeliveries.id, batch.deliveryIds));
+    // One of them as a send of the batch in flight leaves it: its first attempt counted, no answer yet.
+    await api.database.db.update(webhookDeliveries).set({ attempts: 1 }).where(eq(webhookDeliveries.id, inFlight!));
 
     expect(await reconcileDeliveries(api.database.db, api.deps.producers, { graceMs: 1000 })).toBe(0);
+    expect(await api.deps.producers.queues.webhooks.getJobState(inFlight!)).toBe("unknown");
 
-    // Redis lost the batch job: each delivery gets a job of its own, once.
-    await api.deps.producers.queues["webhook-batches"].remove(batch!.batchId);
+    // Redis lost the batch job: the deliveries without an attempt get their batch again, the other a job of its own.
+    const batches = api.deps.producers.queues["webhook-batches"];
+    await batches.remove(batch.batchId);
     expect(await reconcileDeliveries(api.database.db, api.deps.producers, { graceMs: 1000 })).toBe(3);
-    for (const id of batch!.deliveryIds) {
-      expect(await api.deps.producers.queues.webhooks.getJobState(id)).toBe("waiting");
-    }
+    expect(await batches.getJobState(batch.batchId)).toBe("waiting");
+    expect((await batches.getJob(batch.batchId))?.data).toEqual({ deliveryIds: unsent });
+    expect(await api.deps.producers.queues.webhooks.getJobState(inFlight!)).toBe("waiting");
     const worker = await startRole(api, webhooksRole({ pollIntervalMs: 50 }));
     try {
       await eventually(() => target.requests.length === 3, 10_000);
@@ -167,7 +172,36 @@ describe("first attempts in batches", () => {
     } finally {
       await worker.close();
     }
-    const ids = target.requests.map((request) => String(request.headers["x-service-delivery-id"]));
-    expect(ids.sort()).toEqual([...batch!.deliveryIds].sort());
+    const sent = target.requests.map((request) => [
+      String(request.headers["x-service-delivery-id"]),
+      request.headers["x-service-attempt"],
+    ]);
+    expect(sent.sort()).toEqual([[inFlight, "2"], ...unsent.map((id) => [id, "1"])].sort() as Array<[string, string]>);
+  });
+
+  it("hands a failed first attempt over even when a finished job of its id is kept", async () => {
+    const target = await receiver((_request, index) => (index === 0 ? 503 : 200));
+    const hook = await registerWebhook(api, target.url);
+    await burst(hook.partnerId, 1);
+    const made = await dispatchEvents(api.database.db, 200, DELIVERIES_PER_BATCH);
+    const batch = made.batches.find((each) => each.deliveryIds.length === 1)!;
+    const [deliveryId] = batch.deliveryIds;
+    // A job of its own that found nothing to send finished and is kept (BullMQ keeps finished jobs).
+    const own = api.deps.producers.queues.webhooks;
+    const setStatus = (status: "pending" | "succeeded") =>
+      api.database.db.update(webhookDeliveries).set({ status }).where(eq(webhookDeliveries.id, deliveryId!));
+    await setStatus("succeeded");
+    await own.add("webhook.deliver", { deliveryId: deliveryId! }, { jobId: deliveryId });
+    const worker = await startRole(api, webhooksRole({ pollIntervalMs: 50 }));
+    try {
+      await eventually(async () => (await own.getJobState(deliveryId!)) === "completed");
+      await setStatus("pending");
+      // The batch's first attempt fails (503): its retry must run, not be ignored beside the finished job.
+      await enqueueDeliveryBatches(api.deps.producers, [batch]);
+      await eventually(async () => (await deliveryRow(api, deliveryId!))?.status === "succeeded", 10_000);
+    } finally {
+      await worker.close();
+    }
+    expect(target.requests.map((request) => request.headers["x-service-attempt"])).toEqual(["1", "2"]);
   });
 });

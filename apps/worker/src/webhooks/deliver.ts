@@ -89,6 +89,7 @@ async function unclaimed(deps: DeliverDeps, deliveryId: string) {
   if ("stop" in why) await closeDeliveryAsFailed(deps.db, deliveryId, why.stop);
   return why;
 }
+
 /**
  * The two jobs that make attempts. They share the process's `inFlight` sends (the role's
  * `concurrency`) and the statements of the attempts in flight (claims and successes grouped;
@@ -98,8 +99,9 @@ async function unclaimed(deps: DeliverDeps, deliveryId: string) {
  * `nextAttemptAt`, and BullMQ waits the scheduled delay (AttemptFailedError); after the last attempt
  * `failed` and UnrecoverableError. A webhook deleted or deactivated meanwhile gets nothing more.
  *
- * `webhook.deliver-batch`: the first attempts of fan-out's deliveries. A delivery that fails gets a `webhook.deliver` job of its own, delayed to its
- * next attempt, for the rest of its schedule; if queueing it fails, the reconciler queues it.
+ * `webhook.deliver-batch`: the first attempts of fan-out's deliveries. A delivery that fails gets a
+ * `webhook.deliver` job of its own, delayed to its next attempt, for the rest of its schedule; if
+ * queueing it fails, the reconciler queues it.
  */
 export function deliverProcessors(deps: DeliverDeps & { producers: Producers; inFlight: number }) {
   const statements = new AttemptStatements(sqlClientOf(deps.db));
@@ -132,7 +134,9 @@ export function deliverProcessors(deps: DeliverDeps & { producers: Producers; in
       enqueueDeliveryRetry(deps.producers, deliveryId, Math.max(0, (at?.getTime() ?? 0) - Date.now())).catch(
         (error: unknown) => deps.logger.warn({ err: error, deliveryId }, "retry job not queued; the reconciler will"),
       );
-    await Promise.all(
+    // Every delivery settles before the job ends: a send still running when the job failed would
+    // otherwise meet the re-run's hand-over, which could send it again at once.
+    const settled = await Promise.allSettled(
       deliveryIds.map(async (deliveryId) => {
         // Claimed as its send begins (the secrets read then), only while it has had no attempt:
         // a re-run of the job after a crash sends none of those the dead run claimed.
@@ -156,6 +160,9 @@ export function deliverProcessors(deps: DeliverDeps & { producers: Producers; in
       }),
     );
     await job.updateProgress(tally).catch(() => {});
+    // Postgres or Redis failed for some: the job runs again, and its claim skips those it sent.
+    const failure = settled.find((each) => each.status === "rejected");
+    if (failure) throw failure.reason;
     return tally;
   };
 

@@ -19,7 +19,7 @@ import { recoverProcessor } from "./recover.js";
 export interface WebhooksRoleOptions {
   /** DNS for webhook hosts (tests inject one; production uses the OS resolver). */
   resolve?: HostResolver;
-  /** Deliveries in flight per process, of each kind of job; they wait on the network, not the CPU. */
+  /** Sends in flight per process, shared by both kinds of delivery job; they wait on the network, not the CPU. */
   concurrency?: number;
   /** `webhook.deliver-batch` jobs run at once by this process (their sends share `concurrency`). */
   batchConcurrency?: number;
@@ -142,6 +142,7 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
         lockDurationMs: options.lockDurationMs,
         stalledIntervalMs: options.stalledIntervalMs,
         maxStalledCount: 3,
+        logFailures: true,
       },
     );
 

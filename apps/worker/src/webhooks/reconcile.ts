@@ -1,5 +1,5 @@
 import { type Database, overdueDeliveries, runningRecoveries, tryLockedTransaction } from "@outcomes/db";
-import { enqueueDeliveries, enqueueRecovery, type Producers } from "@outcomes/queue";
+import { enqueueDeliveries, enqueueDeliveryBatches, enqueueRecovery, type Producers } from "@outcomes/queue";
 import type { Queue } from "bullmq";
 
 /** One reconciler at a time across all workers (a Postgres advisory lock, released at commit). */
@@ -27,11 +27,13 @@ async function lostJobs(queue: Queue, ids: string[]): Promise<string[]> {
 
 /**
  * Postgres is the record; a BullMQ job is how an open delivery gets its next attempt: its batch's
- * job while it has had no attempt, else a job of its own. This finds open deliveries overdue by
- * more than `graceMs` whose job is gone (Redis lost, a crash between commit and enqueue) or
- * finished without closing the row (a job that stalled past BullMQ's limit) and queues a job of
- * their own, the delivery id its job id. A batch still waiting in a backlog keeps its deliveries:
- * queueing them again would send them twice. Returns how many it queued.
+ * job (while the batch is queued or running, a delivery of it is the batch's, whatever its attempt
+ * count: a send of it may be in flight), else a job of its own. This finds open deliveries overdue
+ * by more than `graceMs` whose job is gone (Redis lost, a crash between commit and enqueue) or
+ * finished without closing the row (a job that stalled past BullMQ's limit, or failed its last
+ * attempt). A lost batch's deliveries with no attempt yet get their batch job again (its claim takes
+ * first attempts only, so a send still running somewhere is not repeated); the others get a job of
+ * their own, the delivery id its job id. Returns how many deliveries it queued.
  */
 export async function reconcileDeliveries(
   db: Database,
@@ -40,19 +42,20 @@ export async function reconcileDeliveries(
 ): Promise<number> {
   const requeued = await tryLockedTransaction(db, RECONCILE_LOCK_KEY, async (tx) => {
     const overdue = await overdueDeliveries(tx, new Date(Date.now() - options.graceMs), options.limit ?? 500);
-    const batchOf = (delivery: (typeof overdue)[number]) => (delivery.attempts === 0 ? delivery.batchId : null);
-    const batchIds = [...new Set(overdue.map(batchOf).filter((id) => id !== null))];
+    const batchIds = [...new Set(overdue.flatMap((delivery) => (delivery.batchId ? [delivery.batchId] : [])))];
     const lostBatches = new Set(await lostJobs(producers.queues["webhook-batches"], batchIds));
-    const unsent = overdue.filter((delivery) => {
-      const batchId = batchOf(delivery);
-      return batchId === null || lostBatches.has(batchId);
-    });
-    const lost = await lostJobs(
-      producers.queues.webhooks,
-      unsent.map((delivery) => delivery.id),
-    );
+    const firstAttempts = new Map<string, string[]>();
+    const ownJobs: string[] = [];
+    for (const { id, batchId, attempts } of overdue) {
+      if (batchId && !lostBatches.has(batchId)) continue;
+      if (batchId && attempts === 0) firstAttempts.set(batchId, [...(firstAttempts.get(batchId) ?? []), id]);
+      else ownJobs.push(id);
+    }
+    const batches = [...firstAttempts].map(([batchId, deliveryIds]) => ({ batchId, deliveryIds }));
+    await enqueueDeliveryBatches(producers, batches);
+    const lost = await lostJobs(producers.queues.webhooks, ownJobs);
     await enqueueDeliveries(producers, lost);
-    return lost.length;
+    return lost.length + batches.reduce((sum, batch) => sum + batch.deliveryIds.length, 0);
   });
   return requeued ?? 0;
 }

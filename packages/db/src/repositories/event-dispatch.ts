@@ -93,7 +93,10 @@ export async function dispatchEvents(
     });
     const batches = new Map<string, string[]>();
     for (const { id, batchId } of inserted) {
-      if (batchId) batches.set(batchId, [...(batches.get(batchId) ?? []), id]);
+      if (!batchId) continue;
+      const ids = batches.get(batchId);
+      if (ids) ids.push(id);
+      else batches.set(batchId, [id]);
     }
     return {
       events: batch.length,
