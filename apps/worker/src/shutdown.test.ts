@@ -114,11 +114,12 @@ describe("worker shutdown mid-job", () => {
       worker.child.kill("SIGTERM");
       expect(await worker.exited).toBe(1);
       expect(worker.output()).toContain('"second signal, exiting now"');
-      // Never answered, never completed: the job is still active, for the stalled check to hand over
-      // (a killed worker's take-over is tested in webhooks/crash.test.ts).
+      // Never answered, never completed: its batch's job is still active, for the stalled check to
+      // hand over (a killed worker's take-over is tested in webhooks/crash.test.ts).
       const deliveryId = String(receiver.held[0]?.headers["x-service-delivery-id"]);
-      expect(await api.deps.producers.queues.webhooks.getJobState(deliveryId)).toBe("active");
-      expect(await deliveryRow(api, deliveryId)).toMatchObject({ status: "pending", attempts: 1 });
+      const row = await deliveryRow(api, deliveryId);
+      expect(row).toMatchObject({ status: "pending", attempts: 1 });
+      expect(await api.deps.producers.queues["webhook-batches"].getJobState(row!.batchId!)).toBe("active");
     } finally {
       await receiver.close();
     }
