@@ -40,21 +40,32 @@ const FIND = `
 const LOCK_MANY = `
   select count(pg_advisory_xact_lock(hashtextextended(k, 0)))
   from (select unnest($1::text[]) as k order by 1) keys`;
-/** Each key's live record, if any (n: the key's place in the arrays). */
+/**
+ * Each key's live record, if any (n: the key's place in the arrays). One index probe per key (a
+ * lateral `limit 1`), whatever the partition's statistics say: a day's partition is empty when the
+ * statement is first planned, and a plan made then joined the keys to it by a hash over a full
+ * scan, which grew with every record until autoanalyze ran (measured: 13.5 M rows read in 18 s of
+ * keyed spins, 753 → 483 spins/s). Also bounded above, so the days ahead are pruned too (a record
+ * written by a transaction that started after this one is at most minutes younger than its now()).
+ */
 const FIND_MANY = `
-  select distinct on (x.n) x.n::int as n, r.request_hash, r.response_status, r.response_body
+  select x.n::int as n, r.request_hash, r.response_status, r.response_body
   from unnest($1::text[], $2::text[], $3::text[]) with ordinality as x(partner_id, environment, key, n)
-  join idempotency_keys r on r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key
-    and r.${LIVE}
-  order by x.n, r.created_at desc`;
-/** Under the keys' locks: a live record cannot appear meanwhile, and the condition says so again. */
+  cross join lateral (
+    select request_hash, response_status, response_body from idempotency_keys r
+    where r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key
+      and r.${LIVE} and r.created_at < now() + interval '1 hour'
+    order by r.created_at desc limit 1) r`;
+/** Under the keys' locks: a live record cannot appear meanwhile, and the condition (a probe per key, as above) says so again. */
 const SAVE_MANY = `
   insert into idempotency_keys (partner_id, environment, key, request_hash, response_status, response_body)
   select x.partner_id, x.environment, x.key, x.request_hash, 200, x.response_body::jsonb
   from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
     as x(partner_id, environment, key, request_hash, response_body)
-  where not exists (select 1 from idempotency_keys r
-    where r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key and r.${LIVE})`;
+  where (select 1 from idempotency_keys r
+    where r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key and r.${LIVE}
+      and r.created_at < now() + interval '1 hour'
+    limit 1) is null`;
 
 type RecordRow = { request_hash: string; response_status: number; response_body: unknown };
 const recordOf = (row: RecordRow): IdempotencyRecord => ({
