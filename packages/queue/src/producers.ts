@@ -23,3 +23,22 @@ export class Producers {
     await Promise.all(Object.values(this.queues).map((queue) => queue.close()));
   }
 }
+
+/**
+ * Which of these jobs, whose work Postgres says is not done, are lost: never queued or gone
+ * (`unknown`), or finished anyway (a job that stalled past BullMQ's limit, failed its last attempt,
+ * or found nothing to do then). Finished ones are removed, so the same job id can be queued again.
+ */
+export async function lostJobs(queue: Queue, ids: string[]): Promise<string[]> {
+  const lost: string[] = [];
+  for (const id of ids) {
+    const state = await queue.getJobState(id);
+    if (state === "completed" || state === "failed") {
+      await queue.remove(id);
+      lost.push(id);
+    } else if (state === "unknown") {
+      lost.push(id);
+    }
+  }
+  return lost;
+}

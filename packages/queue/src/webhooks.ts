@@ -1,5 +1,5 @@
 import { JOBS } from "./catalog.js";
-import type { Producers } from "./producers.js";
+import { lostJobs, type Producers } from "./producers.js";
 
 /**
  * Tells the `webhooks` worker that events were committed to the outbox, so it fans them out now
@@ -63,10 +63,8 @@ export async function enqueueDeliveryBatches(
  * still to run is kept, and makes the retry.
  */
 export async function enqueueDeliveryRetry(producers: Producers, deliveryId: string, delayMs: number): Promise<void> {
-  const queue = producers.queues[JOBS["webhook.deliver"].queue];
-  const state = await queue.getJobState(deliveryId);
-  if (state === "completed" || state === "failed") await queue.remove(deliveryId);
-  await producers.add("webhook.deliver", { deliveryId }, { jobId: deliveryId, delay: delayMs });
+  const [lost] = await lostJobs(producers.queues[JOBS["webhook.deliver"].queue], [deliveryId]);
+  if (lost) await producers.add("webhook.deliver", { deliveryId }, { jobId: deliveryId, delay: delayMs });
 }
 
 /**

@@ -1,29 +1,9 @@
 import { type Database, overdueDeliveries, runningRecoveries, tryLockedTransaction } from "@outcomes/db";
-import { enqueueDeliveries, enqueueDeliveryBatches, enqueueRecovery, type Producers } from "@outcomes/queue";
-import type { Queue } from "bullmq";
+import { enqueueDeliveries, enqueueDeliveryBatches, enqueueRecovery, lostJobs, type Producers } from "@outcomes/queue";
 
 /** One reconciler at a time across all workers (a Postgres advisory lock, released at commit). */
 const RECONCILE_LOCK_KEY = 0x7768_6b72; // "whkr"
 const RECOVERY_RECONCILE_LOCK_KEY = 0x7263_7672; // "rcvr"
-
-/**
- * Which of these jobs are lost: never queued or gone (`unknown`), or finished while Postgres says
- * their work is not (a job that stalled past BullMQ's limit, or failed its last attempt). Finished
- * ones are removed, so the same job id can be queued again.
- */
-async function lostJobs(queue: Queue, ids: string[]): Promise<string[]> {
-  const lost: string[] = [];
-  for (const id of ids) {
-    const state = await queue.getJobState(id);
-    if (state === "completed" || state === "failed") {
-      await queue.remove(id);
-      lost.push(id);
-    } else if (state === "unknown") {
-      lost.push(id);
-    }
-  }
-  return lost;
-}
 
 /**
  * Postgres is the record; a BullMQ job is how an open delivery gets its next attempt: its batch's
@@ -48,8 +28,9 @@ export async function reconcileDeliveries(
     const ownJobs: string[] = [];
     for (const { id, batchId, attempts } of overdue) {
       if (batchId && !lostBatches.has(batchId)) continue;
-      if (batchId && attempts === 0) firstAttempts.set(batchId, [...(firstAttempts.get(batchId) ?? []), id]);
-      else ownJobs.push(id);
+      if (!batchId || attempts > 0) ownJobs.push(id);
+      else if (firstAttempts.has(batchId)) firstAttempts.get(batchId)!.push(id);
+      else firstAttempts.set(batchId, [id]);
     }
     const batches = [...firstAttempts].map(([batchId, deliveryIds]) => ({ batchId, deliveryIds }));
     await enqueueDeliveryBatches(producers, batches);
