@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@outcomes/testkit/ports";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { freePort } from "../tests/faults/harness/processes.js";
 
 /**
  * scripts/ensure-services.sh's decisions, run with a PATH of fakes: the machine's Postgres and Redis

@@ -11,11 +11,12 @@ import { parseArgs } from "node:util";
 import { microsToUsd } from "@outcomes/core";
 import { migrateDatabase } from "@outcomes/db";
 import { bullPrefix } from "@outcomes/queue";
+import { freePort } from "@outcomes/testkit/ports";
 import { Redis } from "ioredis";
 import postgres from "postgres";
 import { ApiClient, createWorld, FAULT_ADMIN_TOKEN } from "../tests/faults/harness/http.js";
 import { checkLedger } from "../tests/faults/harness/invariants.js";
-import { freePort, ServiceProcess, sleep, startApi } from "../tests/faults/harness/processes.js";
+import { ServiceProcess, sleep, startApi } from "../tests/faults/harness/processes.js";
 import { Receiver } from "../tests/faults/harness/receiver.js";
 import { LatencyBucket, round, rssMiB } from "./soak/stats.js";
 

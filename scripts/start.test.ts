@@ -2,8 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/testkit/databases";
+import { freePort } from "@outcomes/testkit/ports";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { eventually, freePort } from "../tests/faults/harness/processes.js";
+import { eventually } from "../tests/faults/harness/processes.js";
 
 /** `npm start` (scripts/start.sh) as a user runs it, on a database, Redis prefix and port of its own. */
 const ROOT = fileURLToPath(new URL("../", import.meta.url));

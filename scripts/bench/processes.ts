@@ -1,15 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
+import { freePort } from "@outcomes/testkit/ports";
 
 /** Starts `node <args>` as its own process with the given env and waits until `readyPath` answers 200. */
 export async function startProcess(

@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { createServer } from "node:net";
+import { freePort } from "@outcomes/testkit/ports";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, runApiToExit } from "./harness/processes.js";
+import { runApiToExit } from "./harness/processes.js";
 import { Stack } from "./harness/stack.js";
 
 let stack: Stack;

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
+import { freePort } from "@outcomes/testkit/ports";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorld, type World, waitForReserve } from "./harness/http.js";
-import { childrenOf, eventually, freePort, runApiToExit, ServiceProcess, sleep } from "./harness/processes.js";
+import { childrenOf, eventually, runApiToExit, ServiceProcess, sleep } from "./harness/processes.js";
 import { Stack } from "./harness/stack.js";
 
 let stack: Stack;

@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { isFree } from "./ports.js";
 
 const SCRIPT = fileURLToPath(new URL("../../../scripts/redis-cluster.sh", import.meta.url));
 const run = promisify(execFile);
@@ -48,18 +48,11 @@ export async function startLocalCluster(options: { nodeTimeoutMs?: number } = {}
 /** A base port whose six ports and their cluster-bus ports (+10000) are all free just now. */
 async function freePortBase(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + randomInt(4_000) * 2;
+    // Bases below 20,000 keep the bus ports (+10,000) below the ephemeral range too (ports.ts).
+    const base = 10_000 + randomInt(5_000) * 2;
     const ports = Array.from({ length: 6 }, (_, index) => base + index);
     const free = await Promise.all([...ports, ...ports.map((port) => port + 10_000)].map(isFree));
     if (free.every(Boolean)) return base;
   }
   throw new Error("no six consecutive free ports for a Redis Cluster");
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
 }

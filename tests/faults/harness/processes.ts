@@ -1,23 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const API_MAIN = `${ROOT}apps/api/src/main.ts`;
 const WORKER_MAIN = `${ROOT}apps/worker/src/main.ts`;
-
-/** A free loopback port (the API is restarted on the same one, so clients keep their address). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 export async function eventually<T>(
   probe: () => Promise<T | false | undefined> | T | false | undefined,

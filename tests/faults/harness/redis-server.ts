@@ -3,8 +3,9 @@ import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "@outcomes/testkit/ports";
 import { Redis } from "ioredis";
-import { eventually, freePort } from "./processes.js";
+import { eventually } from "./processes.js";
 
 /**
  * A private redis-server for one test file, so killing or flushing it touches nobody else (the

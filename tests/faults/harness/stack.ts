@@ -1,10 +1,11 @@
 import { bullPrefix, keyServers, type RedisClient } from "@outcomes/queue";
 import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/testkit/databases";
+import { freePort } from "@outcomes/testkit/ports";
 import { Queue } from "bullmq";
 import { Cluster, Redis } from "ioredis";
 import postgres, { type Sql } from "postgres";
 import { ApiClient, createWorld, FAULT_ADMIN_TOKEN, type World, waitForReserve } from "./http.js";
-import { eventually, freePort, ServiceProcess, startApi } from "./processes.js";
+import { eventually, ServiceProcess, startApi } from "./processes.js";
 
 export interface StackOptions {
   /**

@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import { createWorkerRedis, type RedisClient } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import { deleteKeysUnder, requiredEnv, testRedisPrefix } from "@outcomes/testkit/databases";
+import { freePort } from "@outcomes/testkit/ports";
 import postgres, { type Sql } from "postgres";
 import { ApiClient, FAULT_ADMIN_TOKEN } from "../../faults/harness/http.js";
-import { eventually, freePort, type ServiceProcess, startApi } from "../../faults/harness/processes.js";
+import { eventually, type ServiceProcess, startApi } from "../../faults/harness/processes.js";
 import type { Release } from "./release.js";
 
 /** The worker roles (CONTRACT §1), each run as a process of its own so a rollout replaces them one at a time. */
