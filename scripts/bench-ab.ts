@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { createDatabase, migrateDatabase } from "@outcomes/db";
-import { createWorkerRedis, redisKeys } from "@outcomes/queue";
+import { createWorkerRedis, deleteKeysUnder, redisKeys } from "@outcomes/queue";
 import postgres from "postgres";
 import { cpuOfPids, cpuSince, processCpuMs } from "./bench/cpu.js";
 import { failures, runLoad } from "./bench/load.js";
@@ -164,8 +164,7 @@ try {
   }
 } finally {
   for (const child of children) await stop(child);
-  const stale = await redis.keys(`${prefix}:*`);
-  if (stale.length > 0) await redis.del(...stale);
+  await deleteKeysUnder(redis, prefix);
   await redis.quit();
   await database.close();
   await admin.unsafe(`drop database if exists "${name}" with (force)`);

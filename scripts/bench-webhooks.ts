@@ -16,7 +16,7 @@ import {
   webhookDeliveries,
   webhooks,
 } from "@outcomes/db";
-import { createWorkerRedis } from "@outcomes/queue";
+import { createWorkerRedis, deleteKeysUnder } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
 import { count } from "drizzle-orm";
@@ -241,8 +241,7 @@ try {
   }
   receiver.server.closeAllConnections();
   receiver.server.close();
-  const stale = await redis.keys(`${prefix}:*`);
-  if (stale.length > 0) await redis.del(...stale);
+  await deleteKeysUnder(redis, prefix);
   await redis.quit();
   await database.close();
   await dropBenchDatabase();

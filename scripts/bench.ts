@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { codecOfBlockHead, parseQueueItem, presentationOf, queueItemOutcome } from "@outcomes/core";
 import { blocks, createDatabase, createGame, events, freeRoundSpins, migrateDatabase, spins } from "@outcomes/db";
-import { createWorkerRedis, type RedisClient, redisKeys } from "@outcomes/queue";
+import { createWorkerRedis, deleteKeysUnder, type RedisClient, redisKeys } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import { and, count, eq, sql } from "drizzle-orm";
 import { Redis } from "ioredis";
@@ -607,8 +607,7 @@ try {
 } finally {
   for (const child of children) await stop(child);
   rmSync(probeFile, { force: true });
-  const stale = await redis.keys(`${prefix}:*`);
-  if (stale.length > 0) await redis.del(...stale);
+  await deleteKeysUnder(redis, prefix);
   await redis.quit();
   await database.close();
   await dropBenchDatabase();

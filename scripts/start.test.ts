@@ -1,7 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/testkit/databases";
+import {
+  createTestDatabase,
+  deleteKeysUnder,
+  requiredEnv,
+  type TestDatabase,
+  testRedisPrefix,
+} from "@outcomes/testkit/databases";
 import { freePort } from "@outcomes/testkit/ports";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "../tests/faults/harness/processes.js";
@@ -11,6 +17,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const ROLES = ["blocks", "settlements", "webhooks", "key-expiry"];
 
 let database: TestDatabase;
+let redisPrefix: string;
 let script: ChildProcess;
 let output = "";
 let exited: Promise<[number | null, NodeJS.Signals | null]>;
@@ -32,6 +39,7 @@ const logLines = () =>
 
 beforeEach(async () => {
   database = await createTestDatabase();
+  redisPrefix = testRedisPrefix();
   output = "";
   // A group of its own (as a terminal gives `npm start`), so a test can send Ctrl-C to all of it.
   script = spawn("bash", ["scripts/start.sh"], {
@@ -43,7 +51,7 @@ beforeEach(async () => {
       HOME: process.env.HOME ?? "",
       DATABASE_URL: database.url,
       REDIS_URL: requiredEnv("REDIS_URL"),
-      REDIS_PREFIX: testRedisPrefix(),
+      REDIS_PREFIX: redisPrefix,
       PORT: String(await freePort()),
       WORKER_METRICS_PORT: "0",
       LOG_LEVEL: "info",
@@ -74,6 +82,7 @@ afterEach(async () => {
   // Whatever the script left behind (before the fix: the orphaned API) must not outlive the test.
   for (const pid of [script.pid, ...Object.values(pids)]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
   await database.drop();
+  await deleteKeysUnder(redisPrefix);
 });
 
 describe("npm start (scripts/start.sh)", () => {

@@ -150,3 +150,21 @@ export type RedisKeys = ReturnType<typeof redisKeys>;
 export function bullPrefix(prefix: string): string {
   return `{${prefix}:bull}`;
 }
+
+/**
+ * Removes every key of a deployment prefix, BullMQ's included, on each master of a cluster: what a
+ * throwaway deployment (a test's, a benchmark's) leaves behind. One key per UNLINK, since on a
+ * cluster the keys of one SCAN page live in many slots.
+ */
+export async function deleteKeysUnder(redis: RedisClient, prefix: string): Promise<void> {
+  for (const server of keyServers(redis)) {
+    for (const pattern of [`${prefix}:*`, `${bullPrefix(prefix)}*`]) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await server.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+        cursor = next;
+        await Promise.all(keys.map((key) => server.unlink(key)));
+      } while (cursor !== "0");
+    }
+  }
+}

@@ -1,6 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient } from "@outcomes/db";
-import { bullPrefix, createWorkerRedis, keyServers, type RedisClient, type RedisTarget } from "@outcomes/queue";
+import {
+  createWorkerRedis,
+  deleteKeysUnder as deleteKeysOf,
+  type RedisClient,
+  type RedisTarget,
+} from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import postgres from "postgres";
 
@@ -78,17 +83,7 @@ export function testRedis(): RedisClient {
 export async function deleteKeysUnder(prefix: string): Promise<void> {
   const redis = testRedis();
   try {
-    for (const server of keyServers(redis)) {
-      for (const pattern of [`${prefix}:*`, `${bullPrefix(prefix)}*`]) {
-        let cursor = "0";
-        do {
-          const [next, keys] = await server.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-          cursor = next;
-          // One key per UNLINK: on a cluster the keys of one batch live in many slots.
-          await Promise.all(keys.map((key) => server.unlink(key)));
-        } while (cursor !== "0");
-      }
-    }
+    await deleteKeysOf(redis, prefix);
   } finally {
     await redis.quit();
   }

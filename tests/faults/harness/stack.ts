@@ -1,4 +1,4 @@
-import { bullPrefix, keyServers, type RedisClient } from "@outcomes/queue";
+import { bullPrefix, deleteKeysUnder, type RedisClient } from "@outcomes/queue";
 import { createTestDatabase, requiredEnv, type TestDatabase, testRedisPrefix } from "@outcomes/testkit/databases";
 import { freePort } from "@outcomes/testkit/ports";
 import { Queue } from "bullmq";
@@ -120,19 +120,6 @@ export class Stack {
     }
   }
 
-  private async deleteRedisKeys(): Promise<void> {
-    for (const server of keyServers(this.redis)) {
-      for (const pattern of [`${this.redisPrefix}:*`, `${bullPrefix(this.redisPrefix)}*`]) {
-        let cursor = "0";
-        do {
-          const [next, keys] = await server.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-          await Promise.all(keys.map((key) => server.del(key)));
-          cursor = next;
-        } while (cursor !== "0");
-      }
-    }
-  }
-
   /** Output lines of every process started here that contain `text`. */
   logLinesWith(text: string): string[] {
     return this.processes.flatMap((process) => process.linesWith(text).map((line) => `${process.name}: ${line}`));
@@ -144,7 +131,7 @@ export class Stack {
       for (const service of this.processes) console.log(`--- ${service.name}\n${service.output.slice(-20).join("\n")}`);
     }
     for (const process of this.processes) await process.kill();
-    await this.deleteRedisKeys().catch(() => {});
+    await deleteKeysUnder(this.redis, this.redisPrefix).catch(() => {});
     for (const connection of this.connections) connection.disconnect();
     await this.sql.end();
     await this.database.drop();
