@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import {
   createTestDatabase,
-  deleteKeysUnder,
+  deleteTestKeys,
   requiredEnv,
   type TestDatabase,
   testRedisPrefix,
@@ -82,7 +82,7 @@ afterEach(async () => {
   // Whatever the script left behind (before the fix: the orphaned API) must not outlive the test.
   for (const pid of [script.pid, ...Object.values(pids)]) if (pid && alive(pid)) process.kill(pid, "SIGKILL");
   await database.drop();
-  await deleteKeysUnder(redisPrefix);
+  await deleteTestKeys(redisPrefix);
 });
 
 describe("npm start (scripts/start.sh)", () => {

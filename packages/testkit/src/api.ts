@@ -8,7 +8,7 @@ import { apiKeys, finishRollout, games, partners, releaseRollouts } from "@outco
 import type { GameOwner } from "@outcomes/queue";
 import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
 import { eq } from "drizzle-orm";
-import { createTestDatabase, deleteKeysUnder, requiredEnv, type TestDatabase, testRedisPrefix } from "./databases.js";
+import { createTestDatabase, deleteTestKeys, requiredEnv, type TestDatabase, testRedisPrefix } from "./databases.js";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -147,7 +147,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
       await close();
       if (options.shareWith) return;
       // The owner removes its Redis keys too, so test runs leave nothing behind on a shared Redis.
-      await deleteKeysUnder(serviceEnv.REDIS_PREFIX);
+      await deleteTestKeys(serviceEnv.REDIS_PREFIX);
       await database.drop();
     },
   };

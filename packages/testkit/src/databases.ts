@@ -1,11 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient } from "@outcomes/db";
-import {
-  createWorkerRedis,
-  deleteKeysUnder as deleteKeysOf,
-  type RedisClient,
-  type RedisTarget,
-} from "@outcomes/queue";
+import { createWorkerRedis, deleteKeysUnder, type RedisClient, type RedisTarget } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import postgres from "postgres";
 
@@ -80,10 +75,10 @@ export function testRedis(): RedisClient {
 }
 
 /** Removes every key of a test prefix (BullMQ's included), on each master of a cluster. */
-export async function deleteKeysUnder(prefix: string): Promise<void> {
+export async function deleteTestKeys(prefix: string): Promise<void> {
   const redis = testRedis();
   try {
-    await deleteKeysOf(redis, prefix);
+    await deleteKeysUnder(redis, prefix);
   } finally {
     await redis.quit();
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createWorkerRedis, type RedisClient } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
-import { deleteKeysUnder, requiredEnv, testRedisPrefix } from "@outcomes/testkit/databases";
+import { deleteTestKeys, requiredEnv, testRedisPrefix } from "@outcomes/testkit/databases";
 import { freePort } from "@outcomes/testkit/ports";
 import postgres, { type Sql } from "postgres";
 import { ApiClient, FAULT_ADMIN_TOKEN } from "../../faults/harness/http.js";
@@ -110,7 +110,7 @@ export class Deployment {
       for (const service of this.processes) console.log(`--- ${service.name}\n${service.output.slice(-20).join("\n")}`);
     }
     for (const service of this.processes) await service.kill();
-    await deleteKeysUnder(this.redisPrefix);
+    await deleteTestKeys(this.redisPrefix);
     this.redis.disconnect();
     await this.sql.end();
     await admin((sql) => sql.unsafe(`drop database if exists "${this.databaseName}" with (force)`));

@@ -28,8 +28,12 @@ export async function reconcileDeliveries(
     const ownJobs: string[] = [];
     for (const { id, batchId, attempts } of overdue) {
       if (batchId && !lostBatches.has(batchId)) continue;
-      if (!batchId || attempts > 0) ownJobs.push(id);
-      else if (firstAttempts.has(batchId)) firstAttempts.get(batchId)!.push(id);
+      if (!batchId || attempts > 0) {
+        ownJobs.push(id);
+        continue;
+      }
+      const ids = firstAttempts.get(batchId);
+      if (ids) ids.push(id);
       else firstAttempts.set(batchId, [id]);
     }
     const batches = [...firstAttempts].map(([batchId, deliveryIds]) => ({ batchId, deliveryIds }));
