@@ -31,7 +31,7 @@ const NEW_QUEUE_ITEMS: Patch = {
     "packages/core/src/par/entries.ts": [[code("ascii(`~$(blockId)$.`)"), code("ascii(`^$(blockId)$.`)")]],
     "packages/core/src/outcome.ts": [
       ["const COMPACT_ITEM = /^~(", "const COMPACT_ITEM = /^[~^]("],
-      [code("return `~$(blockId)$.$(index)$."), code("return `^$(blockId)$.$(index)$.")],
+      [code("return `~$(blockId)$.`;"), code("return `^$(blockId)$.`;")],
     ],
   },
 };

@@ -3,4 +3,30 @@
  * from then on, features the running previous release cannot read wait for `release finish`
  * (docs/upgrades.md, "Features the previous release cannot read").
  */
-export const CURRENT_RELEASE = 2;
+export const CURRENT_RELEASE = 3;
+
+/** A release gate: a feature the previous release would refuse or misread, off until its rollout finished. */
+export interface ReleaseGate {
+  /** The release the feature arrived in: the gate opens once that release's rollout has finished. */
+  addedIn: number;
+  /** The release that deletes the gate (the next one: the previous release then runs nowhere). */
+  deleteIn: number;
+  /** What stays off meanwhile, and why, for RELEASES.md and the reader of a call site. */
+  why: string;
+}
+
+/**
+ * Every release gate, by name (trigger.dev's `FeatureFlagCatalog` is the model). Code asks
+ * `rollout.on("name")`, never compares release numbers; `release-gates.test.ts` fails when a gate
+ * outlives its `deleteIn`, so none rots.
+ */
+export const RELEASE_GATES = {} as const satisfies Record<string, ReleaseGate>;
+
+export type GateName = keyof typeof RELEASE_GATES;
+
+/** The gates of `catalog` that release `current` must have deleted (it is their `deleteIn` or later). */
+export function overdueGates(catalog: Record<string, ReleaseGate>, current: number): string[] {
+  return Object.entries(catalog)
+    .filter(([, gate]) => current >= gate.deleteIn)
+    .map(([name]) => name);
+}

@@ -1,3 +1,4 @@
+import { type GateName, RELEASE_GATES, type ReleaseGate } from "@outcomes/core";
 import type { Database } from "./client.js";
 import { newestFinishedRelease } from "./repositories/release-rollouts.js";
 
@@ -38,6 +39,12 @@ export class RolloutSwitch {
     }
     if (this.reading) await this.reading;
     return this.finishedThrough >= release;
+  }
+
+  /** Whether the feature behind a release gate is on (its release's rollout has finished). */
+  on(gate: GateName): Promise<boolean> {
+    const gates: Record<string, ReleaseGate> = RELEASE_GATES;
+    return this.finished(gates[gate]!.addedIn);
   }
 
   /** Forces a read on the next call (a pub/sub notice that a rollout finished). */

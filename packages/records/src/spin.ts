@@ -67,14 +67,12 @@ export const SpinResultSchema = z
       description: "True for a sandbox spin with `forceTier`: its outcome was drawn for it, not taken from a block",
     }),
     voided: SpinVoidSchema.nullable().openapi({
-      description:
-        "null until the spin is voided (`POST /spins/{spinId}/void`); then when and why. Shown once the rollout of " +
-        "release 2 has finished (`release finish`): before that the spin answers as release 1's do, without it",
+      description: "null until the spin is voided (`POST /spins/{spinId}/void`); then when and why",
     }),
     freeRound: SpinFreeRoundSchema.nullable().openapi({
       description:
         "The free round this spin used (a spin with `freeRoundsId`: the partner paid `wagerUsd`, the balance moved " +
-        "by the payout only); null on every other spin. Shown once the rollout of release 2 has finished",
+        "by the payout only); null on every other spin",
     }),
   })
   .openapi("SpinResult");

@@ -13,7 +13,7 @@ const run = promisify(execFile);
  * The commit of the release deployed before this tree's (the last in RELEASES.md): the one the
  * upgrade test rolls this tree out over. Moved on when a release is cut.
  */
-export const PREVIOUS_RELEASE = "bc1817d25999312e4c916aa6bfec8c348b1acbfe";
+export const PREVIOUS_RELEASE = "3d88f15cc06f4508edcf76ad67b9c8685bb4b997";
 
 /** This working tree: the release being rolled out, whatever it holds when the test runs. */
 export const WORKING_TREE = fileURLToPath(new URL("../../../", import.meta.url));

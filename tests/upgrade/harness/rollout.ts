@@ -18,8 +18,14 @@ import { type ApiInstance, Deployment, WORKER_ROLES } from "./deployment.js";
 import { RollingLoad } from "./load.js";
 import type { Release } from "./release.js";
 
-/** The event types of release 1 (bc1817d): a webhook of the first release can subscribe to these. */
-const RELEASE_1_EVENT_TYPES = ["spin.large_win", "settlement.report_ready", "block.low_reserve", "api_key.expiring"];
+/** The event types of release 2 (3d88f15): a webhook of the previous release can subscribe to these. */
+const PREVIOUS_EVENT_TYPES = [
+  "spin.large_win",
+  "settlement.report_ready",
+  "block.low_reserve",
+  "api_key.expiring",
+  "spin.voided",
+];
 /** Keys of each release replayed by the other while both run (all of them are, once one is stopped). */
 const MIXED_REPLAYS = 100;
 /** A graceful stop that takes longer than this counts as hung. */
@@ -364,7 +370,7 @@ async function createWorld(api: ApiClient, webhookUrl: string): Promise<WorldOfR
   });
   const webhook = await api.expect(201, "POST", "/api/partner/v1/webhooks", {
     apiKey: key.key,
-    json: { url: webhookUrl, events: RELEASE_1_EVENT_TYPES },
+    json: { url: webhookUrl, events: PREVIOUS_EVENT_TYPES },
   });
   const sheet = await api.expect(201, "POST", "/api/partner/v1/par-sheets", {
     apiKey: key.key,

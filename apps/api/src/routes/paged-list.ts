@@ -47,7 +47,7 @@ export function pagedListRoute<Row, Params extends z.ZodObject = typeof NoParams
     summary: string;
     /** The operation's description, beyond its summary. */
     about?: string;
-    /** Run ahead of the page query's validation (a release gate: `releasedIn`). */
+    /** Run ahead of the page query's validation (a release gate: `gated`). */
     middleware?: MiddlewareHandler<AppEnv>[];
     params?: Params;
     /** The list component: its name, the key holding the items, and the item schema. */

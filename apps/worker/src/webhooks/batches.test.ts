@@ -1,5 +1,4 @@
-import { CURRENT_RELEASE } from "@outcomes/core";
-import { dispatchEvents, insertEvents, releaseRollouts, webhookDeliveries } from "@outcomes/db";
+import { dispatchEvents, insertEvents, webhookDeliveries } from "@outcomes/db";
 import { DELIVERIES_PER_BATCH, enqueueDeliveryBatches } from "@outcomes/queue";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import {
@@ -116,24 +115,6 @@ describe("first attempts in batches", () => {
       }
     } finally {
       await worker.close();
-    }
-  });
-
-  it("gives each delivery a job of its own until release 2's rollout finishes (release 1 runs no batch)", async () => {
-    const target = await receiver();
-    const hook = await registerWebhook(api, target.url);
-    await api.database.db.delete(releaseRollouts).where(eq(releaseRollouts.release, CURRENT_RELEASE));
-    // A new process reads the rollout afresh.
-    const worker = await startRole(api, webhooksRole({ pollIntervalMs: 50 }));
-    try {
-      await emitEvent(api, hook.partnerId);
-      await eventually(() => target.requests.length === 1, 10_000);
-      const [row] = await deliveriesOfWebhook(hook.webhookId);
-      expect(row).toMatchObject({ batchId: null, attempts: 1 });
-      await eventually(async () => (await api.deps.producers.queues.webhooks.getJobState(row!.id)) === "completed");
-    } finally {
-      await worker.close();
-      await api.database.db.insert(releaseRollouts).values({ release: CURRENT_RELEASE, finishedAt: new Date() });
     }
   });
 

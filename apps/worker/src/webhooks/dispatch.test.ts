@@ -1,5 +1,14 @@
 import { type Environment, type EventType, newId } from "@outcomes/core";
-import { createDatabase, dispatchEvents, events, insertEvent, webhookDeliveries, webhooks } from "@outcomes/db";
+import {
+  createDatabase,
+  DISPATCH_BATCH_SIZE,
+  dispatchEvents,
+  events,
+  insertEvent,
+  webhookDeliveries,
+  webhooks,
+} from "@outcomes/db";
+import { DELIVERIES_PER_BATCH } from "@outcomes/queue";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { deliveryRow, eventually, startReceiver, startRole } from "@outcomes/testkit/workers";
 import { count, eq, inArray, isNull } from "drizzle-orm";
@@ -55,7 +64,7 @@ describe("fan-out", () => {
     const report = await event(p, "sandbox", "settlement.report_ready");
     const unheard = await event(q, "sandbox", "api_key.expiring");
 
-    while ((await dispatchEvents(api.database.db)).events > 0);
+    while ((await dispatchEvents(api.database.db, DISPATCH_BATCH_SIZE, DELIVERIES_PER_BATCH)).events > 0);
 
     expect((await deliveriesByEvent(win.id)).map((row) => row.webhookId)).toEqual([both]);
     expect((await deliveriesByEvent(low.id)).map((row) => row.webhookId)).toEqual([both]);
@@ -83,9 +92,9 @@ describe("fan-out", () => {
       const drain = async (client: (typeof clients)[number]) => {
         let total = 0;
         for (
-          let batch = await dispatchEvents(client.db, 50);
+          let batch = await dispatchEvents(client.db, 50, DELIVERIES_PER_BATCH);
           batch.events > 0;
-          batch = await dispatchEvents(client.db, 50)
+          batch = await dispatchEvents(client.db, 50, DELIVERIES_PER_BATCH)
         ) {
           total += batch.events;
         }
@@ -109,9 +118,9 @@ describe("fan-out", () => {
     await api.database.db.update(events).set({ dispatchedAt: null }).where(eq(events.partnerId, partnerId));
     let again = 0;
     for (
-      let batch = await dispatchEvents(api.database.db);
+      let batch = await dispatchEvents(api.database.db, DISPATCH_BATCH_SIZE, DELIVERIES_PER_BATCH);
       batch.events > 0;
-      batch = await dispatchEvents(api.database.db)
+      batch = await dispatchEvents(api.database.db, DISPATCH_BATCH_SIZE, DELIVERIES_PER_BATCH)
     ) {
       again += batch.deliveryIds.length;
     }

@@ -1,12 +1,6 @@
 import type { HostResolver } from "@outcomes/core";
-import {
-  createDatabase,
-  DISPATCH_BATCH_SIZE,
-  dispatchEvents,
-  RolloutSwitch,
-  WORKER_CONNECTION_LIMITS,
-} from "@outcomes/db";
-import { DELIVERIES_PER_BATCH, enqueueDeliveries, enqueueDeliveryBatches } from "@outcomes/queue";
+import { createDatabase, DISPATCH_BATCH_SIZE, dispatchEvents, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
+import { DELIVERIES_PER_BATCH, enqueueDeliveryBatches } from "@outcomes/queue";
 import type { RoleStarter, WorkerContext } from "../context.js";
 import { startQueueWorker } from "../queue-worker.js";
 import { webhookBackoffStrategy } from "./backoff.js";
@@ -60,13 +54,6 @@ const DEFAULTS = {
 } satisfies WebhooksRoleOptions;
 
 /**
- * Fan-out's deliveries are sent in batches (one job per DELIVERIES_PER_BATCH first attempts) from
- * release 2's rollout on; until then every delivery gets a job of its own, as release 1 sends them,
- * so a rollback to release 1 leaves no batch job that nothing would run.
- */
-const WEBHOOK_BATCHES_RELEASE = 2;
-
-/**
  * The `webhooks` role: fans outbox events out to deliveries (a poll loop plus `events.dispatch`
  * jobs), makes their first attempts (`webhook.deliver-batch` jobs) and retries
  * (`webhook.deliver` jobs, on WEBHOOK_RETRY_DELAYS_MS), runs partners' recoveries
@@ -101,14 +88,11 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       logger,
     });
-    const rollout = new RolloutSwitch(db);
 
     const dispatch = async (): Promise<number> => {
-      const batched = await rollout.finished(WEBHOOK_BATCHES_RELEASE);
-      const result = await dispatchEvents(db, DISPATCH_BATCH_SIZE, batched ? DELIVERIES_PER_BATCH : undefined);
+      const result = await dispatchEvents(db, DISPATCH_BATCH_SIZE, DELIVERIES_PER_BATCH);
       // After the commit: a crash right here leaves open rows, which the reconciler re-queues.
-      if (batched) await enqueueDeliveryBatches(producers, result.batches);
-      else await enqueueDeliveries(producers, result.deliveryIds);
+      await enqueueDeliveryBatches(producers, result.batches);
       return result.events;
     };
 

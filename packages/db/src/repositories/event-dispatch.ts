@@ -26,7 +26,6 @@ const MARK_DISPATCHED = `
 export interface Dispatched {
   events: number;
   deliveryIds: string[];
-  /** Empty when the deliveries were not batched: each is then queued as a job of its own. */
   batches: Array<{ batchId: string; deliveryIds: string[] }>;
 }
 
@@ -35,14 +34,10 @@ export interface Dispatched {
  * event's partner and environment that subscribes to its type. Events are claimed with
  * `FOR UPDATE SKIP LOCKED`, so any number of workers dispatch side by side without waiting on or
  * repeating each other; the unique (webhook, event) index makes a re-run insert nothing twice.
- * With `deliveriesPerBatch`, every that many deliveries share a batch id (recorded on the rows),
- * the job id of their first attempts. Returns what it made, to be queued after the commit.
+ * Every `deliveriesPerBatch` deliveries share a batch id (recorded on the rows), the job id of
+ * their first attempts. Returns what it made, to be queued after the commit.
  */
-export async function dispatchEvents(
-  db: Database,
-  batchSize = DISPATCH_BATCH_SIZE,
-  deliveriesPerBatch?: number,
-): Promise<Dispatched> {
+export async function dispatchEvents(db: Database, batchSize: number, deliveriesPerBatch: number): Promise<Dispatched> {
   return sqlClientOf(db).begin(async (tx) => {
     const batch = await tx.unsafe<
       {
@@ -78,14 +73,12 @@ export async function dispatchEvents(
           eventCreatedAt: event.created_at_text,
           eventType: event.type,
           body,
-          batchId: null as string | null,
+          batchId: "",
         }));
     });
-    if (deliveriesPerBatch) {
-      for (let start = 0; start < rows.length; start += deliveriesPerBatch) {
-        const batchId = newId("dlb");
-        for (const row of rows.slice(start, start + deliveriesPerBatch)) row.batchId = batchId;
-      }
+    for (let start = 0; start < rows.length; start += deliveriesPerBatch) {
+      const batchId = newId("dlb");
+      for (const row of rows.slice(start, start + deliveriesPerBatch)) row.batchId = batchId;
     }
     const inserted = rows.length === 0 ? [] : await insertDeliveries(tx, rows, now);
     await tx.unsafe(MARK_DISPATCHED, [now.toISOString(), batch.map((event) => event.id), batch[0]!.created_at_text], {

@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorCode, EVENT_TYPES, orderedEnvelope, ServiceError } from "@outcomes/core";
+import { ErrorCode, EVENT_TYPES, orderedEnvelope } from "@outcomes/core";
 import { listEvents } from "@outcomes/db";
 import { EventSchema } from "@outcomes/records";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { queryInteger } from "../query-integer.js";
-import { voidsOn } from "./spin-recall.js";
 
 const EventLog = z
   .object({
@@ -48,11 +47,6 @@ const listEventsRoute = createRoute({
 export const eventsRouter = createRouter().openapi(listEventsRoute, async (c) => {
   const { partner, deps } = c.var;
   const query = c.req.valid("query");
-  if (query.type === "spin.voided" && !(await voidsOn(deps))) {
-    throw new ServiceError(ErrorCode.InvalidRequest, {
-      details: [{ path: "type", message: "spin.voided is available once the rollout has finished" }],
-    });
-  }
   // Any replica shows a prefix of the primary's commits, and sequences follow commit order: a lagging
   // read returns fewer events, never a gap (docs/partitioning.md).
   const events = await listEvents(deps.readDb, {

@@ -374,39 +374,3 @@ describe("npm run cli -- free-rounds", () => {
     expect(errorCode(await cli("free-rounds", "get", "no such grant"))).toEqual([1, "error KS-4219"]);
   });
 });
-
-describe("before the rollout of release 2 finished", () => {
-  let rolling: TestApi;
-  beforeAll(async () => {
-    rolling = await startTestApi({}, { rollout: "running" });
-  });
-  afterAll(async () => {
-    await rolling?.close();
-  });
-
-  it("answers every free-rounds route 404 KS-4215 whatever the body, then grants once `release finish` ran", async () => {
-    const partner = await rolling.createPartner();
-    const own = await createGame(rolling, partner.partnerId);
-    const valid = body({ gameId: own.gameId });
-    const id = newId("fr");
-    const requests: Array<[string, string, unknown]> = [
-      ["POST", "/free-rounds", valid],
-      ["POST", "/free-rounds", {}],
-      ["GET", "/free-rounds", undefined],
-      ["GET", "/free-rounds?limit=0", undefined],
-      ["GET", `/free-rounds/${id}`, undefined],
-      ["GET", `/free-rounds/${id}/players/player-1`, undefined],
-      ["POST", `/free-rounds/${id}/cancel`, undefined],
-    ];
-    for (const [method, path, json] of requests) {
-      const answer = await rolling.request(`${P}${path}`, { method, apiKey: partner.apiKey, json });
-      expect([method, path, answer.status, answer.body.errorCode]).toEqual([method, path, 404, "KS-4215"]);
-    }
-    const [grants] = await rolling.database.db.select({ value: count() }).from(freeRoundGrants);
-    expect(grants?.value).toBe(0);
-
-    expect((await rolling.request("/api/admin/v1/release/finish", { method: "POST", admin: true })).status).toBe(200);
-    const granted = await grant(valid, partner.apiKey, rolling);
-    expect([granted.status, granted.body.status]).toEqual([201, "active"]);
-  });
-});

@@ -17,7 +17,6 @@ import {
   presentFreeRoundPlayer,
 } from "@outcomes/records";
 import type { PartnerAuth } from "../../auth/key-verifier.js";
-import { releasedIn } from "../../middleware/released.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { assertSameRequest, type IdempotentRequest, idempotentRequest } from "../../spins/idempotency.js";
@@ -26,13 +25,6 @@ import { pagedListRoute } from "../paged-list.js";
 import { idempotencyKeyHeader, PLAYER_ID_PATTERN } from "./spins.js";
 
 // Free-round grants (CONTRACT §14, docs/free-rounds.md). Spinning a round is POST /spins's.
-
-/**
- * The release free rounds arrived in (RELEASES.md). A process of release 1 has none of these routes
- * (404 KS-4215), so until the rollout has finished every process answers so.
- */
-const FREE_ROUNDS_RELEASE = 2;
-const freeRoundsReleased = releasedIn(FREE_ROUNDS_RELEASE);
 
 const MAX_PLAYERS = 1000;
 const MAX_ROUNDS = 1000;
@@ -114,8 +106,6 @@ const PlayerParams = GrantParams.extend({
 });
 
 const tags = ["Free rounds"];
-const GATE =
-  "Available once the rollout of release 2 has finished (`release finish`); before, 404 KS-4215 as on release 1.";
 const NOT_OWNED = "Another partner's or environment's grant, or an unknown id: 404 KS-4219.";
 
 export const freeRoundsRouter = createRouter();
@@ -132,9 +122,7 @@ freeRoundsRouter.openapi(
       "`{gameId, playerId, freeRoundsId}`. The game must be yours in this environment (else 403 KS-4006) and " +
       "active (else 400 KS-4202). A refused grant writes nothing. With `Idempotency-Key` (kept 24 h per partner and " +
       "environment, one key space with spins) a repeat of the same body answers the first grant " +
-      "(`Idempotent-Replayed: true`) and grants nothing more; another body with the key is KS-4101. " +
-      GATE,
-    middleware: [freeRoundsReleased],
+      "(`Idempotent-Replayed: true`) and grants nothing more; another body with the key is KS-4101.",
     request: { headers: idempotencyKeyHeader("grant"), body: jsonBody(GrantBody, grantExample) },
     responses: {
       201: jsonResponse(FreeRoundGrantSchema, "The grant, `active`"),
@@ -227,8 +215,7 @@ pagedListRoute(freeRoundsRouter, {
   operationId: "listFreeRounds",
   tags,
   summary: "List free-round grants, newest first",
-  about: `Every grant of this environment, each with its status as of the answer. ${GATE}`,
-  middleware: [freeRoundsReleased],
+  about: `Every grant of this environment, each with its status as of the answer.`,
   schema: { name: "FreeRoundGrantList", key: "freeRounds", item: FreeRoundGrantSchema },
   description: "A page of grants",
   common: PARTNER_COMMON_ERRORS,
@@ -244,8 +231,7 @@ freeRoundsRouter.openapi(
     operationId: "getFreeRounds",
     tags,
     summary: "Get a free-round grant",
-    description: `The grant with its status as of the answer. ${NOT_OWNED} ${GATE}`,
-    middleware: [freeRoundsReleased],
+    description: `The grant with its status as of the answer. ${NOT_OWNED}`,
     request: { params: GrantParams },
     responses: {
       200: jsonResponse(FreeRoundGrantSchema, "The grant"),
@@ -267,8 +253,7 @@ freeRoundsRouter.openapi(
     summary: "A player's rounds of a grant",
     description:
       "`roundsLeft` is `rounds − roundsUsed` while the grant is active and 0 once it is expired or cancelled; " +
-      `\`paidUsd\` sums the payouts of the rounds used. ${NOT_OWNED} A player not in the grant: 404 KS-4204. ${GATE}`,
-    middleware: [freeRoundsReleased],
+      `\`paidUsd\` sums the payouts of the rounds used. ${NOT_OWNED} A player not in the grant: 404 KS-4204.`,
     request: { params: PlayerParams },
     responses: {
       200: jsonResponse(FreeRoundPlayerSchema, "The player's rounds"),
@@ -301,8 +286,7 @@ freeRoundsRouter.openapi(
     description:
       "From now on no round of the grant can be spun (409 KS-4218); rounds already spun stay. Cancelling a " +
       "cancelled grant answers 200 with the first cancel and changes nothing, so it is safe to retry; an expired " +
-      `grant can be cancelled too and then shows \`cancelled\`. ${NOT_OWNED} ${GATE}`,
-    middleware: [freeRoundsReleased],
+      `grant can be cancelled too and then shows \`cancelled\`. ${NOT_OWNED}`,
     request: { params: GrantParams },
     responses: {
       200: jsonResponse(FreeRoundGrantSchema, "The grant, `cancelled`"),

@@ -7,7 +7,6 @@ import type { AppEnv } from "../../context.js";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { PageQuery, pageFields, pageSchema, pageWindow } from "../paged-list.js";
-import { asReleaseOne, voidsOn } from "./spin-recall.js";
 import { PLAYER_ID_PATTERN } from "./spins.js";
 
 const PlayerParams = z.object({
@@ -65,13 +64,10 @@ export const playersRouter = createRouter()
     const page = c.req.valid("query");
     const { deps } = c.var;
     // The player is found on the primary (a spin may have just created it); its spins are a listing.
-    const [rows, shown] = await Promise.all([listPlayerSpins(deps.readDb, player, pageWindow(page)), voidsOn(deps)]);
+    const rows = await listPlayerSpins(deps.readDb, player, pageWindow(page));
     return c.json(
       {
-        spins: rows.map((row) => {
-          const spin = presentStoredSpin(row, player.externalId);
-          return shown ? spin : asReleaseOne(spin);
-        }),
+        spins: rows.map((row) => presentStoredSpin(row, player.externalId)),
         // The total is kept in step with the spins table: `totalSpins` is written by the same statement as
         // the spins, and voided spins, which it no longer counts, are still listed (counted with it).
         ...pageFields(page, player.totalSpins + player.voidedSpins),

@@ -1,50 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { couldBeId, ErrorCode, type EventType, ServiceError } from "@outcomes/core";
+import { couldBeId, ErrorCode, ServiceError } from "@outcomes/core";
 import { findSpinVoid, requireOwnSpin, voidSpin } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
 import { presentStoredSpin, presentVoid, type SpinResultBody, SpinResultSchema } from "@outcomes/records";
 import type { AppDeps } from "../../context.js";
-import { releasedIn } from "../../middleware/released.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import type { SpinReply } from "../../spins/spin-service.js";
 
 // Game recall and voids (CONTRACT §13, docs/spins.md "Voids and recall").
 
-/**
- * The release voids arrived in (RELEASES.md). Until its rollout has finished, a process of release 1
- * may answer any request: it has neither route (404 KS-4215) and would settle a day without its
- * voids, so every process answers as release 1 does (docs/upgrades.md).
- */
-const VOIDS_RELEASE = 2;
-
-export const voidsOn = (deps: AppDeps) => deps.rollout.finished(VOIDS_RELEASE);
-
-/** `spin.voided` is an event type release 1 does not know (400 KS-4107) until voids are on. */
-export async function refuseUnreleasedEvents(deps: AppDeps, events: readonly EventType[]): Promise<void> {
-  const at = events.indexOf("spin.voided");
-  if (at === -1 || (await voidsOn(deps))) return;
-  throw new ServiceError(ErrorCode.InvalidWebhookEvents, {
-    details: [{ path: `events[${at}]`, message: "spin.voided is available once the rollout has finished" }],
-  });
-}
-
-/** Until voids are on, these routes answer as unknown ones do. */
-const voidsReleased = releasedIn(VOIDS_RELEASE);
-
-/**
- * A spin result as release 1 showed it, without `voided` and `freeRound`: every process answers so
- * until release 2's features are on, and a keyed spin replays with exactly its first answer on
- * either release meanwhile.
- */
-export function asReleaseOne(body: SpinResultBody): SpinResultBody {
-  const { voided: _, freeRound: __, ...releaseOne } = body;
-  return releaseOne as SpinResultBody;
-}
-
 /** POST /spins's answer: a replay shows the first result with the spin's void, if one came since. */
 export async function spinAnswer(deps: AppDeps, reply: SpinReply): Promise<SpinResultBody> {
-  if (!(await voidsOn(deps))) return asReleaseOne(reply.body);
   if (!reply.replayed) return reply.body;
   return { ...reply.body, voided: presentVoid(await findSpinVoid(deps.db, reply.body.spinId)) };
 }
@@ -88,9 +55,7 @@ spinRecallRouter.openapi(
     summary: "Get a spin as it was first answered (game recall)",
     description:
       "The spin result exactly as `POST /spins` first answered it (outcome, presentation, the balance after it), " +
-      "plus `voided`. Another partner's or environment's spin, or an unknown id: 404 KS-4215. Available once the " +
-      "rollout of release 2 has finished (`release finish`); before, 404 KS-4215 as on release 1.",
-    middleware: [voidsReleased],
+      "plus `voided`. Another partner's or environment's spin, or an unknown id: 404 KS-4215.",
     request: { params: SpinParams },
     responses: {
       200: jsonResponse(SpinResultSchema, "The spin"),
@@ -120,9 +85,7 @@ spinRecallRouter.openapi(
       "served again, its proof still verifies, and the revealed entries show it with `voided: true`. " +
       "Within `VOID_WINDOW_HOURS` (default 72) of the spin's `createdAt`, else 409 KS-4217. Voiding a voided " +
       "spin answers 200 with the first void and changes nothing, so it is safe to retry. Another partner's or " +
-      "environment's spin, or an unknown id: 404 KS-4215. Available once the rollout of release 2 has finished " +
-      "(`release finish`); before, 404 KS-4215 as on release 1.",
-    middleware: [voidsReleased],
+      "environment's spin, or an unknown id: 404 KS-4215.",
     request: {
       params: SpinParams,
       body: jsonBody(VoidBody, { reason: "Wallet refused the debit: insufficient funds" }),

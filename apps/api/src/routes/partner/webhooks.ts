@@ -24,7 +24,6 @@ import type { AppDeps } from "../../context.js";
 import { errorResponses, jsonBody, jsonResponse, optionalJsonBody, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { pagedListRoute } from "../paged-list.js";
-import { refuseUnreleasedEvents } from "./spin-recall.js";
 import {
   assertWebhookUrl,
   DeliveryParams,
@@ -157,7 +156,6 @@ webhooksRouter.openapi(
   async (c) => {
     const { deps, partner } = c.var;
     const body = c.req.valid("json");
-    await refuseUnreleasedEvents(deps, body.events);
     await assertWebhookUrl(body.url, partner.environment, deps.resolveHost);
     const created = await createWebhook(deps.db, partner, body);
     return c.json(presentRegisteredWebhook(created), 201);
