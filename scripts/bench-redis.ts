@@ -3,16 +3,17 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createRequestRedis, keyServers, type RedisClient, redisKeys, untilReady } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
-import { withSpinTake } from "../apps/api/src/ratelimit/index.js";
+import { RateLimiter, TurnDraws } from "../apps/api/src/ratelimit/index.js";
 
 /**
  * `npm run bench:redis [-- --partners 8 --concurrency 256 --seconds 5]`
  *
- * The spin path's Redis work alone: the one script per spin (rate-limit draw + LPOP,
- * SPIN_TAKE_SCRIPT) sent as the API sends it (request client, auto-pipelining), spread over
+ * The spin path's Redis work alone: each spin's rate-limit draw + LPOP, sent as the API sends them
+ * (`RateLimiter.limitAndTake`: one DRAWS_SCRIPT call per hash slot and turn, on the request client
+ * with auto-pipelining), spread over
  * `partners` partners (one game each, so on a cluster their keys spread over the shards). Against
- * REDIS_URL, or the cluster of REDIS_CLUSTER_NODES when set. Reports scripts/s, the client's CPU per
- * script and, for servers on this machine, every redis-server's CPU per script (from /proc):
+ * REDIS_URL, or the cluster of REDIS_CLUSTER_NODES when set. Reports spins/s, the client's CPU per
+ * spin and, for servers on this machine, every redis-server's CPU per spin (from /proc):
  * the per-shard cost of a spin (docs/redis-cluster.md). Keys are deleted afterwards.
  */
 const { values: args } = parseArgs({
@@ -49,7 +50,7 @@ async function serverPids(redis: RedisClient): Promise<number[]> {
 }
 
 const redis = createRequestRedis(env, { enableAutoPipelining: true });
-const scripted = withSpinTake(redis);
+const limiter = new RateLimiter(new TurnDraws(redis), keys, { spin: 1_000_000_000, default: 1 });
 try {
   // The request client queues nothing while it connects.
   await untilReady(redis);
@@ -73,11 +74,10 @@ try {
   let refused = 0;
   const loop = async (worker: number) => {
     const owner = owners[worker % owners.length]!;
-    const bucket = keys.rateLimit("spin", owner.partnerId, owner.environment);
     const queue = keys.outcomeQueue(owner);
     while (performance.now() - started < durationMs) {
-      const reply = await scripted.spinTake(bucket, queue, 1_000_000_000);
-      if (reply[0] !== 1 || !reply[4]) refused++;
+      const { decision, item } = await limiter.limitAndTake(owner, queue);
+      if (!decision.admitted || item === null) refused++;
       done++;
     }
   };
@@ -97,11 +97,11 @@ try {
         mode: env.REDIS_CLUSTER_NODES ? `cluster of ${pids.length} masters` : "one server",
         partners,
         concurrency,
-        scripts: done,
+        spins: done,
         refusedOrEmpty: refused,
-        scriptsPerSecond: Math.round((done / elapsed) * 1000),
-        clientCpuUsPerScript: Math.round(((client.user + client.system) / done) * 100) / 100,
-        serverCpuUsPerScript: perServer.every(Boolean)
+        spinsPerSecond: Math.round((done / elapsed) * 1000),
+        clientCpuUsPerSpin: Math.round(((client.user + client.system) / done) * 100) / 100,
+        serverCpuUsPerSpin: perServer.every(Boolean)
           ? Math.round(((serverTotal * 1000) / done) * 100) / 100
           : "servers not on this machine",
         serverCpuMsEach: perServer.map((each) => each?.cpuMs ?? null),

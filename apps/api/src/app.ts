@@ -1,5 +1,4 @@
 import { ErrorCode, redactApiKeys, ServiceError } from "@outcomes/core";
-import { requestId } from "hono/request-id";
 import type { AppDeps } from "./context.js";
 import { registerDashboard } from "./dashboard.js";
 import { registerDocs } from "./docs.js";
@@ -10,6 +9,7 @@ import { nodeBody } from "./middleware/body.js";
 import { jsonGuard } from "./middleware/json-guard.js";
 import { partnerAuth, withoutKey } from "./middleware/partner-auth.js";
 import { rateLimit } from "./ratelimit/middleware.js";
+import { gatheredHeaders } from "./respond.js";
 import { ADMIN_BASE, createRouter, PARTNER_BASE, routeDeclares } from "./router.js";
 import { registerAdminRoutes } from "./routes/admin/index.js";
 import { registerHealthRoutes } from "./routes/health.js";
@@ -21,7 +21,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export function createApp(deps: AppDeps) {
   const app = createRouter();
 
-  app.use("*", requestId({ headerName: "X-Request-Id" }));
+  app.use("*", gatheredHeaders());
   app.use("*", httpMetrics());
   app.use("*", async (c, next) => {
     c.set("deps", deps);
@@ -29,11 +29,11 @@ export function createApp(deps: AppDeps) {
     await next();
     // Spins (the requests drawing the spin bucket) are the hot path: logged at debug only; everything
     // else at info.
-    const level = c.res.status < 400 && c.var.rateLimit?.bucket === "spin" ? "debug" : "info";
+    const level = c.res.status < 400 && c.get("rateLimit")?.bucket === "spin" ? "debug" : "info";
     // Not even the log object is built for a level that is off (every spin, in production).
     if (!deps.logger.isLevelEnabled(level)) return;
     deps.logger[level]({
-      requestId: c.var.requestId,
+      requestId: c.get("requestId"),
       method: c.req.method,
       // A key pasted into a URL by mistake must not reach the log store.
       path: redactApiKeys(c.req.path),

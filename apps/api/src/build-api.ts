@@ -1,5 +1,12 @@
 import { type Environment, usdToMicros } from "@outcomes/core";
-import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient, RolloutSwitch, sqlClientOf } from "@outcomes/db";
+import {
+  API_CONNECTION_LIMITS,
+  createDatabase,
+  type DatabaseClient,
+  findIdempotencyRecord,
+  RolloutSwitch,
+  sqlClientOf,
+} from "@outcomes/db";
 import {
   createRequestRedis,
   createWorkerRedis,
@@ -14,15 +21,15 @@ import { KeyVerifier } from "./auth/key-verifier.js";
 import type { AppDeps } from "./context.js";
 import { subscribeInvalidations } from "./invalidation.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
-import { drawOnce, withGcra, withSpinTake } from "./ratelimit/index.js";
+import { RateLimiter, TurnDraws, withDraws } from "./ratelimit/index.js";
 import { revealedPageCache } from "./routes/partner/revealed-pages.js";
 import { BlockFactsCache } from "./spins/block-facts.js";
 import { ForcedOutcomes } from "./spins/forced-outcomes.js";
 import { FreeRoundCache } from "./spins/free-round-cache.js";
 import { GameCache } from "./spins/game-cache.js";
-import { OutcomeQueue, withGiveBack } from "./spins/outcome-queue.js";
-import { SpinBatcher } from "./spins/spin-batcher.js";
-import { GroupCommitter } from "./spins/spin-committer.js";
+import { GroupCommit } from "./spins/group-commit.js";
+import { OutcomeTaker, withGiveBack } from "./spins/outcome-taker.js";
+import { SpinPlanner } from "./spins/spin-plan.js";
 import { SpinService } from "./spins/spin-service.js";
 
 /** Postgres connections of one API process. */
@@ -68,8 +75,7 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     // The request path's scripts are defined before the first request: a command defined while an
     // auto-pipeline already gathers others is missing from it, which fails that call and crashes
     // ioredis (redis/ioredis#1931; apps/api/src/redis-scripts.test.ts).
-    withGcra(redis);
-    withSpinTake(redis);
+    withDraws(redis);
     withGiveBack(redis);
     const queueRedis = createWorkerRedis(env);
     shutdown.register("queue redis", () => queueRedis.quit());
@@ -86,6 +92,11 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     const subscriber = await subscribeInvalidations(env, keys, { keyVerifier, maintenance, games, rollout }, logger);
     shutdown.register("invalidation subscriber", () => subscriber.quit());
 
+    const limiter = new RateLimiter(new TurnDraws(redis), keys, {
+      spin: env.RATE_LIMIT_SPINS_PER_SECOND,
+      default: env.RATE_LIMIT_REQUESTS_PER_SECOND,
+    });
+
     const services = {
       env,
       db: database.db,
@@ -98,6 +109,7 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
       maintenance,
       games,
       rollout,
+      limiter,
     };
     const deps: AppDeps = { ...services, spins: spinService(services), revealedPages: revealedPageCache() };
     return { app: createApp(deps), deps, close: () => shutdown.shutdown() };
@@ -108,12 +120,11 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
   }
 }
 
-/** The spin path over this process's clients: its queue, caches, and the two committers. */
+/** The spin pipeline over this process's clients: its stages, caches and signals. */
 function spinService(deps: Omit<AppDeps, "spins" | "revealedPages">): SpinService {
-  const { env, db, redis, keys, producers, logger } = deps;
+  const { env, db, redis, keys, producers, logger, limiter } = deps;
   // The spin path's own statements are prepared on postgres.js directly (see `SqlClient`).
   const sql = sqlClientOf(db);
-  const batcher = new SpinBatcher(sql, { maxSize: env.SPIN_BATCH_MAX_SIZE, maxWaitMs: env.SPIN_BATCH_MAX_WAIT_MS });
   // One pending generation job per game, however many spins ask for it at once (see enqueueGeneration).
   const generationNeeded = async (gameId: number) => {
     await enqueueGeneration(producers, gameId).catch((error: unknown) =>
@@ -123,15 +134,18 @@ function spinService(deps: Omit<AppDeps, "spins" | "revealedPages">): SpinServic
   return new SpinService({
     games: deps.games,
     freeRounds: new FreeRoundCache(db),
-    queue: new OutcomeQueue(redis, keys),
-    blocks: new BlockFactsCache(),
-    forced: new ForcedOutcomes(),
-    drawBucket: (bucket) => drawOnce(redis, bucket),
-    committer: new GroupCommitter(sql, batcher),
-    hints: {
+    taker: new OutcomeTaker(limiter, redis, keys),
+    planner: new SpinPlanner(new BlockFactsCache(), new ForcedOutcomes(), sql),
+    commits: new GroupCommit(sql, {
+      maxSize: env.SPIN_BATCH_MAX_SIZE,
+      maxWaitMs: env.SPIN_BATCH_MAX_WAIT_MS,
+      minReadyBlocks: env.MIN_READY_BLOCKS,
+    }),
+    findRecord: (scope) => findIdempotencyRecord(sql, scope),
+    signals: {
       eventsWritten: () => void notifyEvents(producers),
       generationNeeded,
-      counted: (spin) =>
+      spinCommitted: (spin) =>
         countSpin({
           gameId: spin.gameId,
           tier: spin.outcome.tier,
@@ -140,6 +154,5 @@ function spinService(deps: Omit<AppDeps, "spins" | "revealedPages">): SpinServic
         }),
     },
     logger,
-    minReadyBlocks: env.MIN_READY_BLOCKS,
   });
 }

@@ -5,7 +5,7 @@ import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
 import type { KeyVerifier, PartnerAuth } from "./auth/key-verifier.js";
 import type { ByteBoundedCache } from "./byte-bounded-cache.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
-import type { BucketDraw } from "./ratelimit/index.js";
+import type { Decision, RateLimiter } from "./ratelimit/index.js";
 import type { GameCache } from "./spins/game-cache.js";
 import type { SpinService } from "./spins/spin-service.js";
 
@@ -24,11 +24,10 @@ export interface AppDeps {
   logger: Logger;
   keyVerifier: KeyVerifier;
   maintenance: MaintenanceSwitch;
-  /**
-   * Whether a release's rollout has finished (docs/upgrades.md): `await rollout.finished(n)` before
-   * a feature of release n that the previous release would misread.
-   */
+  /** Whether a release gate is open (docs/upgrades.md): `await rollout.on("name")`. */
   rollout: RolloutSwitch;
+  /** Every partner request's draw from its bucket (CONTRACT §9). */
+  limiter: RateLimiter;
   /** The rules spins follow, per game; PATCH /games forgets an entry before it answers. */
   games: GameCache;
   /** The spin path (POST /spins); it holds the process's group-commit batcher. */
@@ -44,7 +43,7 @@ export interface AppEnv {
     requestId: string;
     deps: AppDeps;
     partner: PartnerAuth;
-    /** The rate-limit bucket of a partner request, and its draw once made (ratelimit/middleware.ts). */
-    rateLimit: BucketDraw;
+    /** A partner request's rate-limit decision, once drawn (the access log keeps spins at debug level). */
+    rateLimit: Decision;
   };
 }

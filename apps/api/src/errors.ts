@@ -15,11 +15,11 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
     serviceError.code !== ErrorCode.OutcomeQueueEmpty
   ) {
     // Every server-side failure is logged with its cause (the body shows only the code).
-    c.var.deps?.logger.error(
+    c.get("deps")?.logger.error(
       {
         err: serviceError.cause ?? error,
         errorCode: serviceError.code,
-        requestId: c.var.requestId,
+        requestId: c.get("requestId"),
         path: redactApiKeys(c.req.path),
       },
       "request failed",
@@ -32,7 +32,7 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
     {
       message: serviceError.message,
       errorCode: serviceError.code,
-      requestId: c.var.requestId,
+      requestId: c.get("requestId"),
       ...(serviceError.details ? { details: serviceError.details } : {}),
     },
     status,

@@ -9,7 +9,10 @@ afterAll(async () => {
   await api.close();
 });
 
-type Scripted = { gcra(key: string, limit: number): Promise<number[]>; spinTake(...keys: unknown[]): Promise<unknown> };
+type Scripted = {
+  draws(...args: Array<string | number>): Promise<unknown[]>;
+  giveBack(queue: string, retired: string, item: string): Promise<number>;
+};
 
 describe("the request path's Redis scripts", () => {
   it("are defined before the first request, so their first calls can share an auto-pipeline", async () => {
@@ -18,18 +21,27 @@ describe("the request path's Redis scripts", () => {
     // process next to other traffic crashed it. Here, with no request served yet, all go in one tick.
     const redis = api.deps.redis as typeof api.deps.redis & Scripted;
     const { keys } = api.deps;
-    // The service's own key names: on a cluster the script's two keys must share a hash slot.
+    // The service's own key names: on a cluster a script's keys must share a hash slot.
     const owner = { partnerId: "ptr_probe", environment: "sandbox" };
+    const queue = keys.outcomeQueue({ id: 1, ...owner });
     const answers = await Promise.all([
       redis.get(keys.maintenance),
-      redis.gcra(keys.rateLimit("requests", owner.partnerId, owner.environment), 10),
-      redis.spinTake(
-        keys.rateLimit("spins", owner.partnerId, owner.environment),
-        keys.outcomeQueue({ id: 1, ...owner }),
+      redis.draws(2, keys.rateLimit("default", owner.partnerId, owner.environment), queue, 10, 0),
+      redis.draws(
+        4,
+        keys.rateLimit("spin", owner.partnerId, owner.environment),
+        queue,
+        keys.rateLimit("spin", owner.partnerId, owner.environment),
+        queue,
         10,
+        1,
+        10,
+        1,
       ),
+      redis.giveBack(queue, keys.outcomesRetired({ id: 1, ...owner }, 1), "item"),
     ]);
-    expect(answers[1]).toHaveLength(4);
-    expect(answers[2]).toHaveLength(6);
+    expect(answers[1]).toHaveLength(6);
+    expect(answers[2]).toHaveLength(12);
+    expect(answers[3]).toBe(1);
   });
 });

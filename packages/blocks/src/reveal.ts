@@ -167,7 +167,7 @@ async function retireUnused(
     // FOR UPDATE, before the game (block rows come before games, as in the spin path): waits for
     // the spins that hold the block's key-share lock, whose outcomes are then read as used below,
     // and holds back any later one until the close has committed; that one then finds the block
-    // closed and takes the next outcome (see recordSpinBatch).
+    // closed and takes the next outcome (see recordSpins).
     await lock.execute(sql`select id from ${blocks} where id = ${block.id} for update`);
     await lockGame(lock, block.game_id);
     // Named by the game's owner: the same hash tag as the game's list (docs/redis-cluster.md).

@@ -1,4 +1,5 @@
 export * from "./apart.js";
+export * from "./batcher.js";
 export * from "./dns.js";
 export * from "./env.js";
 export * from "./logger.js";

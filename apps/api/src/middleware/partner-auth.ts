@@ -14,7 +14,7 @@ export const withoutKey: MiddlewareHandler<AppEnv> = (_c, next) => next();
 export function partnerAuth(trustedProxies: readonly string[] = []): MiddlewareHandler<AppEnv> {
   const clientAddress = clientAddresses(trustedProxies);
   return async (c, next) => {
-    const { deps } = c.var;
+    const deps = c.get("deps");
     await deps.maintenance.assertOff();
     const guard = unknownKeyGuard(
       deps.redis,

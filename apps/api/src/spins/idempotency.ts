@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { ErrorCode, ServiceError } from "@outcomes/core";
 import type { IdempotencyRecord, IdempotencyScope } from "@outcomes/db";
 import { replayedBody, type SpinResultBody } from "@outcomes/records";
+import { exactWager } from "./wager.js";
 
 export interface IdempotentRequest {
   scope: IdempotencyScope;
@@ -28,4 +29,33 @@ export function assertSameRequest(request: IdempotentRequest, record: Idempotenc
 export function replayOf(request: IdempotentRequest, record: IdempotencyRecord): SpinResultBody {
   assertSameRequest(request, record);
   return replayedBody(record.responseBody);
+}
+
+/**
+ * A spin request as understood (the wager as an exact decimal), so `1` and `1.0` are one request.
+ * A paid spin's fields are hashed as release 1 hashed them, so its keys replay on every release.
+ */
+export function keyedSpin(
+  owner: { partnerId: string; environment: IdempotencyScope["environment"] },
+  request: {
+    gameId: number;
+    playerId: string;
+    wagerUsd?: number | undefined;
+    freeRoundsId?: string | null;
+    forceTier?: string | null;
+  },
+  key: string,
+): IdempotentRequest {
+  const forceTier = request.forceTier ?? undefined;
+  return idempotentRequest(
+    { partnerId: owner.partnerId, environment: owner.environment, key },
+    {
+      route: "POST /spins",
+      gameId: request.gameId,
+      playerId: request.playerId,
+      ...(request.wagerUsd === undefined ? {} : { wager: exactWager(request.wagerUsd) }),
+      ...(forceTier === undefined ? {} : { forceTier }),
+      ...(request.freeRoundsId ? { freeRoundsId: request.freeRoundsId } : {}),
+    },
+  );
 }

@@ -1,19 +1,20 @@
-import { encodeQueuedOutcome, parseQueueItem, ServiceError } from "@outcomes/core";
+import { encodeQueuedOutcome, ServiceError } from "@outcomes/core";
 import type { SqlClient } from "@outcomes/db";
+import { presentSpin } from "@outcomes/records";
 import { createLogger } from "@outcomes/runtime";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { PartnerAuth } from "../auth/key-verifier.js";
-import type { BucketDraw, Draw } from "../ratelimit/index.js";
+import type { Decision } from "../ratelimit/index.js";
 import type { FreeRoundTerms } from "./free-round-cache.js";
 import type { GameRules } from "./game-cache.js";
-import { type TakenOutcome, UnusableOutcomeError } from "./outcome-queue.js";
-import type { Committed, PrepareSpin, SpinCommitter } from "./spin-committer.js";
-import { SpinService, type SpinServiceDeps } from "./spin-service.js";
-import type { SpinPlan, WrittenSpin } from "./spin-writer.js";
+import { type TakenOutcome, UnusableOutcomeError } from "./outcome-taker.js";
+import { type SpinPlan, SpinPlanner } from "./spin-plan.js";
+import { type SpinAnswer, SpinService, type SpinServiceDeps } from "./spin-service.js";
+import type { SpinDone } from "./write-spins.js";
 
 /**
- * The spin path's branches with fakes (no Postgres, no Redis): the ones integration tests reach only
- * by fault injection. The fault suite proves the wiring.
+ * The spin pipeline's branches with fakes (no Postgres, no Redis): the ones integration tests reach
+ * only by fault injection. The fault suite proves the wiring.
  */
 const partner = { partnerId: "ptr_1", environment: "sandbox", keyId: "key_1" } as unknown as PartnerAuth;
 const game: GameRules = {
@@ -27,9 +28,14 @@ const game: GameRules = {
   largeWinThresholdMicros: 1_000_000_000,
 } as GameRules;
 const request = { gameId: 7, playerId: "p1", wagerUsd: 1 };
-const ALLOWED: Draw = { allowed: true, remaining: 9, resetMs: 100, retryAfterMs: 0 };
-const REFUSED: Draw = { allowed: false, remaining: 0, resetMs: 1000, retryAfterMs: 500 };
-const client = {} as SqlClient;
+const decisionOf = (allowed: boolean): Decision => ({
+  admitted: allowed,
+  bucket: "spin",
+  limit: 10,
+  draw: { allowed, remaining: allowed ? 9 : 0, resetMs: 1000, retryAfterMs: allowed ? 0 : 500 },
+});
+const ALLOWED = decisionOf(true);
+const REFUSED = decisionOf(false);
 
 /** A server's ERROR reply (the statement was refused: certainly not committed). */
 const refusedByServer = (code: string, constraint?: string) =>
@@ -45,62 +51,85 @@ function item(blockId: number, index: number): TakenOutcome {
     multiplierMillionths: 2_000_000,
     reelSymbols: [["A"], ["A"], ["A"]],
   });
-  return { item: parseQueueItem(raw), raw, queue: "q", retiredMarker: "m", remaining: 5 };
+  return { raw, game, remaining: 5 };
 }
 
-function written(plan: SpinPlan): WrittenSpin {
+const indexOf = (taken: TakenOutcome) => JSON.parse(taken.raw).i as number;
+
+function done(plan: SpinPlan): SpinDone {
   return {
-    spin: plan.spin,
-    body: { spinId: plan.spin.id } as WrittenSpin["body"],
-    largeWin: plan.largeWin,
-    generationNeeded: false,
+    body: presentSpin({
+      id: plan.spin.id,
+      gameId: plan.spin.gameId,
+      externalPlayerId: plan.spin.externalPlayerId,
+      wagerMicros: plan.spin.wagerMicros,
+      prizeTier: plan.spin.outcome.tier,
+      multiplierMillionths: plan.spin.outcome.multiplierMillionths,
+      payoutMicros: plan.spin.payoutMicros,
+      balanceAfterMicros: 0,
+      presentation: plan.spin.presentation,
+      createdAt: new Date(),
+      position: plan.spin.position,
+      voided: null,
+      freeRound: null,
+    }),
+    replayed: false,
+    wrote: { spin: plan.spin, largeWin: plan.largeWin, generationNeeded: false },
   };
 }
 
-/** Commits what `prepare` planned, or fails as told (each call takes the next failure, if any). */
-class FakeCommitter implements SpinCommitter {
+/** Commits each plan, or fails as told (each call takes the next failure, if any). */
+class FakeCommits {
   readonly committed: SpinPlan[] = [];
   failures: unknown[] = [];
   recordedAnswer: "committed" | "absent" | Error = "absent";
 
-  async commit(prepare: PrepareSpin): Promise<Committed> {
-    const plan = await prepare(client);
-    if (plan === null) return { refused: true };
+  async commit(plan: SpinPlan): Promise<SpinDone> {
     const failure = this.failures.shift();
     if (failure) {
       if (this.recordedAnswer === "committed") this.committed.push(plan);
       throw failure;
     }
     this.committed.push(plan);
-    return { written: written(plan) };
+    return done(plan);
   }
 
-  async recorded(plan: SpinPlan): Promise<WrittenSpin | null> {
+  async recorded(plan: SpinPlan): Promise<SpinDone | null> {
     if (this.recordedAnswer instanceof Error) throw this.recordedAnswer;
-    return this.committed.includes(plan) ? written(plan) : null;
+    return this.committed.includes(plan) ? done(plan) : null;
   }
 }
 
 let queue: TakenOutcome[];
 let givenBack: TakenOutcome[];
-let committer: FakeCommitter;
-let draws: Draw[];
+let commits: FakeCommits;
+let decisions: Decision[];
+let takes: number;
 let service: SpinService;
+let deps: SpinServiceDeps;
 let generationAskedFor: number[];
 
 beforeEach(() => {
   queue = [item(1, 0), item(1, 1), item(1, 2)];
   givenBack = [];
-  committer = new FakeCommitter();
-  draws = [];
+  commits = new FakeCommits();
+  decisions = [];
+  takes = 0;
   generationAskedFor = [];
-  const deps: SpinServiceDeps = {
+  const nextDecision = () => decisions.shift() ?? ALLOWED;
+  deps = {
     games: { get: async (id) => (id === game.id ? game : null) },
     freeRounds: { get: async (id) => grants.find((grant) => grant.id === id) ?? null },
-    queue: {
-      take: async (_game, bucket) => {
-        if (bucket) bucket.draw = draws.shift() ?? ALLOWED;
-        if (bucket?.draw?.allowed === false) return null;
+    taker: {
+      take: async () => {
+        const decision = nextDecision();
+        if (!decision.admitted) return { decision, outcome: null };
+        takes++;
+        return { decision, outcome: queue.shift() ?? null };
+      },
+      admitOnly: async () => ({ decision: nextDecision(), outcome: null }),
+      takeAgain: async () => {
+        takes++;
         const next = queue.shift();
         if (!next) throw new ServiceError("KS-4203");
         return next;
@@ -110,22 +139,21 @@ beforeEach(() => {
         queue.unshift(taken);
       },
     },
-    blocks: { of: async (blockId) => (blockId === 1 ? { size: 100, codec: null } : null) },
-    forced: { draw: async () => ({ tier: "T6", multiplierMillionths: 1_000_000_000, reelSymbols: [["S"]] }) },
-    drawBucket: async (bucket) => {
-      bucket.draw = draws.shift() ?? ALLOWED;
-      return bucket.draw;
-    },
-    committer,
-    hints: {
+    planner: new SpinPlanner(
+      { of: async (blockId) => (blockId === 1 ? { size: 100, codec: null } : null) },
+      { draw: async () => ({ tier: "T6", multiplierMillionths: 1_000_000_000, reelSymbols: [["S"]] }) },
+      {} as SqlClient,
+    ),
+    commits,
+    findRecord: async () => null,
+    signals: {
       eventsWritten: () => {},
       generationNeeded: async (gameId) => {
         generationAskedFor.push(gameId);
       },
-      counted: () => {},
+      spinCommitted: () => {},
     },
     logger: createLogger("silent", "spin-service-test"),
-    minReadyBlocks: 2,
   };
   service = new SpinService(deps);
 });
@@ -137,135 +165,157 @@ const grants: FreeRoundTerms[] = [
   { id: "fr_production", partnerId: "ptr_1", environment: "production", gameId: 7, wagerMicros: 1_000_000 },
 ];
 
-const bucket = (): BucketDraw => ({ bucket: "spin", key: "rl", limit: 10, draw: null });
+/** The spin, or the failure's code and message. */
+function spunOf(answer: SpinAnswer): SpinDone {
+  if (!("spun" in answer)) throw new Error(`not spun: ${JSON.stringify(answer)}`);
+  return answer.spun;
+}
+function failureOf(answer: SpinAnswer): { code: string; message: string } {
+  if (!("failed" in answer)) throw new Error(`did not fail: ${JSON.stringify(answer)}`);
+  return { code: answer.failed.code, message: answer.failed.message };
+}
 
 describe("SpinService", () => {
-  it("commits the queue's next outcome, drawing the bucket once", async () => {
-    const spinBucket = bucket();
-    const reply = await service.spin(partner, request, spinBucket);
-    expect(reply?.replayed).toBe(false);
-    expect(committer.committed.map((plan) => plan.spin.position)).toEqual([{ blockId: 1, index: 0 }]);
-    expect(spinBucket.draw).toEqual(ALLOWED);
+  it("commits the queue's next outcome, answering the bucket's decision", async () => {
+    const answer = await service.spin(partner, request);
+    expect(spunOf(answer).replayed).toBe(false);
+    expect(commits.committed.map((plan) => plan.spin.position)).toEqual([{ blockId: 1, index: 0 }]);
+    expect("decision" in answer && answer.decision).toEqual(ALLOWED);
   });
 
-  it("answers null when the bucket refuses, taking and writing nothing", async () => {
-    draws = [REFUSED];
-    const spinBucket = bucket();
-    expect(await service.spin(partner, request, spinBucket)).toBeNull();
-    expect(spinBucket.draw).toEqual(REFUSED);
-    expect([queue.length, committer.committed.length]).toEqual([3, 0]);
+  it("answers over the limit when the bucket refuses, taking and writing nothing", async () => {
+    decisions = [REFUSED];
+    expect(await service.spin(partner, request)).toEqual({ overLimit: REFUSED });
+    expect([queue.length, commits.committed.length]).toEqual([3, 0]);
   });
 
   it("refuses a forced spin over the limit after drawing it, writing nothing", async () => {
-    draws = [REFUSED];
-    expect(await service.spin(partner, { ...request, forceTier: "T6" }, bucket())).toBeNull();
-    expect(committer.committed).toEqual([]);
+    decisions = [REFUSED];
+    expect(await service.spin(partner, { ...request, forceTier: "T6" })).toEqual({ overLimit: REFUSED });
+    expect(commits.committed).toEqual([]);
   });
 
   it("answers the committed spin when the commit's reply was lost but the spin stands", async () => {
-    committer.failures = [lostReply()];
-    committer.recordedAnswer = "committed";
-    const reply = await service.spin(partner, request, bucket());
-    expect(reply?.body.spinId).toBe(committer.committed[0]?.spin.id);
+    commits.failures = [lostReply()];
+    commits.recordedAnswer = "committed";
+    const answer = await service.spin(partner, request);
+    expect(spunOf(answer).body.spinId).toBe(commits.committed[0]?.spin.id);
     expect(givenBack).toEqual([]);
   });
 
   it("says the fate is unknown (KS-5003) when even the look-up after a lost reply fails", async () => {
-    committer.failures = [lostReply()];
-    committer.recordedAnswer = new Error("still down");
-    await expect(service.spin(partner, request, bucket())).rejects.toMatchObject({
+    commits.failures = [lostReply()];
+    commits.recordedAnswer = new Error("still down");
+    expect(failureOf(await service.spin(partner, request))).toEqual({
       code: "KS-5003",
       message: expect.stringMatching(/did not confirm whether the spin was recorded/),
     });
+    expect(givenBack).toEqual([]);
   });
 
   it("gives the outcome back and answers KS-5003 when the write was refused (nothing deducted)", async () => {
-    committer.failures = [refusedByServer("40001")];
-    await expect(service.spin(partner, request, bucket())).rejects.toMatchObject({ code: "KS-5003" });
-    expect(givenBack.map((taken) => taken.item.index)).toEqual([0]);
-    expect(queue[0]?.item.index).toBe(0);
+    commits.failures = [refusedByServer("40001")];
+    const answer = await service.spin(partner, request);
+    expect(failureOf(answer).code).toBe("KS-5003");
+    expect("decision" in answer && answer.decision).toEqual(ALLOWED);
+    expect(givenBack.map(indexOf)).toEqual([0]);
+    expect(indexOf(queue[0]!)).toBe(0);
   });
 
   it("drops an outcome already used and serves the next one, drawing the bucket only once", async () => {
-    committer.failures = [refusedByServer("23505", "spin_outcomes_pkey")];
-    draws = [ALLOWED, REFUSED]; // a second draw would be refused
-    const reply = await service.spin(partner, request, bucket());
-    expect(reply?.replayed).toBe(false);
-    expect(committer.committed.map((plan) => plan.spin.position?.index)).toEqual([1]);
-    expect(givenBack).toEqual([]);
+    commits.failures = [new UnusableOutcomeError("outcome already used")];
+    decisions = [ALLOWED, REFUSED]; // a second draw would be refused
+    expect(spunOf(await service.spin(partner, request)).replayed).toBe(false);
+    expect(commits.committed.map((plan) => plan.spin.position?.index)).toEqual([1]);
+    expect([givenBack, takes]).toEqual([[], 2]);
   });
 
   it("drops outcomes of unknown blocks, at most 20 in a row, then answers KS-5003", async () => {
     queue = Array.from({ length: 30 }, (_, i) => item(99, i));
-    await expect(service.spin(partner, request, bucket())).rejects.toMatchObject({
+    expect(failureOf(await service.spin(partner, request))).toEqual({
       code: "KS-5003",
       message: expect.stringMatching(/no usable outcome/),
     });
     expect(queue).toHaveLength(30 - 21);
   });
 
-  it("refuses a player past a bound with KS-4103 naming the figure, the outcome given back", async () => {
-    committer.failures = [refusedByServer("23514", "players_total_paid_bound")];
-    await expect(service.spin(partner, request, bucket())).rejects.toMatchObject({
+  it("refuses a player past a bound with KS-4103 naming the figure and its range, the outcome given back", async () => {
+    commits.failures = [refusedByServer("23514", "players_total_paid_bound")];
+    expect(failureOf(await service.spin(partner, request))).toEqual({
       code: "KS-4103",
       message: expect.stringMatching(/totalPaidUsd past 9007199254\.740991 USD/),
     });
     expect(givenBack).toHaveLength(1);
+    commits.failures = [refusedByServer("23514", "players_balance_bound")];
+    expect(failureOf(await service.spin(partner, request)).message).toMatch(
+      /balanceUsd outside -9007199254\.740991\.\.9007199254\.740991 USD/,
+    );
   });
 
   it("asks for generation on an empty queue and answers KS-4203", async () => {
     queue = [];
-    await expect(service.spin(partner, request, bucket())).rejects.toMatchObject({ code: "KS-4203" });
+    expect(failureOf(await service.spin(partner, request)).code).toBe("KS-4203");
     expect(generationAskedFor).toEqual([7]);
   });
 
   it("keeps going when the give-back fails: the outcome stays in its sealed block", async () => {
-    committer.failures = [refusedByServer("40001")];
-    const failing = service as unknown as { deps: SpinServiceDeps };
-    failing.deps.queue.giveBack = async () => {
+    commits.failures = [refusedByServer("40001")];
+    deps.taker.giveBack = async () => {
       throw new Error("redis down");
     };
-    await expect(service.spin(partner, request, bucket())).rejects.toMatchObject({ code: "KS-5003" });
+    expect(failureOf(await service.spin(partner, request)).code).toBe("KS-5003");
   });
 
   it("applies the game's rules before taking anything", async () => {
-    await expect(service.spin(partner, { ...request, gameId: 8 }, bucket())).rejects.toMatchObject({ code: "KS-4006" });
-    await expect(service.spin(partner, { ...request, wagerUsd: 1000 }, bucket())).rejects.toMatchObject({
-      code: "KS-4103",
-    });
-    expect(queue).toHaveLength(3);
+    expect(failureOf(await service.spin(partner, { ...request, gameId: 8 })).code).toBe("KS-4006");
+    expect(failureOf(await service.spin(partner, { ...request, wagerUsd: 1000 })).code).toBe("KS-4103");
+    expect([queue.length, takes]).toEqual([3, 0]);
+  });
+
+  it("answers a keyed spin its game now refuses from its key's record when its first request committed", async () => {
+    const stored = spunOf(await service.spin(partner, request, "key-1"));
+    deps.findRecord = async (scope) =>
+      scope.key === "key-1"
+        ? { requestHash: commits.committed[0]!.key!.hash, responseStatus: 200, responseBody: stored.body }
+        : null;
+    deps.games.get = async () => ({ ...game, isActive: false });
+    const replayed = spunOf(await service.spin(partner, request, "key-1"));
+    expect([replayed.replayed, replayed.body.spinId]).toEqual([true, stored.body.spinId]);
+    expect(failureOf(await service.spin(partner, request, "key-2")).code).toBe("KS-4202");
+    expect(failureOf(await service.spin(partner, { ...request, wagerUsd: 2 }, "key-1")).code).toBe("KS-4101");
   });
 
   it("plans a free-round spin at its grant's wager, with or without wagerUsd equal to it", async () => {
     const free = { gameId: 7, playerId: "p1", freeRoundsId: "fr_own" };
-    await service.spin(partner, free, bucket());
-    await service.spin(partner, { ...free, wagerUsd: 2.5 }, bucket());
-    expect(committer.committed.map((plan) => [plan.spin.wagerMicros, plan.spin.freeRoundsId])).toEqual([
+    await service.spin(partner, free);
+    await service.spin(partner, { ...free, wagerUsd: 2.5 });
+    expect(commits.committed.map((plan) => [plan.spin.wagerMicros, plan.spin.freeRoundsId])).toEqual([
       [2_500_000, "fr_own"],
       [2_500_000, "fr_own"],
     ]);
   });
 
-  it("refuses a free-round spin before taking anything: the grant's terms, the game, the wager", async () => {
+  it("refuses a free-round spin before drawing or taking anything: the grant's terms, the game, the wager", async () => {
     const free = { gameId: 7, playerId: "p1" };
-    const refusal = (json: object) => service.spin(partner, { ...free, ...json }, bucket());
+    const refusal = async (json: object) => {
+      const answer = await service.spin(partner, { ...free, ...json });
+      return { ...failureOf(answer), decision: "decision" in answer ? answer.decision : undefined };
+    };
     for (const freeRoundsId of ["fr_unknown", "fr_theirs", "fr_production"]) {
-      await expect(refusal({ freeRoundsId })).rejects.toMatchObject({ code: "KS-4219" });
+      expect(await refusal({ freeRoundsId })).toMatchObject({ code: "KS-4219", decision: null });
     }
-    await expect(refusal({ freeRoundsId: "fr_elsewhere" })).rejects.toMatchObject({
+    expect(await refusal({ freeRoundsId: "fr_elsewhere" })).toMatchObject({
       code: "KS-4218",
       message: expect.stringMatching(/for game 8/),
     });
-    await expect(refusal({ freeRoundsId: "fr_own", wagerUsd: 2.4 })).rejects.toMatchObject({ code: "KS-4101" });
-    await expect(refusal({})).rejects.toMatchObject({ code: "KS-4102" });
-    expect(queue).toHaveLength(3);
-    expect(committer.committed).toEqual([]);
+    expect(await refusal({ freeRoundsId: "fr_own", wagerUsd: 2.4 })).toMatchObject({ code: "KS-4101" });
+    expect(await refusal({})).toMatchObject({ code: "KS-4102" });
+    expect([queue.length, takes, commits.committed]).toEqual([3, 0, []]);
   });
 
   it("never gives back an unusable outcome", async () => {
-    committer.failures = [new UnusableOutcomeError("closed block")];
-    const reply = await service.spin(partner, request, bucket());
-    expect(reply).not.toBeNull();
+    commits.failures = [new UnusableOutcomeError("closed block")];
+    expect(spunOf(await service.spin(partner, request)).replayed).toBe(false);
     expect(givenBack).toEqual([]);
   });
 });

@@ -4,18 +4,18 @@ import type { spins } from "../schema/spins.js";
 import type { PageWindow } from "./paging.js";
 import { constraintName, isUniqueViolation } from "./pg-errors.js";
 import type { PlayerRecord } from "./players.js";
-import { type LeftOutSpin, type NewSpin, type RecordedSpin, recordedSpinOf, recordSpinBatch } from "./spin-batch.js";
+import { type LeftOutSpin, type NewSpin, type RecordedSpin, recordedSpinOf, recordSpins } from "./record-spins.js";
 import { type SqlClient, sqlClientOf } from "./sql-client.js";
 
 export type SpinRecord = typeof spins.$inferSelect;
 
 /**
  * Moves the player's balance and totals and records the spin, in one statement: a batch of one (see
- * `recordSpinBatch` for the balance chain, commit-ordered `created_at`, the unique outcome key and
+ * `recordSpins` for the balance chain, commit-ordered `created_at`, the unique outcome key and
  * the null of an outcome whose block is closed).
  */
 export async function recordSpin(client: SqlClient, spin: NewSpin): Promise<RecordedSpin | LeftOutSpin> {
-  const [recorded] = await recordSpinBatch(client, [spin]);
+  const [recorded] = await recordSpins(client, [spin]);
   return recorded!;
 }
 
@@ -120,7 +120,7 @@ type StoredSpinRow = {
 
 /**
  * A player's spins, newest first, voided ones too (each with its void). Every spin of the player is dated within [its `createdAt`, its
- * `updatedAt`] (`updatedAt` is its latest spin's time: see `recordSpinBatch`), so the statement
+ * `updatedAt`] (`updatedAt` is its latest spin's time: see `recordSpins`), so the statement
  * reads only the day partitions of the player's life, pruned at executor start (it is prepared: no
  * planning over every day); and first only the last day of it: when that holds the whole page (the
  * rows before it in the order are all newer than any spin outside it), the page is that. Read

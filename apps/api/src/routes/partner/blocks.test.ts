@@ -21,7 +21,7 @@ import { referenceLeaf, referencePath, referenceRoot } from "@outcomes/testkit/m
 import { addBlock, createGame, issueKey } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OutcomeQueue } from "../../spins/outcome-queue.js";
+import { OutcomeTaker } from "../../spins/outcome-taker.js";
 
 const BLOCK_SIZE = 37;
 let api: TestApi;
@@ -291,12 +291,10 @@ describe("provable fairness", () => {
     const retiredMarker = api.deps.keys.outcomesRetired(owner, blockId);
     expect(await api.deps.redis.exists(retiredMarker)).toBe(1);
     // A spin in flight with it fails now: the entry is dropped, not given back.
-    await new OutcomeQueue(api.deps.redis, api.deps.keys).giveBack({
-      item: parseQueueItem(stranded),
+    await new OutcomeTaker(api.deps.limiter, api.deps.redis, api.deps.keys).giveBack({
       raw: stranded,
-      queue,
-      retiredMarker,
-      remaining: null,
+      game: owner,
+      remaining: 0,
     });
     expect(await api.deps.redis.lrange(queue, 0, -1)).not.toContain(stranded);
 

@@ -22,7 +22,8 @@ import { createRouter } from "../../router.js";
 import { assertSameRequest, type IdempotentRequest, idempotentRequest } from "../../spins/idempotency.js";
 import { exactWager, hasAtMostSixDecimals, wagerMicrosWithin } from "../../spins/wager.js";
 import { pagedListRoute } from "../paged-list.js";
-import { idempotencyKeyHeader, PLAYER_ID_PATTERN } from "./spins.js";
+import { PLAYER_ID_PATTERN } from "./spin-json.js";
+import { idempotencyKeyHeader } from "./spins.js";
 
 // Free-round grants (CONTRACT §14, docs/free-rounds.md). Spinning a round is POST /spins's.
 

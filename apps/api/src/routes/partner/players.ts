@@ -7,7 +7,7 @@ import type { AppEnv } from "../../context.js";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { PageQuery, pageFields, pageSchema, pageWindow } from "../paged-list.js";
-import { PLAYER_ID_PATTERN } from "./spins.js";
+import { PLAYER_ID_PATTERN } from "./spin-json.js";
 
 const PlayerParams = z.object({
   playerId: z.string().openapi({ param: { name: "playerId", in: "path" }, example: "player-42" }),

@@ -6,14 +6,12 @@ import { presentStoredSpin, presentVoid, type SpinResultBody, SpinResultSchema }
 import type { AppDeps } from "../../context.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import type { SpinReply } from "../../spins/spin-service.js";
 
 // Game recall and voids (CONTRACT §13, docs/spins.md "Voids and recall").
 
-/** POST /spins's answer: a replay shows the first result with the spin's void, if one came since. */
-export async function spinAnswer(deps: AppDeps, reply: SpinReply): Promise<SpinResultBody> {
-  if (!reply.replayed) return reply.body;
-  return { ...reply.body, voided: presentVoid(await findSpinVoid(deps.db, reply.body.spinId)) };
+/** A replayed spin as first answered, with its void if one came since. */
+export async function withVoidSince(deps: AppDeps, body: SpinResultBody): Promise<SpinResultBody> {
+  return { ...body, voided: presentVoid(await findSpinVoid(deps.db, body.spinId)) };
 }
 
 /** The most a void's reason holds: the partner's note, not a document. */

@@ -1,15 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorCode } from "@outcomes/core";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import { SpinResultSchema } from "@outcomes/records";
+import type { Context } from "hono";
+import type { AppEnv } from "../../context.js";
+import { validationError } from "../../errors.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
-import { refusal } from "../../ratelimit/index.js";
+import { rateLimitHeaders, refusal } from "../../ratelimit/index.js";
 import { createRouter } from "../../router.js";
-import { FORCE_TIER_MAX_LENGTH } from "../../spins/forced-outcomes.js";
-import { hasAtMostSixDecimals } from "../../spins/wager.js";
-import { spinAnswer } from "./spin-recall.js";
+import type { SpinAnswer } from "../../spins/spin-service.js";
+import { parseSpinRequest, SpinRequestBody, serializeSpinResult } from "./spin-json.js";
+import { withVoidSince } from "./spin-recall.js";
 
-/** Letters, digits and `-_.:@`, 1 to 128 characters (CONTRACT §4 Spins). */
-export const PLAYER_ID_PATTERN = /^[A-Za-z0-9\-_.:@]{1,128}$/;
+const JSON_CONTENT = { "Content-Type": "application/json" };
 
 /** The optional `Idempotency-Key` header of a write that creates something (one key per intended `what`). */
 export function idempotencyKeyHeader(what: string) {
@@ -24,52 +26,6 @@ export function idempotencyKeyHeader(what: string) {
       .openapi({ description: `1 to 255 characters (not only spaces), one per intended ${what}` }),
   });
 }
-
-export const SpinRequestBody = z
-  .object({
-    gameId: z.number().int().openapi({ description: "The game's gameConfigId", example: 1 }),
-    playerId: z
-      .string()
-      .max(128)
-      .regex(PLAYER_ID_PATTERN, "1..128 characters of letters, digits and -_.:@")
-      .openapi({ description: "The partner's own player id", example: "player-42" }),
-    wagerUsd: z
-      .number()
-      .refine(hasAtMostSixDecimals, "at most 6 decimal places")
-      .optional()
-      .openapi({
-        description:
-          "Wager in USD, at most 6 decimals, within the game's limits. Required (KS-4102), except on a free-round " +
-          "spin, whose wager is its grant's: left out, or equal to it (else KS-4101)",
-        example: 1.5,
-      }),
-    freeRoundsId: z
-      .string()
-      .max(64)
-      .nullish()
-      .openapi({
-        description:
-          "A free-round grant of this player's (`POST /free-rounds`): the spin uses one of its rounds at the grant's " +
-          "wager, which the partner pays; the balance moves by the payout only, and the result's `freeRound` shows " +
-          "the rounds left. No round left, the grant expired or cancelled, the player not in it, or another game: " +
-          "409 KS-4218 saying which, nothing used or written. Another partner's or an unknown grant: 404 KS-4219",
-        example: "fr_0T9xYz12AbCdEfGhIjKlMn",
-      }),
-    forceTier: z
-      .string()
-      .max(FORCE_TIER_MAX_LENGTH)
-      .nullish()
-      .openapi({
-        description:
-          "Sandbox only: a tier of the game's PAR sheet (e.g. `T6`). The spin shows a random combination of " +
-          "that tier drawn from the sheet, takes no outcome from the queue, and is otherwise a normal spin " +
-          "(balance, listings, settlement, `spin.large_win`), answered with `forced: true` and `fairness: null`. " +
-          "A production key, a tier the sheet does not have, or more than 16 characters: 400 KS-4101. " +
-          "Absent or null: a normal spin.",
-        example: "T6",
-      }),
-  })
-  .openapi("SpinRequest");
 
 export const spinRoute = createRoute({
   method: "post",
@@ -107,12 +63,43 @@ export const spinRoute = createRoute({
   },
 });
 
-export const spinsRouter = createRouter().openapi(spinRoute, async (c) => {
-  const request = c.req.valid("json");
-  const idempotencyKey = c.req.valid("header")["Idempotency-Key"];
-  const bucket = c.var.rateLimit;
-  const reply = await c.var.deps.spins.spin(c.var.partner, request, bucket, idempotencyKey);
-  if (reply === null) throw refusal(bucket, bucket.draw!);
-  if (reply.replayed) c.header("Idempotent-Replayed", "true");
-  return c.json(await spinAnswer(c.var.deps, reply), 200);
+const SpinHeaders = idempotencyKeyHeader("spin");
+
+/** The request's `Idempotency-Key`, checked by the header schema the OpenAPI document declares (KS-4101). */
+function idempotencyKeyOf(c: Context<AppEnv>): string | undefined {
+  const key = c.req.header("Idempotency-Key");
+  if (key === undefined || (key.length <= 255 && key.trim() !== "")) return key;
+  const parsed = SpinHeaders.safeParse({ "Idempotency-Key": key });
+  throw parsed.success ? new ServiceError(ErrorCode.InvalidRequest) : validationError(parsed.error, key, "header");
+}
+
+/**
+ * POST /spins, declared in the OpenAPI document by `spinRoute` and served by a handler of its own:
+ * its body is parsed by the schema's compiled check (spin-json.ts) rather than by a validator
+ * middleware, and it answers with the spin bucket's decision in its headers, every request drawing
+ * once (one the pipeline ended before its draw draws here).
+ */
+export const spinsRouter = createRouter();
+spinsRouter.openAPIRegistry.registerPath(spinRoute);
+spinsRouter.post("/spins", async (c) => {
+  const deps = c.get("deps");
+  const partner = c.get("partner");
+  let answer: SpinAnswer;
+  try {
+    const request = parseSpinRequest(c.req.header("Content-Type"), await c.req.text());
+    answer = await deps.spins.spin(partner, request, idempotencyKeyOf(c));
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    answer = { failed: error, decision: null };
+  }
+  const decision =
+    "overLimit" in answer ? answer.overLimit : (answer.decision ?? (await deps.limiter.limit(partner, "spin")));
+  c.set("rateLimit", decision);
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  if (!decision.admitted) throw refusal(decision);
+  if ("failed" in answer) throw answer.failed;
+  if ("overLimit" in answer) throw refusal(answer.overLimit);
+  if (answer.spun.replayed) c.header("Idempotent-Replayed", "true");
+  const body = answer.spun.replayed ? await withVoidSince(deps, answer.spun.body) : answer.spun.body;
+  return c.body(serializeSpinResult(body), 200, JSON_CONTENT);
 });

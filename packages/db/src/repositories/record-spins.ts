@@ -201,7 +201,7 @@ const RECORD_BATCH_WITH_FREE_ROUNDS = `
   union all select id, null, null, null, null, left_out from judged where left_out is not null`;
 
 /** The batch's spins as recorded, in the order given, or why one was left out. Atomic on its own (one statement). */
-export async function recordSpinBatch(
+export async function recordSpins(
   client: SqlClient,
   batch: readonly NewSpin[],
 ): Promise<(RecordedSpin | LeftOutSpin)[]> {

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blocks } from "../schema/blocks.js";
 import { players } from "../schema/players.js";
-import { type NewSpin, type RecordedSpin, recordSpinBatch } from "./spin-batch.js";
+import { type NewSpin, type RecordedSpin, recordSpins } from "./record-spins.js";
 import { recordSpin } from "./spins.js";
 
 let database: TestDatabase;
@@ -56,11 +56,11 @@ describe("created_at follows commit order per player", () => {
   it("dates a later batch after every spin of an earlier one, whatever their sizes", async () => {
     // A large batch, then at once a small one: the old per-batch `clock + k ms` dated the second
     // batch's spin inside the first batch's 200 ms.
-    const first = await recordSpinBatch(
+    const first = await recordSpins(
       database.sql,
       Array.from({ length: 200 }, () => spinOf(1_000_000, 0)),
     );
-    const [second] = await recordSpinBatch(database.sql, [spinOf(1_000_000, 0)]);
+    const [second] = await recordSpins(database.sql, [spinOf(1_000_000, 0)]);
     const [third] = [await recordSpin(database.sql, spinOf(1_000_000, 2_000_000))];
     const chain = [...first, second, third].map((recorded) => recorded as RecordedSpin);
     const times = chain.map((spin) => spin.createdAt.getTime());
