@@ -92,6 +92,6 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
  * A 200 answer of JSON serialised beforehand (a kept page): the same bytes and header `c.json`
  * writes for the value, typed as its answer so the route's typed handler accepts it.
  */
-export function serialisedJson<T>(c: Context, json: Uint8Array<ArrayBuffer>): TypedResponse<T, 200, "json"> {
+export function serialisedJson<T>(c: Context, json: string | Uint8Array<ArrayBuffer>): TypedResponse<T, 200, "json"> {
   return c.body(json, 200, { "Content-Type": "application/json" }) as unknown as TypedResponse<T, 200, "json">;
 }

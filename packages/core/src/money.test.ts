@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   formatScaledDecimal,
@@ -46,6 +47,29 @@ describe("usdToMicros", () => {
     expect(usdToMicros(Number.NaN)).toBeNull();
     expect(usdToMicros(Number.POSITIVE_INFINITY)).toBeNull();
     expect(usdToMicros(1e30)).toBeNull();
+  });
+
+  it("answers every double as the exact decimal text does (micro amounts, near-misses, huge, random bits)", () => {
+    const byText = (usd: number) => {
+      const micros = Number.isFinite(usd) ? parseScaledDecimal(String(usd), 6) : null;
+      return micros === null || micros > BigInt(Number.MAX_SAFE_INTEGER) || micros < -BigInt(Number.MAX_SAFE_INTEGER)
+        ? null
+        : Number(micros);
+    };
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: -(2 ** 53), max: 2 ** 53 }).map((micros) => micros / 1_000_000),
+          fc.integer({ min: -(2 ** 53), max: 2 ** 53 }).map((micros) => micros / 10_000_000),
+          fc.double(),
+          fc.double({ min: 2 ** 51 / 1e6, max: 2 ** 54 / 1e6 }),
+        ),
+        (usd) => {
+          expect(usdToMicros(usd)).toBe(byText(usd));
+        },
+      ),
+      { numRuns: 20_000 },
+    );
   });
 });
 

@@ -25,8 +25,21 @@ export function parseScaledDecimal(text: string, scale = 6): bigint | null {
   return sign ? -value : value;
 }
 
+/**
+ * The common case of `usdToMicros` without text: `micros / 10^6` is the double nearest the decimal
+ * with those micros (IEEE division rounds correctly), so it equals `usd` exactly when `usd`'s
+ * shortest form has at most 6 decimals; below 2^52 the product's rounding cannot reach the next
+ * integer. Null: let the exact path decide (more decimals, huge values).
+ */
+function commonMicros(usd: number): number | null {
+  const micros = Math.round(usd * 1_000_000);
+  return Math.abs(micros) < 2 ** 52 && micros / 1_000_000 === usd ? micros + 0 : null;
+}
+
 /** USD as a JSON number → micro-USD; null when it is not finite or has more than 6 decimals. */
 export function usdToMicros(usd: number): number | null {
+  const common = commonMicros(usd);
+  if (common !== null) return common;
   if (!Number.isFinite(usd)) return null;
   const micros = parseScaledDecimal(String(usd), 6);
   if (micros === null) return null;

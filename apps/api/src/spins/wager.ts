@@ -1,8 +1,8 @@
-import { ErrorCode, microsToUsd, parseScaledDecimal, ServiceError } from "@outcomes/core";
+import { ErrorCode, microsToUsd, parseScaledDecimal, ServiceError, usdToMicros } from "@outcomes/core";
 
 /** A JSON number has at most 6 decimals (checked by the request schema: more is KS-4101). */
 export function hasAtMostSixDecimals(usd: number): boolean {
-  return Number.isFinite(usd) && parseScaledDecimal(String(usd), 6) !== null;
+  return usdToMicros(usd) !== null || (Number.isFinite(usd) && parseScaledDecimal(String(usd), 6) !== null);
 }
 
 /** The wager as an exact decimal string of micro-USD (whatever its size), e.g. 1.5 → "1500000". */
@@ -24,12 +24,11 @@ export interface WagerLimits {
  * an absurd wager such as 1e30 is "out of range" rather than an overflow.
  */
 export function wagerMicrosWithin(wagerUsd: number, limits: WagerLimits): number {
-  const micros = parseScaledDecimal(String(wagerUsd), 6);
+  const micros = usdToMicros(wagerUsd) ?? parseScaledDecimal(String(wagerUsd), 6);
   if (micros === null)
     throw new ServiceError(ErrorCode.InvalidRequest, { message: "wagerUsd has more than 6 decimal places" });
-  const min = BigInt(limits.minWagerMicros ?? 1);
-  const max = BigInt(limits.maxWagerMicros);
-  if (micros <= 0n || micros < min || micros > max) {
+  // A bigint here is past the exact range: out of any game's bounds, compared without overflow.
+  if (micros <= 0 || micros < (limits.minWagerMicros ?? 1) || micros > limits.maxWagerMicros) {
     throw new ServiceError(ErrorCode.WagerOutOfRange, {
       details: [{ path: "wagerUsd", message: wagerRangeText(limits) }],
     });

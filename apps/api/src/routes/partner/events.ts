@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorCode, EVENT_TYPES, orderedEnvelope } from "@outcomes/core";
-import { listEvents } from "@outcomes/db";
+import { ErrorCode, EVENT_TYPES } from "@outcomes/core";
+import { eventLogPage } from "@outcomes/db";
 import { EventSchema } from "@outcomes/records";
-import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import type { JSONParsed } from "hono/utils/types";
+import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS, serialisedJson } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { queryInteger } from "../query-integer.js";
 
@@ -49,11 +50,11 @@ export const eventsRouter = createRouter().openapi(listEventsRoute, async (c) =>
   const query = c.req.valid("query");
   // Any replica shows a prefix of the primary's commits, and sequences follow commit order: a lagging
   // read returns fewer events, never a gap (docs/partitioning.md).
-  const events = await listEvents(deps.readDb, {
+  const page = await eventLogPage(deps.readDb, {
     partnerId: partner.partnerId,
     environment: partner.environment,
     ...query,
   });
-  const last = events.at(-1);
-  return c.json({ events: events.map(orderedEnvelope), nextAfter: last ? last.sequence : query.after }, 200);
+  const body = `{"events":${page.json},"nextAfter":${page.lastSequence ?? query.after}}`;
+  return serialisedJson<JSONParsed<z.infer<typeof EventLog>>>(c, body);
 });
