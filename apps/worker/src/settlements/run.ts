@@ -1,5 +1,11 @@
-import { previousUtcDay } from "@outcomes/core";
-import { type Database, type GenerationOutcome, generateSettlementReport, settlementCandidates } from "@outcomes/db";
+import { isProvisionalReport, previousUtcDay } from "@outcomes/core";
+import {
+  type Database,
+  type GenerationOutcome,
+  generateSettlementReport,
+  type SettlementClock,
+  settlementCandidates,
+} from "@outcomes/db";
 import type { JobPayload } from "@outcomes/queue";
 import type { Logger } from "@outcomes/runtime";
 
@@ -23,9 +29,12 @@ export interface SettlementRunHooks {
 
 /**
  * One `settlement.generate` run: the day's report for every candidate partner and environment
- * (narrowed by the payload), each in its own transaction. Acknowledged and disputed reports are
- * skipped. A failed report does not stop the others; the run then throws so BullMQ retries it,
- * and the retry only redoes what is missing (unchanged reports write nothing).
+ * (narrowed by the payload), each in its own transaction. Final acknowledged and disputed reports
+ * are skipped; a provisional one is made final once its day has ended. A failed report does not
+ * stop the others; the run then throws so BullMQ retries it, and the retry only redoes what is
+ * missing (unchanged reports write nothing). A report of a day that has ended but that stays
+ * provisional (a transaction begun before the day's end is still open) counts as failed, so the
+ * retry makes it final.
  */
 export async function runSettlements(
   db: Database,
@@ -33,6 +42,7 @@ export async function runSettlements(
   scheduledAt: Date,
   hooks: SettlementRunHooks,
   logger: Logger,
+  clock: SettlementClock = {},
 ): Promise<SettlementRunProgress> {
   const reportDate = payload.reportDate ?? previousUtcDay(scheduledAt);
   const candidates = await settlementCandidates(db, reportDate, {
@@ -56,7 +66,10 @@ export async function runSettlements(
     const key = { ...candidate, reportDate };
     try {
       const started = performance.now();
-      const { outcome } = await generateSettlementReport(db, key, "skip");
+      const { outcome, report, dayEnded } = await generateSettlementReport(db, key, "skip", clock);
+      if (dayEnded && isProvisionalReport(report)) {
+        throw new Error("still provisional: a transaction begun before the day's end is open");
+      }
       progress[outcome satisfies GenerationOutcome] += 1;
       const ms = Math.round(performance.now() - started);
       logger.info({ ...key, outcome, ms }, "settlement report");
