@@ -35,7 +35,7 @@ export function usdOrDefault(text: string): number | null {
   if (text === "default") return null;
   const micros = /^\d+(\.\d+)?$/.test(text) ? parseScaledDecimal(text) : null;
   if (micros === null || micros <= 0n || micros > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new InvalidArgumentError("a positive USD amount (at most 6 decimals, at most 9007199254.740991) or default");
+    throw new InvalidArgumentError("a positive USD amount (at most 6 decimals, up to 9007199254.74) or default");
   }
   return Number(micros);
 }

@@ -16,7 +16,7 @@ const UsdAmount = z
       code: "custom",
       message: tooPrecise
         ? "at most 6 decimal places"
-        : "past the exact range: at most 9007199254.740991 (2^53 − 1 micro-USD)",
+        : "past the exact range of amounts (2^53 − 1 micro-USD, about 9007199254.74 USD)",
     });
   })
   .openapi({ example: 100 });
