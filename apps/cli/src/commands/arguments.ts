@@ -30,9 +30,12 @@ export function dateTime(text: string): Date {
   return value;
 }
 
-/** A positive USD amount, at most 6 decimals and 2^53 − 1 micro-USD, as micro-USD; `default` is null. */
-export function usdOrDefault(text: string): number | null {
-  if (text === "default") return null;
+/**
+ * A positive USD amount, at most 6 decimals and 2^53 − 1 micro-USD, as micro-USD, or `"default"`
+ * (commander turns a parser's null into an empty string).
+ */
+export function usdOrDefault(text: string): number | "default" {
+  if (text === "default") return text;
   const micros = /^\d+(\.\d+)?$/.test(text) ? parseScaledDecimal(text) : null;
   if (micros === null || micros <= 0n || micros > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new InvalidArgumentError("a positive USD amount (at most 6 decimals, up to 9007199254.74) or default");

@@ -78,8 +78,9 @@ export function registerPartnerCommands(program: Command, action: ActionFactory)
     .addHelpText("after", "\nExample:\n  npm run cli -- partners update ptr_… --spin-ceiling-usd 5000000")
     .action(
       action(async (ctx, [partnerId], options) => {
+        const ceiling = options.spinCeilingUsd;
         const updated = await updatePartnerSettings(ctx.db(), partnerId!, {
-          spinCeilingMicros: options.spinCeilingUsd,
+          spinCeilingMicros: ceiling === "default" ? null : ceiling,
         });
         const partner = presentPartner(updated);
         ctx.print(partner, () => partnerRecord(partner));
