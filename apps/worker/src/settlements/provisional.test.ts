@@ -129,6 +129,26 @@ describe("today's report is provisional until a run after the day ends", () => {
   });
 });
 
+describe("a report still provisional after its day (held back, or settled by release 2's worker)", () => {
+  it("is made final by the next run, whatever day that run settles", async () => {
+    const world = await settlementWorld(api, "sandbox", 1);
+    const earlier = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+    const spin = { gameId: world.fixture.gameIds[0]!, wagerMicros: 1_000_000, payoutMicros: 0 };
+    await world.addSpins([{ ...spin, createdAt: new Date(`${earlier}T10:00:00.000Z`) }]);
+    const key = { partnerId: world.partnerId, environment: "sandbox" as const, reportDate: earlier };
+    // Generated during its day; a spin lands after that, and the day's own run never came.
+    await generateSettlementReport(api.database.db, key, "skip", { now: new Date(`${earlier}T12:00:00.000Z`) });
+    await world.addSpins([{ ...spin, createdAt: new Date(`${earlier}T20:00:00.000Z`) }]);
+
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const payload = { reportDate: yesterday, partnerId: world.partnerId };
+    const run = await runSettlements(api.database.db, payload, new Date(), silent, api.deps.logger);
+    expect(run).toMatchObject({ reportDate: yesterday, total: 2, created: 1, updated: 1, failed: 0 });
+    const final = await api.request(`/api/partner/v1/settlements/${earlier}`, { apiKey: world.apiKey });
+    expect(final.body).toMatchObject({ provisional: false, totalSpins: 2 });
+  });
+});
+
 describe("before release finish (release 2 still runs beside this release)", () => {
   let running: TestApi;
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { SETTLEMENT_STATUSES } from "@outcomes/core";
 import { sql } from "drizzle-orm";
-import { bigint, boolean, date, jsonb, numeric, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, date, index, jsonb, numeric, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, createdAt, environment } from "./columns.js";
 import { partners } from "./partners.js";
 
@@ -50,5 +50,7 @@ export const settlementReports = pgTable(
   },
   (table) => [
     uniqueIndex("settlement_reports_partner_env_date_uq").on(table.partnerId, table.environment, table.reportDate),
+    /** The reports a run may still have to make final (`overdueProvisionalReports`): few, however many days pass. */
+    index("settlement_reports_provisional_idx").on(table.reportDate).where(sql`${table.provisional} is not false`),
   ],
 );
