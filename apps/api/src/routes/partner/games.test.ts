@@ -244,11 +244,13 @@ describe("maxWagerUsd and its largest payout stay within the partner's spin ceil
     expectCeilingRefusal(await register(partner.apiKey, json(9_007_199_254.74)), "1000000", "1000000");
     expect((await register(partner.apiKey, json(1_000_000))).status).toBe(201);
 
-    // The operator raises the ceiling: the issue's game is accepted, one within the exact range.
+    // The operator raises the ceiling: to 5,000,000,000 USD the issue's game is still refused, to
+    // 9,007,199,254.74 USD it is accepted.
+    expect((await setCeiling(partner.partnerId, 5_000_000_000)).status).toBe(200);
+    expectCeilingRefusal(await register(partner.apiKey, json(9_007_199_254.74)), "5000000000", "5000000000");
     const raised = await setCeiling(partner.partnerId, 9_007_199_254.74);
     expect([raised.status, raised.body.spinCeilingUsd]).toEqual([200, 9_007_199_254.74]);
     expect((await register(partner.apiKey, json(9_007_199_254.74))).status).toBe(201);
-    expectCeilingRefusal(await register(partner.apiKey, json(9_007_199_254.740001)), "9007199254.74", "9007199254.74");
   });
 
   it("reaches the exact range at a ceiling near 2^53 − 1 micro-USD", async () => {
