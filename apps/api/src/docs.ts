@@ -31,6 +31,8 @@ seconds) and 5xx (with backoff); never retry other 4xx: the request must change.
 with the same body returns the first result for 24 hours; with another body it is 400 KS-4101.
 
 **Money.** Amounts are USD as JSON numbers with at most 6 decimals, exact (integer micro-USD inside).
+A settlement report also gives every amount as an exact decimal string (\`exact\`), for days past about
+9 billion USD, where a JSON number is no longer exact (\`figuresExact: false\`).
 
 **Lists.** \`page\` from 1 (default 1) and \`limit\` 1..100 (default 20); responses carry \`page\`,
 \`limit\` and \`total\`.
@@ -67,7 +69,11 @@ const PARTNER_TAGS: Tag[] = [
   },
   { name: "Webhooks", description: "Signed event notifications and their deliveries" },
   { name: "Events", description: "The event log webhooks deliver from, read in sequence order" },
-  { name: "Settlements", description: "Daily settlement reports: acknowledge or dispute" },
+  {
+    name: "Settlements",
+    description:
+      "Daily settlement reports: provisional until the first run after their UTC day ends, then acknowledge or dispute",
+  },
   { name: "API description", description: "This document" },
 ];
 

@@ -41,6 +41,7 @@ export const ERROR_STATUS = {
   [ErrorCode.ReportAcknowledged]: 409,
   [ErrorCode.ReportDisputed]: 409,
   [ErrorCode.ReportStatusConflict]: 409,
+  [ErrorCode.ReportProvisional]: 409,
   [ErrorCode.SpinRateLimited]: 429,
   [ErrorCode.RateLimited]: 429,
   [ErrorCode.Internal]: 500,

@@ -97,6 +97,7 @@ function steps(setup: {
     { document: "operator", operationId: "createPartner" },
     { document: "operator", operationId: "issueApiKey", path: () => ({ partnerId }) },
     { document: "operator", operationId: "rotateApiKey", path: () => ({ partnerId, keyId }) },
+    { document: "operator", operationId: "updatePartner", path: () => ({ partnerId }) },
     { document: "partner", operationId: "uploadParSheet" },
     { document: "partner", operationId: "registerGame", references: { parSheetId } },
     { document: "partner", operationId: "updateGame", path: () => ({ gameId }) },

@@ -85,18 +85,27 @@ describe("sheets list", () => {
 describe("settlements", () => {
   it("generates, refuses what the API refuses, and reissues a disputed report as PENDING", async () => {
     const game = await registerTestGame(api, { fill: false });
-    const today = new Date().toISOString().slice(0, 10);
+    // Yesterday's report is final (a day that has not ended is provisional: KS-4305 on dispute).
+    const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const generated = await cliJson(
       "settlements",
       "generate",
       game.partnerId,
       "--report-date",
-      today,
+      day,
       "--environment",
       "sandbox",
     );
-    expect(generated).toMatchObject({ reportDate: today, status: "GENERATED", totalSpins: 0, rtp: null });
-    const fromApi = await api.request(`/api/partner/v1/settlements/${today}`, { apiKey: game.apiKey });
+    expect(generated).toMatchObject({
+      reportDate: day,
+      status: "GENERATED",
+      provisional: false,
+      totalSpins: 0,
+      rtp: null,
+      exact: { totalWageredUsd: "0", netUsd: "0" },
+      figuresExact: true,
+    });
+    const fromApi = await api.request(`/api/partner/v1/settlements/${day}`, { apiKey: game.apiKey });
     expect(fromApi.body).toEqual(generated);
 
     const other = await api.createPartner();
@@ -105,30 +114,30 @@ describe("settlements", () => {
         ["settlements", "generate", game.partnerId, "--report-date", "2024-13-01", "--environment", "sandbox"],
         "KS-4105",
       ],
-      [["settlements", "generate", other.partnerId, "--report-date", today, "--environment", "sandbox"], "KS-4214"],
-      [["settlements", "generate", "ptr_unknown", "--report-date", today, "--environment", "sandbox"], "KS-4209"],
-      [["settlements", "reissue", game.partnerId, today, "--environment", "sandbox"], "KS-4304"],
+      [["settlements", "generate", other.partnerId, "--report-date", day, "--environment", "sandbox"], "KS-4214"],
+      [["settlements", "generate", "ptr_unknown", "--report-date", day, "--environment", "sandbox"], "KS-4209"],
+      [["settlements", "reissue", game.partnerId, day, "--environment", "sandbox"], "KS-4304"],
       [["settlements", "reissue", game.partnerId, "2020-01-01", "--environment", "sandbox"], "KS-4301"],
     ];
     for (const [argv, code] of cases) expect(errorCode(await cli(...argv))).toEqual([1, `error ${code}`]);
 
-    const disputed = await api.request(`/api/partner/v1/settlements/${today}/dispute`, {
+    const disputed = await api.request(`/api/partner/v1/settlements/${day}/dispute`, {
       method: "POST",
       apiKey: game.apiKey,
       json: { reason: "figures differ" },
     });
     expect(disputed.body.status).toBe("disputed");
-    const regenerate = ["settlements", "generate", game.partnerId, "--report-date", today, "--environment", "sandbox"];
+    const regenerate = ["settlements", "generate", game.partnerId, "--report-date", day, "--environment", "sandbox"];
     expect(errorCode(await cli(...regenerate))).toEqual([1, "error KS-4304"]);
-    const reissued = await cliJson("settlements", "reissue", game.partnerId, today, "--environment", "sandbox");
-    expect(reissued).toMatchObject({ reportDate: today, status: "PENDING" });
+    const reissued = await cliJson("settlements", "reissue", game.partnerId, day, "--environment", "sandbox");
+    expect(reissued).toMatchObject({ reportDate: day, status: "PENDING" });
 
     const listed = await cliJson("settlements", "list", game.partnerId, "--environment", "sandbox");
     const listedByApi = await api.request("/api/partner/v1/settlements", { apiKey: game.apiKey });
     expect(listed).toEqual(listedByApi.body);
     expect(listed.reports.map((report: { status: string }) => report.status)).toEqual(["PENDING"]);
     const table = await cli("settlements", "list", game.partnerId, "--environment", "sandbox");
-    expect(table.stdout).toMatch(new RegExp(`^REPORT DATE.*\\n${today}\\s+PENDING\\s+0\\s`));
+    expect(table.stdout).toMatch(new RegExp(`^REPORT DATE.*\\n${day}\\s+PENDING\\s+0\\s.*\\sfalse\\n`));
     const production = await cliJson("settlements", "list", game.partnerId, "--environment", "production");
     expect(production.total).toBe(0);
     expect(errorCode(await cli("settlements", "list", "ptr_unknown", "--environment", "sandbox"))).toEqual([

@@ -129,6 +129,20 @@ describe("partners", () => {
     expect(await apiVerdict(key.key, "KS-4215")).toBe("KS-4215");
     expect((await cli("partners", "activate", "ptr_unknown")).stderr).toBe("error KS-4209: Partner not found\n");
   });
+
+  it("sets and restores a partner's spin ceiling, as the operator API shows it", async () => {
+    const partner = await newPartner();
+    expect(partner.spinCeilingUsd).toBe(1_000_000);
+    const raised = await cliJson("partners", "update", partner.id, "--spin-ceiling-usd", "5000000.25");
+    expect(raised).toMatchObject({ id: partner.id, spinCeilingUsd: 5_000_000.25 });
+    const listed = await api.request("/api/admin/v1/partners?limit=100", { admin: true });
+    expect(listed.body.partners.find((p: { id: string }) => p.id === partner.id).spinCeilingUsd).toBe(5_000_000.25);
+    const table = await cli("partners", "update", partner.id, "--spin-ceiling-usd", "default");
+    expect(table.stdout).toMatch(/spinCeilingUsd\s+1000000\n/);
+    for (const bad of ["0", "1.0000001", "9007199254.75", "lots"]) {
+      expect((await cli("partners", "update", partner.id, "--spin-ceiling-usd", bad)).code, bad).toBe(1);
+    }
+  });
 });
 
 describe("keys", () => {

@@ -43,6 +43,7 @@ export const ErrorCode = {
   ReportAcknowledged: "KS-4302",
   ReportDisputed: "KS-4303",
   ReportStatusConflict: "KS-4304",
+  ReportProvisional: "KS-4305",
   SpinRateLimited: "KS-4291",
   RateLimited: "KS-4292",
   Internal: "KS-5001",
@@ -100,6 +101,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.ReportDisputed]: "Settlement report already disputed",
   [ErrorCode.ReportStatusConflict]:
     "Settlement report status does not allow this action (only GENERATED or PENDING reports can be acknowledged or disputed)",
+  [ErrorCode.ReportProvisional]: "Report is provisional until its day ends",
   [ErrorCode.SpinRateLimited]: "Rate limit exceeded for spin requests",
   [ErrorCode.RateLimited]: "Rate limit exceeded for API requests",
   [ErrorCode.Internal]: "Internal server error",

@@ -2,10 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   formatScaledDecimal,
-  maxExactWagerMicros,
+  maxWagerWithinMicros,
   microsToUsd,
   parseScaledDecimal,
   payoutMicros,
+  showsExactly,
   usdToMicros,
 } from "./money.js";
 
@@ -124,18 +125,38 @@ describe("payoutMicros", () => {
   });
 });
 
-describe("maxExactWagerMicros", () => {
+describe("maxWagerWithinMicros", () => {
   it("is the largest wager whose payout stays within 2^53 − 1 micro-USD", () => {
-    const bound = maxExactWagerMicros(1_000_000_000); // 1000×
+    const bound = maxWagerWithinMicros(1_000_000_000); // 1000×
     expect(bound).toBe(9_007_199_254_740);
     expect(BigInt(bound) * 1000n).toBeLessThanOrEqual(BigInt(Number.MAX_SAFE_INTEGER));
     expect(BigInt(bound + 1) * 1000n).toBeGreaterThan(BigInt(Number.MAX_SAFE_INTEGER));
-    expect(maxExactWagerMicros(1_000_000_000_000)).toBe(9_007_199_254); // the schema's largest, 1,000,000×
+    expect(maxWagerWithinMicros(1_000_000_000_000)).toBe(9_007_199_254); // the schema's largest, 1,000,000×
   });
 
   it("is capped at 2^53 − 1 for multipliers up to 1×", () => {
-    expect(maxExactWagerMicros(500_000)).toBe(Number.MAX_SAFE_INTEGER);
-    expect(maxExactWagerMicros(0)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(maxWagerWithinMicros(500_000)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(maxWagerWithinMicros(0)).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it("keeps the wager and its largest payout within a ceiling", () => {
+    const million = 1_000_000_000_000; // 1,000,000 USD
+    expect(maxWagerWithinMicros(1_000_000_000, million)).toBe(1_000_000_000); // 1000×: 1000 USD
+    expect(maxWagerWithinMicros(1, million)).toBe(million); // 0.000001×: the wager alone binds
+    expect(maxWagerWithinMicros(3_000_000, 10_000_000)).toBe(3_333_333); // floored: 3 × 3.333333 ≤ 10
+    expect(maxWagerWithinMicros(1, Number.MAX_SAFE_INTEGER + 10)).toBe(Number.MAX_SAFE_INTEGER);
+  });
+});
+
+describe("showsExactly", () => {
+  it("is true when the JSON number of an amount reads back as the amount", () => {
+    expect(showsExactly(1_234_567n)).toBe(true);
+    expect(showsExactly(-24_500_000n)).toBe(true);
+    expect(showsExactly(9_007_199_254_740_000n)).toBe(true);
+    // A double holds about 16 significant digits: 9007199254.740991 is shown as 9007199254.740992.
+    expect(showsExactly(BigInt(Number.MAX_SAFE_INTEGER))).toBe(false);
+    expect(showsExactly(BigInt(Number.MAX_SAFE_INTEGER) + 9n)).toBe(false);
+    expect(showsExactly(10n ** 30n)).toBe(false);
   });
 });
 

@@ -67,19 +67,36 @@ export function microsToUsd(micros: number | bigint): number {
   return Number(formatScaledDecimal(micros));
 }
 
+/** The largest micro-USD amount a JSON number shows exactly (2^53 − 1, CONTRACT §9). */
+export const MAX_EXACT_MICROS = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Whether micro-USD shown as a JSON number of USD stays exact: within ±(2^53 − 1). */
+export function isExactMicros(micros: bigint): boolean {
+  return micros <= MAX_EXACT_MICROS && micros >= -MAX_EXACT_MICROS;
+}
+
+/**
+ * Whether the JSON number `microsToUsd` shows for an amount reads back as that amount exactly. Past
+ * 2^53 − 1 micro-USD never; just below it not always either (a double holds about 16 significant
+ * digits: 9007199254.740991 reads back as 9007199254.740992).
+ */
+export function showsExactly(micros: bigint): boolean {
+  return isExactMicros(micros) && parseScaledDecimal(String(microsToUsd(micros))) === micros;
+}
+
 /** Payout of a wager at a multiplier given in millionths, floored to the micro-USD. */
 export function payoutMicros(wagerMicros: number, multiplierMillionths: number): number {
   return Number((BigInt(wagerMicros) * BigInt(multiplierMillionths)) / MICROS_PER_USD_BIG);
 }
 
 /**
- * The largest wager whose payout at `multiplierMillionths` is at most 2^53 − 1 micro-USD, so that
- * payouts (and the wager itself) are exact JS integers. A game's maxWager × its sheet's largest
- * multiplier must stay within this.
+ * The largest wager that, and whose payout at `multiplierMillionths`, stay within `ceilingMicros`
+ * (default and at most 2^53 − 1 micro-USD, so payouts and wagers are exact JS integers). A game's
+ * maxWager and maxWager × its sheet's largest multiplier must stay within its partner's spin ceiling.
  */
-export function maxExactWagerMicros(multiplierMillionths: number): number {
-  const safe = BigInt(Number.MAX_SAFE_INTEGER);
-  if (multiplierMillionths <= 0) return Number.MAX_SAFE_INTEGER;
-  const bound = (safe * MICROS_PER_USD_BIG) / BigInt(multiplierMillionths);
-  return Number(bound < safe ? bound : safe);
+export function maxWagerWithinMicros(multiplierMillionths: number, ceilingMicros = Number.MAX_SAFE_INTEGER): number {
+  const ceiling = BigInt(Math.min(ceilingMicros, Number.MAX_SAFE_INTEGER));
+  if (multiplierMillionths <= 0) return Number(ceiling);
+  const bound = (ceiling * MICROS_PER_USD_BIG) / BigInt(multiplierMillionths);
+  return Number(bound < ceiling ? bound : ceiling);
 }

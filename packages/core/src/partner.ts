@@ -36,3 +36,15 @@ export function partnerInputProblems(input: PartnerInput): ErrorDetail[] {
   }
   return problems;
 }
+
+/**
+ * The most one spin of a partner's games may stake or pay, in micro-USD, unless the operator sets
+ * another (`spinCeilingUsd`): 1,000,000 USD. A game's maxWagerUsd, and maxWagerUsd × its sheet's
+ * largest multiplier, must stay within it (docs/operators.md).
+ */
+export const DEFAULT_SPIN_CEILING_MICROS = 1_000_000_000_000;
+
+/** The partner's spin ceiling in force (null: the default). */
+export function spinCeilingOf(partner: { spinCeilingMicros: number | null }): number {
+  return partner.spinCeilingMicros ?? DEFAULT_SPIN_CEILING_MICROS;
+}

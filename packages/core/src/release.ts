@@ -20,7 +20,20 @@ export interface ReleaseGate {
  * `rollout.on("name")`, never compares release numbers; `release-gates.test.ts` fails when a gate
  * outlives its `deleteIn`, so none rots.
  */
-export const RELEASE_GATES = {} as const satisfies Record<string, ReleaseGate>;
+export const RELEASE_GATES = {
+  "provisional-settlements": {
+    addedIn: 3,
+    deleteIn: 4,
+    why:
+      "acknowledging or disputing a provisional settlement report (its UTC day not ended) is 409 KS-4305; " +
+      "release 2 accepts both, so until then release 3 does too (the run after the day ends makes such a report final)",
+  },
+  "partner-spin-ceiling": {
+    addedIn: 3,
+    deleteIn: 4,
+    why: "PATCH /api/admin/v1/partners/{partnerId} (spinCeilingUsd): release 2 has no such route",
+  },
+} as const satisfies Record<string, ReleaseGate>;
 
 export type GateName = keyof typeof RELEASE_GATES;
 

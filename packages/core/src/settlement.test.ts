@@ -3,6 +3,7 @@ import { ServiceError } from "./errors.js";
 import {
   applySettlementAction,
   isFutureReportDate,
+  isProvisionalReport,
   parseReportDate,
   presentSettlementFigures,
   previousUtcDay,
@@ -127,15 +128,15 @@ describe("report dates", () => {
 describe("presentSettlementFigures", () => {
   const noVoids = {
     voidedSpins: 0,
-    voidedWageredMicros: 0,
-    voidedPaidMicros: 0,
+    voidedWageredMicros: 0n,
+    voidedPaidMicros: 0n,
     freeRoundSpins: 0,
-    freeRoundWagerMicros: 0,
+    freeRoundWagerMicros: 0n,
   };
 
   it("converts exactly and subtracts in integers", () => {
     expect(
-      presentSettlementFigures({ totalSpins: 3, totalWageredMicros: 300_000, totalPaidMicros: 100_001, ...noVoids }),
+      presentSettlementFigures({ totalSpins: 3, totalWageredMicros: 300_000n, totalPaidMicros: 100_001n, ...noVoids }),
     ).toEqual({
       totalSpins: 3,
       totalWageredUsd: 0.3,
@@ -147,32 +148,40 @@ describe("presentSettlementFigures", () => {
       freeRoundWagerUsd: 0,
       netUsd: 0.199999,
       rtp: 100_001 / 300_000,
+      exact: {
+        totalWageredUsd: "0.3",
+        totalPaidUsd: "0.100001",
+        voidedWageredUsd: "0",
+        voidedPaidUsd: "0",
+        freeRoundWagerUsd: "0",
+        netUsd: "0.199999",
+      },
+      figuresExact: true,
     });
   });
 
   it("shows a negative net when the partner paid out more than it took", () => {
     const view = presentSettlementFigures({
       totalSpins: 1,
-      totalWageredMicros: 1_000_000,
-      totalPaidMicros: 25_500_000,
+      totalWageredMicros: 1_000_000n,
+      totalPaidMicros: 25_500_000n,
       ...noVoids,
     });
-    expect(view.netUsd).toBe(-24.5);
-    expect(view.rtp).toBe(25.5);
+    expect([view.netUsd, view.exact.netUsd, view.rtp]).toEqual([-24.5, "-24.5", 25.5]);
   });
 
   it("takes the day's voids out of the net, not out of the spins, totals or rtp; free rounds' wagers stay out", () => {
     const view = presentSettlementFigures({
       totalSpins: 4,
-      totalWageredMicros: 4_000_000,
-      totalPaidMicros: 2_500_000,
+      totalWageredMicros: 4_000_000n,
+      totalPaidMicros: 2_500_000n,
       voidedSpins: 2,
-      voidedWageredMicros: 3_000_001,
-      voidedPaidMicros: 5_000_000,
+      voidedWageredMicros: 3_000_001n,
+      voidedPaidMicros: 5_000_000n,
       freeRoundSpins: 1,
-      freeRoundWagerMicros: 1_000_000,
+      freeRoundWagerMicros: 1_000_000n,
     });
-    expect(view).toEqual({
+    expect(view).toMatchObject({
       totalSpins: 4,
       totalWageredUsd: 4,
       totalPaidUsd: 2.5,
@@ -188,17 +197,75 @@ describe("presentSettlementFigures", () => {
   });
 
   it("has rtp null when nothing was wagered", () => {
-    expect(presentSettlementFigures({ totalSpins: 0, totalWageredMicros: 0, totalPaidMicros: 0, ...noVoids })).toEqual({
-      totalSpins: 0,
-      totalWageredUsd: 0,
-      totalPaidUsd: 0,
-      voidedSpins: 0,
-      voidedWageredUsd: 0,
-      voidedPaidUsd: 0,
-      freeRoundSpins: 0,
-      freeRoundWagerUsd: 0,
-      netUsd: 0,
-      rtp: null,
+    const view = presentSettlementFigures({ totalSpins: 0, totalWageredMicros: 0n, totalPaidMicros: 0n, ...noVoids });
+    expect([view.rtp, view.netUsd, view.exact.netUsd, view.figuresExact]).toEqual([null, 0, "0", true]);
+  });
+
+  it("shows every amount exactly as a decimal string past 2^53 − 1 micro-USD, and says the numbers are not", () => {
+    // Issue 33: two spins of 9,007,199,254.74 and 5,000,000,000 USD in one day.
+    const wagered = 9_007_199_254_740_000n + 5_000_000_000_000_000n;
+    const view = presentSettlementFigures({
+      totalSpins: 2,
+      totalWageredMicros: wagered,
+      totalPaidMicros: 14_007_199n,
+      ...noVoids,
+      voidedSpins: 1,
+      voidedWageredMicros: 5_000_000_000_000_000n,
     });
+    expect(view.exact).toEqual({
+      totalWageredUsd: "14007199254.74",
+      totalPaidUsd: "14.007199",
+      voidedWageredUsd: "5000000000",
+      voidedPaidUsd: "0",
+      freeRoundWagerUsd: "0",
+      netUsd: "9007199240.732801",
+    });
+    expect(view.figuresExact).toBe(false);
+    // The numbers are the nearest doubles of the exact decimals.
+    expect(view.totalWageredUsd).toBe(Number("14007199254.74"));
+    expect(view.netUsd).toBe(Number("9007199240.732801"));
+    expect(Math.abs(view.rtp! / (14.007199 / 14_007_199_254.74) - 1)).toBeLessThan(1e-15);
+    // Below the bound the numbers are exact, except a 16-digit amount a double cannot hold.
+    const near = (micros: bigint) =>
+      presentSettlementFigures({ totalSpins: 1, totalWageredMicros: micros, totalPaidMicros: 0n, ...noVoids });
+    expect(near(9_007_199_254_740_000n)).toMatchObject({ figuresExact: true, totalWageredUsd: 9_007_199_254.74 });
+    expect(near(BigInt(Number.MAX_SAFE_INTEGER))).toMatchObject({
+      figuresExact: false,
+      exact: { totalWageredUsd: "9007199254.740991" },
+    });
+  });
+});
+
+describe("provisional reports (CONTRACT §8)", () => {
+  const report = (generatedAt: string, provisional: boolean | null) => ({
+    reportDate: "2026-05-01",
+    generatedAt: new Date(generatedAt),
+    provisional,
+  });
+
+  it("is what the run stored, or for a row without it (release 2), whether it was computed before the day ended", () => {
+    expect(isProvisionalReport(report("2026-05-02T03:00:00.000Z", true))).toBe(true);
+    expect(isProvisionalReport(report("2026-05-01T12:00:00.000Z", false))).toBe(false);
+    expect(isProvisionalReport(report("2026-05-01T23:59:59.999Z", null))).toBe(true);
+    expect(isProvisionalReport(report("2026-05-02T00:00:00.000Z", null))).toBe(false);
+  });
+
+  it("refuses acknowledge and dispute of an open provisional report with KS-4305 saying when its day ends", () => {
+    const dayEnd = new Date("2026-05-02T00:00:00.000Z");
+    for (const action of [acknowledge, dispute("totals differ"), dispute(undefined)]) {
+      let thrown: unknown;
+      try {
+        applySettlementAction("GENERATED", action, dayEnd);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({
+        code: "KS-4305",
+        message: expect.stringMatching(/^Report is provisional until its day ends at 2026-05-02T00:00:00\.000Z/),
+      });
+    }
+    // The table's own errors come first: a provisional report acknowledged by release 2 is KS-4302.
+    expect(codeOf(() => applySettlementAction("acknowledged", acknowledge, dayEnd))).toBe("KS-4302");
+    expect(applySettlementAction("PENDING", acknowledge, null)).toEqual({ status: "acknowledged" });
   });
 });

@@ -1,5 +1,5 @@
-import { ErrorCode, ServiceError } from "./errors.js";
-import { microsToUsd } from "./money.js";
+import { ERROR_MESSAGES, ErrorCode, ServiceError } from "./errors.js";
+import { formatScaledDecimal, MAX_EXACT_MICROS, microsToUsd, showsExactly } from "./money.js";
 
 /**
  * Settlement reports: one per partner, environment and UTC day. The state machine is the
@@ -28,13 +28,25 @@ export function isOpenSettlementStatus(status: SettlementStatus): boolean {
 /**
  * Applies acknowledge or dispute, or throws the table's error. The table's conditions say "any"
  * for the error rows, so the report's state is checked before the reason: disputing an
- * acknowledged report is KS-4302 whether or not a reason came with it.
+ * acknowledged report is KS-4302 whether or not a reason came with it. Then a provisional report
+ * (`provisionalUntil`: its day's end) is 409 KS-4305 (CONTRACT §8), before the reason is read.
  */
-export function applySettlementAction(status: SettlementStatus, action: SettlementAction): SettlementTransition {
+export function applySettlementAction(
+  status: SettlementStatus,
+  action: SettlementAction,
+  provisionalUntil: Date | null = null,
+): SettlementTransition {
   if (status === "acknowledged") throw new ServiceError(ErrorCode.ReportAcknowledged);
   if (status === "disputed" && action.type === "dispute") throw new ServiceError(ErrorCode.ReportDisputed);
   // Acknowledging a disputed report (the table leaves it open): the catch-all row, KS-4304.
   if (!isOpenSettlementStatus(status)) throw new ServiceError(ErrorCode.ReportStatusConflict);
+  if (provisionalUntil) {
+    throw new ServiceError(ErrorCode.ReportProvisional, {
+      message:
+        `${ERROR_MESSAGES[ErrorCode.ReportProvisional]} at ${provisionalUntil.toISOString()}; ` +
+        "the first settlement run after that makes it final",
+    });
+  }
   if (action.type === "acknowledge") return { status: "acknowledged" };
   return { status: "disputed", disputeReason: disputeReason(action.reason) };
 }
@@ -132,59 +144,105 @@ export function requireSettleableReportDate(value: unknown, now: Date): string {
   return reportDate;
 }
 
-/** Exact figures in micro-USD, as summed in SQL. */
+/**
+ * Whether a report is provisional (CONTRACT §8): its figures may still miss spins of its day. A run
+ * stores what it found (`provisional`); a report stored by release 2 has no answer (null) and is
+ * provisional when its figures were computed before its day ended.
+ */
+export function isProvisionalReport(report: {
+  reportDate: string;
+  generatedAt: Date;
+  provisional: boolean | null;
+}): boolean {
+  return report.provisional ?? report.generatedAt < utcDayBounds(report.reportDate).end;
+}
+
+/** Exact figures: counts, and amounts in micro-USD as summed in SQL (BigInt: a day may pass 2^53). */
 export interface SettlementFigures {
   /** The spins created that UTC day (voided or not). */
   totalSpins: number;
-  totalWageredMicros: number;
-  totalPaidMicros: number;
+  totalWageredMicros: bigint;
+  totalPaidMicros: bigint;
   /** The voids made that UTC day, of spins of any day (CONTRACT §13). */
   voidedSpins: number;
-  voidedWageredMicros: number;
-  voidedPaidMicros: number;
+  voidedWageredMicros: bigint;
+  voidedPaidMicros: bigint;
   /**
    * The free-round spins created that UTC day (CONTRACT §14; in `totalSpins` and `totalPaidMicros`)
    * and their notional wagers, which the partner paid: `totalWageredMicros` leaves them out.
    */
   freeRoundSpins: number;
-  freeRoundWagerMicros: number;
+  freeRoundWagerMicros: bigint;
 }
 
-export interface SettlementFiguresView {
+/** The amounts of a figure set: each shown as a JSON number and, in `exact`, as a decimal string. */
+export const SETTLEMENT_AMOUNTS = [
+  "totalWageredUsd",
+  "totalPaidUsd",
+  "voidedWageredUsd",
+  "voidedPaidUsd",
+  "freeRoundWagerUsd",
+  "netUsd",
+] as const;
+export type SettlementAmount = (typeof SETTLEMENT_AMOUNTS)[number];
+
+export interface SettlementFiguresView extends Record<SettlementAmount, number> {
   totalSpins: number;
-  totalWageredUsd: number;
-  totalPaidUsd: number;
   voidedSpins: number;
-  voidedWageredUsd: number;
-  voidedPaidUsd: number;
   freeRoundSpins: number;
-  freeRoundWagerUsd: number;
-  netUsd: number;
   rtp: number | null;
+  /** Every amount as an exact decimal string of USD (`"9007199259.74"`, `"-0.5"`). */
+  exact: Record<SettlementAmount, string>;
+  /**
+   * False when the JSON number of an amount does not read back as it exactly (past 2^53 − 1 micro-USD,
+   * or a 16-digit amount just below): it is then the nearest double, and `exact` holds the amount.
+   */
+  figuresExact: boolean;
 }
 
 /**
  * Figures as the API shows them. `netUsd` is what the partner keeps after the day's voids
- * (`(wagered − voidedWagered) − (paid − voidedPaid)`), subtracted in integers before conversion;
- * `rtp` is paid ÷ wagered of the day's spins as the nearest double (both are exact integers, so the
- * one division is the only rounding), `null` when nothing was wagered.
+ * (`(wagered − voidedWagered) − (paid − voidedPaid)`), subtracted in integers before conversion.
+ * Every amount is a JSON number (the nearest double: exact up to about 9 billion USD; past it
+ * `figuresExact` is false) and an exact decimal string in `exact`, whatever its size.
  */
 export function presentSettlementFigures(figures: SettlementFigures): SettlementFiguresView {
-  const { totalSpins, totalWageredMicros, totalPaidMicros, voidedSpins, voidedWageredMicros, voidedPaidMicros } =
-    figures;
-  const { freeRoundSpins, freeRoundWagerMicros } = figures;
-  const kept = BigInt(totalWageredMicros) - BigInt(voidedWageredMicros);
-  const paid = BigInt(totalPaidMicros) - BigInt(voidedPaidMicros);
+  const { totalSpins, voidedSpins, freeRoundSpins, totalWageredMicros, totalPaidMicros } = figures;
+  const amounts: Record<SettlementAmount, bigint> = {
+    totalWageredUsd: totalWageredMicros,
+    totalPaidUsd: totalPaidMicros,
+    voidedWageredUsd: figures.voidedWageredMicros,
+    voidedPaidUsd: figures.voidedPaidMicros,
+    freeRoundWagerUsd: figures.freeRoundWagerMicros,
+    netUsd: totalWageredMicros - figures.voidedWageredMicros - (totalPaidMicros - figures.voidedPaidMicros),
+  };
+  const usd = (amount: SettlementAmount) => microsToUsd(amounts[amount]);
   return {
     totalSpins,
-    totalWageredUsd: microsToUsd(totalWageredMicros),
-    totalPaidUsd: microsToUsd(totalPaidMicros),
+    totalWageredUsd: usd("totalWageredUsd"),
+    totalPaidUsd: usd("totalPaidUsd"),
     voidedSpins,
-    voidedWageredUsd: microsToUsd(voidedWageredMicros),
-    voidedPaidUsd: microsToUsd(voidedPaidMicros),
+    voidedWageredUsd: usd("voidedWageredUsd"),
+    voidedPaidUsd: usd("voidedPaidUsd"),
     freeRoundSpins,
-    freeRoundWagerUsd: microsToUsd(freeRoundWagerMicros),
-    netUsd: microsToUsd(kept - paid),
-    rtp: totalWageredMicros === 0 ? null : totalPaidMicros / totalWageredMicros,
+    freeRoundWagerUsd: usd("freeRoundWagerUsd"),
+    netUsd: usd("netUsd"),
+    rtp: returnToPlayer(totalPaidMicros, totalWageredMicros),
+    exact: Object.fromEntries(
+      SETTLEMENT_AMOUNTS.map((amount) => [amount, formatScaledDecimal(amounts[amount])]),
+    ) as Record<SettlementAmount, string>,
+    figuresExact: SETTLEMENT_AMOUNTS.every((amount) => showsExactly(amounts[amount])),
   };
+}
+
+/**
+ * Paid ÷ wagered of the day's spins as the nearest double, `null` when nothing was wagered. Within
+ * 2^53 both are exact doubles, so the one division is the only rounding (a client dividing the two
+ * numbers gets the same); past it the quotient is first taken exactly to 20 significant digits.
+ */
+function returnToPlayer(paid: bigint, wagered: bigint): number | null {
+  if (wagered === 0n) return null;
+  if (paid <= MAX_EXACT_MICROS && wagered <= MAX_EXACT_MICROS) return Number(paid) / Number(wagered);
+  const scale = 20 + Math.max(0, wagered.toString().length - paid.toString().length);
+  return Number(formatScaledDecimal((paid * 10n ** BigInt(scale)) / wagered, scale));
 }

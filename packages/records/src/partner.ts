@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { microsToUsd, spinCeilingOf } from "@outcomes/core";
 import type { PartnerRecord } from "@outcomes/db";
 import { TimestampSchema } from "./fields.js";
 
@@ -10,6 +11,12 @@ export const PartnerSchema = z
     name: z.string().openapi({ example: "Acme Gaming" }),
     contactEmail: z.string().nullable().openapi({ example: "ops@acme.example" }),
     isActive: z.boolean(),
+    spinCeilingUsd: z.number().openapi({
+      example: 1_000_000,
+      description:
+        "The most one spin of this partner's games may stake or pay (default 1000000): registering or updating a " +
+        "game whose maxWagerUsd, or maxWagerUsd × its sheet's largest multiplier, passes it is 400 KS-4101",
+    }),
     createdAt: TimestampSchema,
   })
   .openapi("Partner");
@@ -22,6 +29,7 @@ export function presentPartner(partner: PartnerRecord): PartnerView {
     name: partner.name,
     contactEmail: partner.contactEmail,
     isActive: partner.isActive,
+    spinCeilingUsd: microsToUsd(spinCeilingOf(partner)),
     createdAt: partner.createdAt.toISOString(),
   };
 }

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { presentSettlementFigures, SETTLEMENT_STATUSES } from "@outcomes/core";
+import { isProvisionalReport, presentSettlementFigures, SETTLEMENT_STATUSES } from "@outcomes/core";
 import { figuresOf, type SettlementReportRecord } from "@outcomes/db";
 import { TimestampSchema } from "./fields.js";
 
@@ -11,6 +11,14 @@ export const ReportDateSchema = z
     example: "2026-05-01",
     description: "A UTC day, YYYY-MM-DD (a real calendar date); anything else 400 KS-4105",
   });
+
+/** An amount as an exact decimal string: digits, an optional minus and at most 6 decimals. */
+function exactUsd(example: string) {
+  return z
+    .string()
+    .regex(/^-?\d+(\.\d{1,6})?$/)
+    .openapi({ example });
+}
 
 const figures = {
   totalSpins: z.number().int().openapi({ example: 1520, description: "Spins created that UTC day, voided ones too" }),
@@ -40,6 +48,25 @@ const figures = {
     .number()
     .nullable()
     .openapi({ example: 0.942616, description: "Paid ÷ wagered of the day's spins; null when nothing wagered" }),
+  exact: z
+    .object({
+      totalWageredUsd: exactUsd("1520.5"),
+      totalPaidUsd: exactUsd("1433.25"),
+      voidedWageredUsd: exactUsd("3"),
+      voidedPaidUsd: exactUsd("1.5"),
+      freeRoundWagerUsd: exactUsd("20"),
+      netUsd: exactUsd("85.75"),
+    })
+    .openapi("SettlementExactAmounts", {
+      description:
+        "Every amount above as an exact decimal string of USD, whatever its size: read these when figuresExact is false",
+    }),
+  figuresExact: z.boolean().openapi({
+    example: true,
+    description:
+      "False when an amount passes 2^53 − 1 micro-USD (about 9,007,199,254 USD): its JSON number is then the nearest " +
+      "double, not exact, and `exact` holds its value",
+  }),
 };
 
 export const SettlementGameFiguresSchema = z
@@ -53,9 +80,17 @@ export const SettlementReportSchema = z
     status: z.enum(SETTLEMENT_STATUSES).openapi({
       description: "GENERATED on creation; PENDING after an operator reissue; then acknowledged or disputed",
     }),
+    provisional: z.boolean().openapi({
+      example: false,
+      description:
+        "True while the figures may still change: computed before the UTC day ended. Acknowledge and dispute then " +
+        "answer 409 KS-4305; the first settlement run after the day ends makes the report final (false)",
+    }),
     ...figures,
     games: z.array(SettlementGameFiguresSchema).openapi({
-      description: "The same figures per game registered before the day ended (zeros when it had no spins)",
+      description:
+        "The same figures per game registered before the day ended (zeros when it had no spins); the report's " +
+        "figuresExact is false when any game's is",
     }),
     generatedAt: TimestampSchema,
     acknowledgedAt: TimestampSchema.nullable(),
@@ -67,11 +102,15 @@ export type SettlementReportView = z.infer<typeof SettlementReportSchema>;
 
 export function presentSettlementReport(record: SettlementReportRecord): SettlementReportView {
   const figures = figuresOf(record);
+  const totals = presentSettlementFigures(figures);
+  const games = figures.games.map((game) => ({ gameId: game.gameId, ...presentSettlementFigures(game) }));
   return {
     reportDate: record.reportDate,
     status: record.status,
-    ...presentSettlementFigures(figures),
-    games: figures.games.map((game) => ({ gameId: game.gameId, ...presentSettlementFigures(game) })),
+    provisional: isProvisionalReport(record),
+    ...totals,
+    figuresExact: totals.figuresExact && games.every((game) => game.figuresExact),
+    games,
     generatedAt: record.generatedAt.toISOString(),
     acknowledgedAt: record.acknowledgedAt?.toISOString() ?? null,
     disputedAt: record.disputedAt?.toISOString() ?? null,

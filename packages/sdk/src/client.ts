@@ -208,8 +208,10 @@ export class PartnerClient {
   readonly settlements = {
     list: (page?: PageRequest) => this.get<{ reports: SettlementReport[] } & PageInfo>("/settlements", pageQuery(page)),
     get: (reportDate: string) => this.get<SettlementReport>(`/settlements/${segment(reportDate)}`),
+    /** A final report only: a provisional one (its UTC day not ended, or not yet made final) is 409 KS-4305. */
     acknowledge: (reportDate: string) =>
       this.write<SettlementReport>("POST", `/settlements/${segment(reportDate)}/acknowledge`),
+    /** A final report only, as `acknowledge`. */
     dispute: (reportDate: string, reason: string) =>
       this.write<SettlementReport>("POST", `/settlements/${segment(reportDate)}/dispute`, { reason }),
   };

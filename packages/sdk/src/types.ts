@@ -354,6 +354,22 @@ export interface SettlementFigures {
   netUsd: number;
   /** totalPaidUsd ÷ totalWageredUsd; null when nothing was wagered. */
   rtp: number | null;
+  /** Every amount above as an exact decimal string of USD, whatever its size (read these when figuresExact is false). */
+  exact: SettlementExactAmounts;
+  /**
+   * False when an amount passes 2^53 − 1 micro-USD (about 9,007,199,254 USD): its number is then the nearest
+   * double, not exact (a report's is false when any of its games' is).
+   */
+  figuresExact: boolean;
+}
+
+export interface SettlementExactAmounts {
+  totalWageredUsd: string;
+  totalPaidUsd: string;
+  voidedWageredUsd: string;
+  voidedPaidUsd: string;
+  freeRoundWagerUsd: string;
+  netUsd: string;
 }
 
 export interface VoidSpinInput {
@@ -364,6 +380,11 @@ export interface VoidSpinInput {
 export interface SettlementReport extends SettlementFigures {
   reportDate: string;
   status: SettlementStatus;
+  /**
+   * True while the figures may still change (computed before the UTC day ended): acknowledge and dispute answer
+   * 409 KS-4305 until the first settlement run after the day ends makes the report final.
+   */
+  provisional: boolean;
   games: Array<SettlementFigures & { gameId: number }>;
   generatedAt: string;
   acknowledgedAt: string | null;

@@ -3,8 +3,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { drizzle } from "drizzle-orm/postgres-js";
-import { migrate } from "drizzle-orm/postgres-js/migrator";
+import { migrateDatabase } from "@outcomes/db";
 import postgres from "postgres";
 import { requiredEnv } from "./databases.js";
 
@@ -32,15 +31,8 @@ export async function databaseBeforeMigration(tag: string) {
   await admin.end();
   return {
     url,
-    /** Applies the migrations before `tag`. */
-    migrateBefore: async () => {
-      const sql = postgres(url, { max: 1, onnotice: () => {} });
-      try {
-        await migrate(drizzle(sql), { migrationsFolder: folder });
-      } finally {
-        await sql.end();
-      }
-    },
+    /** Applies the migrations before `tag`, as the service's migrator does (`CONCURRENTLY` ones outside a transaction). */
+    migrateBefore: () => migrateDatabase(url, folder),
     drop: async () => {
       await rm(folder, { recursive: true, force: true });
       const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });

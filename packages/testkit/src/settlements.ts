@@ -34,9 +34,15 @@ export function operatorReissue(api: TestApi, partnerId: string, reportDate: str
 
 /** micro-USD → USD through decimal text, independent of the service's own conversion. */
 export function usd(micros: bigint): number {
+  return Number(usdText(micros));
+}
+
+/** micro-USD → the exact decimal text of USD without trailing zeros (a report's `exact` amounts). */
+export function usdText(micros: bigint): string {
   const sign = micros < 0n ? "-" : "";
   const abs = micros < 0n ? -micros : micros;
-  return Number(`${sign}${abs / 1_000_000n}.${(abs % 1_000_000n).toString().padStart(6, "0")}`);
+  const fraction = (abs % 1_000_000n).toString().padStart(6, "0").replace(/0+$/, "");
+  return `${sign}${abs / 1_000_000n}${fraction ? `.${fraction}` : ""}`;
 }
 
 export const at = (iso: string) => new Date(iso);

@@ -1,3 +1,4 @@
+import { parseScaledDecimal } from "@outcomes/core";
 import { InvalidArgumentError, Option } from "commander";
 
 /** `--page` from 1, `--limit` 1..100: the operator API's paging rules. */
@@ -27,6 +28,19 @@ export function dateTime(text: string): Date {
     throw new InvalidArgumentError("an ISO-8601 date-time with offset, e.g. 2027-01-31T00:00:00Z");
   }
   return value;
+}
+
+/**
+ * A positive USD amount, at most 6 decimals and 2^53 − 1 micro-USD, as micro-USD, or `"default"`
+ * (commander turns a parser's null into an empty string).
+ */
+export function usdOrDefault(text: string): number | "default" {
+  if (text === "default") return text;
+  const micros = /^\d+(\.\d+)?$/.test(text) ? parseScaledDecimal(text) : null;
+  if (micros === null || micros <= 0n || micros > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new InvalidArgumentError("a positive USD amount (at most 6 decimals, up to 9007199254.74) or default");
+  }
+  return Number(micros);
 }
 
 export const PAGING_HELP = "--page and --limit page through the list (newest first; limit 1..100, default 20)";

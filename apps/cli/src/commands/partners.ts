@@ -1,9 +1,9 @@
-import { createPartner, listPartners, setPartnerActive } from "@outcomes/db";
+import { createPartner, listPartners, setPartnerActive, updatePartnerSettings } from "@outcomes/db";
 import { type PartnerView, presentPartner } from "@outcomes/records";
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { printPage, record, table } from "../output.js";
-import { limitOption, PAGING_HELP, pageOf, pageOption } from "./arguments.js";
+import { limitOption, PAGING_HELP, pageOf, pageOption, usdOrDefault } from "./arguments.js";
 import type { ActionFactory } from "./command-group.js";
 
 const partnerRecord = (partner: PartnerView) =>
@@ -13,6 +13,7 @@ const partnerRecord = (partner: PartnerView) =>
     name: partner.name,
     contactEmail: partner.contactEmail,
     active: partner.isActive ? "yes" : "no (deactivated)",
+    spinCeilingUsd: String(partner.spinCeilingUsd),
     createdAt: partner.createdAt,
   });
 
@@ -23,7 +24,7 @@ async function setActive(ctx: CliContext, partnerId: string, isActive: boolean) 
 }
 
 export function registerPartnerCommands(program: Command, action: ActionFactory) {
-  const partners = program.command("partners").description("create, list, deactivate and activate partners");
+  const partners = program.command("partners").description("create, list, update, deactivate and activate partners");
 
   partners
     .command("create")
@@ -62,6 +63,27 @@ export function registerPartnerCommands(program: Command, action: ActionFactory)
             views.map((p) => [p.id, p.slug, p.name, p.isActive ? "yes" : "no", p.contactEmail, p.createdAt]),
           ),
         );
+      }),
+    );
+
+  partners
+    .command("update")
+    .description("change a partner's settings (as PATCH /api/admin/v1/partners/{partnerId})")
+    .argument("<partnerId>", "the partner's id (ptr_…)")
+    .requiredOption(
+      "--spin-ceiling-usd <usd|default>",
+      "the most one spin of its games may stake or pay (default 1000000); binds games registered or re-bounded from now on",
+      usdOrDefault,
+    )
+    .addHelpText("after", "\nExample:\n  npm run cli -- partners update ptr_… --spin-ceiling-usd 5000000")
+    .action(
+      action(async (ctx, [partnerId], options) => {
+        const ceiling = options.spinCeilingUsd;
+        const updated = await updatePartnerSettings(ctx.db(), partnerId!, {
+          spinCeilingMicros: ceiling === "default" ? null : ceiling,
+        });
+        const partner = presentPartner(updated);
+        ctx.print(partner, () => partnerRecord(partner));
       }),
     );
 

@@ -18,19 +18,24 @@ const environmentOption = () =>
 
 const rtpText = (rtp: number | null) => (rtp === null ? null : String(rtp));
 
+/** Tables print the exact decimal strings: a JSON number past 2^53 micro-USD would be rounded. */
 function printReport(ctx: CliContext, report: SettlementReportView) {
+  const { exact } = report;
   ctx.print(report, () =>
     [
       record({
         reportDate: report.reportDate,
         status: report.status,
+        provisional: String(report.provisional),
         totalSpins: String(report.totalSpins),
-        totalWageredUsd: String(report.totalWageredUsd),
-        totalPaidUsd: String(report.totalPaidUsd),
+        totalWageredUsd: exact.totalWageredUsd,
+        totalPaidUsd: exact.totalPaidUsd,
         voidedSpins: String(report.voidedSpins),
-        voidedWageredUsd: String(report.voidedWageredUsd),
-        voidedPaidUsd: String(report.voidedPaidUsd),
-        netUsd: String(report.netUsd),
+        voidedWageredUsd: exact.voidedWageredUsd,
+        voidedPaidUsd: exact.voidedPaidUsd,
+        freeRoundSpins: String(report.freeRoundSpins),
+        freeRoundWagerUsd: exact.freeRoundWagerUsd,
+        netUsd: exact.netUsd,
         rtp: rtpText(report.rtp),
         generatedAt: report.generatedAt,
         disputeReason: report.disputeReason,
@@ -50,12 +55,12 @@ function printReport(ctx: CliContext, report: SettlementReportView) {
         report.games.map((g) => [
           String(g.gameId),
           String(g.totalSpins),
-          String(g.totalWageredUsd),
-          String(g.totalPaidUsd),
+          g.exact.totalWageredUsd,
+          g.exact.totalPaidUsd,
           String(g.voidedSpins),
-          String(g.voidedWageredUsd),
-          String(g.voidedPaidUsd),
-          String(g.netUsd),
+          g.exact.voidedWageredUsd,
+          g.exact.voidedPaidUsd,
+          g.exact.netUsd,
           rtpText(g.rtp),
         ]),
       ),
@@ -70,7 +75,9 @@ export function registerSettlementCommands(program: Command, action: ActionFacto
 
   settlements
     .command("generate")
-    .description("generate (or refresh a GENERATED or PENDING) report; acknowledged or disputed: KS-4304")
+    .description(
+      "generate (or refresh) a report; provisional until its UTC day ends; a final acknowledged or disputed one: KS-4304",
+    )
     .argument("<partnerId>", "the partner's id (ptr_…)")
     .requiredOption("--report-date <YYYY-MM-DD>", "the UTC day to settle, up to today")
     .addOption(environmentOption())
@@ -117,16 +124,27 @@ export function registerSettlementCommands(program: Command, action: ActionFacto
         const views = result.rows.map(presentSettlementReport);
         printPage(ctx, "reports", views, { page, limit, total: result.total }, () =>
           table(
-            ["report date", "status", "spins", "wagered usd", "paid usd", "net usd", "rtp", "generated at"],
+            [
+              "report date",
+              "status",
+              "spins",
+              "wagered usd",
+              "paid usd",
+              "net usd",
+              "rtp",
+              "generated at",
+              "provisional",
+            ],
             views.map((r) => [
               r.reportDate,
               r.status,
               String(r.totalSpins),
-              String(r.totalWageredUsd),
-              String(r.totalPaidUsd),
-              String(r.netUsd),
+              r.exact.totalWageredUsd,
+              r.exact.totalPaidUsd,
+              r.exact.netUsd,
               rtpText(r.rtp),
               r.generatedAt,
+              String(r.provisional),
             ]),
           ),
         );

@@ -106,8 +106,9 @@ describe("settlements role", () => {
     ]);
     expect(bothReports.find((report) => report.environment === "sandbox")).toMatchObject({
       status: "GENERATED",
-      totalWageredMicros: 2_500_000,
-      totalPaidMicros: 5_000_000,
+      provisional: false,
+      totalWageredMicros: 2_500_000n,
+      totalPaidMicros: 5_000_000n,
     });
     expect(bothProduction.gameIds).toHaveLength(1);
     expect(await reportsOf(noGames.partnerId)).toEqual([]);

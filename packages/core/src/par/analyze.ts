@@ -81,7 +81,7 @@ function multiplierMillionths(multiplier: number): number {
   return Number(parseScaledDecimal(String(multiplier), MULTIPLIER_DECIMALS));
 }
 
-/** The largest multiplier of a valid sheet, in millionths: it bounds a game's maxWager (`maxExactWagerMicros`). */
+/** The largest multiplier of a valid sheet, in millionths: it bounds a game's maxWager (`maxWagerWithinMicros`). */
 export function largestMultiplierMillionths(document: Pick<ParSheetDocument, "prizeTiers">): number {
   return Math.max(0, ...document.prizeTiers.map((tier) => multiplierMillionths(tier.multiplier)));
 }

@@ -4,14 +4,16 @@ import {
   ErrorCode,
   formatScaledDecimal,
   largestMultiplierMillionths,
-  maxExactWagerMicros,
+  maxWagerWithinMicros,
   type ParSheetDocument,
   ServiceError,
+  spinCeilingOf,
 } from "@outcomes/core";
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { games } from "../schema/games.js";
 import { parSheets } from "../schema/par-sheets.js";
+import { partners } from "../schema/partners.js";
 import type { PageWindow } from "./paging.js";
 import type { SheetOwner } from "./par-sheets.js";
 import { isUniqueViolation } from "./pg-errors.js";
@@ -46,21 +48,34 @@ function assertWagerBounds(limits: Pick<GameLimits, "minWagerMicros" | "maxWager
 const prizeTiersText = sql<string>`(${parSheets.document} -> 'prizeTiers')::text`;
 
 /**
- * maxWager × the sheet's largest multiplier ≤ 2^53 − 1 micro-USD, or 400 KS-4101 naming the bound:
- * beyond it payouts, balances and their sums would no longer be exact JS integers.
+ * maxWager and maxWager × the sheet's largest multiplier within the partner's spin ceiling (at most
+ * 2^53 − 1 micro-USD, so payouts, balances and their sums stay exact JS integers), or 400 KS-4101
+ * naming the largest maxWagerUsd allowed and the ceiling.
  */
-function assertExactPayouts(prizeTiersJson: string, maxWagerMicros: number): void {
+function assertWithinSpinCeiling(prizeTiersJson: string, maxWagerMicros: number, ceilingMicros: number): void {
   const prizeTiers = JSON.parse(prizeTiersJson) as ParSheetDocument["prizeTiers"];
   const multiplier = largestMultiplierMillionths({ prizeTiers });
-  const bound = maxExactWagerMicros(multiplier);
+  const bound = maxWagerWithinMicros(multiplier, ceilingMicros);
   if (maxWagerMicros <= bound) return;
   const message =
-    `must be at most ${formatScaledDecimal(bound)} with this PAR sheet: its largest multiplier ` +
-    `(${formatScaledDecimal(multiplier)}×) must pay at most 2^53 − 1 micro-USD, the range money stays exact in`;
+    `must be at most ${formatScaledDecimal(bound)} with this PAR sheet: one spin may stake or pay at most ` +
+    `${formatScaledDecimal(ceilingMicros)} USD (the partner's spin ceiling), and the sheet's largest multiplier ` +
+    `is ${formatScaledDecimal(multiplier)}×`;
   throw new ServiceError(ErrorCode.InvalidRequest, {
     message: `maxWagerUsd ${message}`,
     details: [{ path: "maxWagerUsd", message }],
   });
+}
+
+/** The owner's spin ceiling, share-locked until the caller's transaction ends (an operator's change waits for it). */
+async function spinCeilingFor(tx: Executor, owner: GameOwner): Promise<number> {
+  const [partner] = await tx
+    .select({ spinCeilingMicros: partners.spinCeilingMicros })
+    .from(partners)
+    .where(eq(partners.id, owner.partnerId))
+    .for("share");
+  if (!partner) throw new Error(`partner ${owner.partnerId} not found`);
+  return spinCeilingOf(partner);
 }
 
 /**
@@ -93,7 +108,7 @@ export async function createGame(
           message: `PAR sheet is not active (status ${sheet.status})`,
         });
       }
-      assertExactPayouts(sheet.prizeTiers, input.maxWagerMicros);
+      assertWithinSpinCeiling(sheet.prizeTiers, input.maxWagerMicros, await spinCeilingFor(tx, owner));
       const [game] = await tx
         .insert(games)
         .values({ ...owner, ...input })
@@ -176,7 +191,7 @@ export async function updateGame(
         .from(parSheets)
         .where(eq(parSheets.id, current.parSheetId));
       if (!sheet) throw new Error(`game ${gameId} has no PAR sheet`);
-      assertExactPayouts(sheet.prizeTiers, patch.maxWagerMicros);
+      assertWithinSpinCeiling(sheet.prizeTiers, patch.maxWagerMicros, await spinCeilingFor(tx, owner));
     }
     if (Object.keys(patch).length === 0) return current;
     const [game] = await tx.update(games).set(patch).where(eq(games.id, gameId)).returning();

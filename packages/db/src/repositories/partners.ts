@@ -63,3 +63,29 @@ export async function setPartnerActive(db: Database, partnerId: string, isActive
   if (!updated) throw new ServiceError(ErrorCode.PartnerNotFound);
   return updated;
 }
+
+/** Operator settings of a partner; only the fields given change. Unknown partner 404 KS-4209. */
+export interface PartnerSettings {
+  /** The spin ceiling in micro-USD; null restores the default. */
+  spinCeilingMicros?: number | null;
+}
+
+/**
+ * Applies operator settings. A lower spin ceiling binds games registered or re-bounded from now on:
+ * existing games keep their maxWagerUsd (a spin is never refused for a setting its game predates).
+ */
+export async function updatePartnerSettings(
+  db: Database,
+  partnerId: string,
+  settings: PartnerSettings,
+): Promise<PartnerRecord> {
+  const partner = await requirePartner(db, partnerId);
+  if (settings.spinCeilingMicros === undefined) return partner;
+  const [updated] = await db
+    .update(partners)
+    .set({ spinCeilingMicros: settings.spinCeilingMicros })
+    .where(eq(partners.id, partnerId))
+    .returning();
+  if (!updated) throw new ServiceError(ErrorCode.PartnerNotFound);
+  return updated;
+}

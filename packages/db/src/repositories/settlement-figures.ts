@@ -1,4 +1,4 @@
-import { type Environment, type SettlementFigures, utcDayBounds } from "@outcomes/core";
+import { type Environment, isExactMicros, type SettlementFigures, utcDayBounds } from "@outcomes/core";
 import { type AnyColumn, and, asc, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../client.js";
 import { freeRoundSpins } from "../schema/free-rounds.js";
@@ -40,12 +40,32 @@ const FIGURES = [
   "freeRoundWagerMicros",
 ] as const satisfies readonly (keyof SettlementFigures)[];
 type Figure = (typeof FIGURES)[number];
+const COUNTS = new Set<Figure>(["totalSpins", "voidedSpins", "freeRoundSpins"]);
 
 /** Every figure, each valued by `value`. */
 function eachFigure<T>(value: (figure: Figure) => T): Record<Figure, T> {
   const figures = {} as Record<Figure, T>;
   for (const figure of FIGURES) figures[figure] = value(figure);
   return figures;
+}
+
+/** Figures from exact integers: counts as numbers (never near 2^53), amounts as BigInt. */
+function typedFigures(value: (figure: Figure) => bigint): SettlementFigures {
+  return eachFigure((figure) => (COUNTS.has(figure) ? Number(value(figure)) : value(figure))) as SettlementFigures;
+}
+
+/** A stored per-game entry: amounts past 2^53 as decimal strings (JSON numbers would round), the rest as numbers. */
+type StoredGame = { gameId: number } & Partial<Record<Figure, number | string>>;
+
+/** Per-game figures as stored in the report's `games` column (numbers where exact, as release 2 reads them). */
+export function storedGames(games: GameFigures[]): StoredGame[] {
+  return games.map((game) => ({
+    gameId: game.gameId,
+    ...eachFigure((figure) => {
+      const value = game[figure];
+      return typeof value === "number" || isExactMicros(value) ? Number(value) : value.toString();
+    }),
+  }));
 }
 
 /** Reports stored before voids or free rounds existed have none of their figures: they were 0 then. */
@@ -59,9 +79,9 @@ export function figuresOf(record: SettlementReportRecord): ReportFigures {
     voidedPaidMicros: record.voidedPaidMicros,
     freeRoundSpins: record.freeRoundSpins,
     freeRoundWagerMicros: record.freeRoundWagerMicros,
-    games: (record.games as Array<Partial<GameFigures> & { gameId: number }>).map((game) => ({
+    games: (record.games as StoredGame[]).map((game) => ({
       gameId: game.gameId,
-      ...eachFigure((figure) => game[figure] ?? 0),
+      ...typedFigures((figure) => BigInt(game[figure] ?? 0)),
     })),
   };
 }
@@ -137,11 +157,9 @@ export async function computeReportFigures(
   }
   const perGame: GameFigures[] = [...byGame.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([gameId, game]) => ({
-      gameId,
-      ...eachFigure((figure) => safeInteger(game[figure])),
-    }));
-  const totals = eachFigure((figure) => safeInteger(perGame.reduce((total, game) => total + BigInt(game[figure]), 0n)));
+    .map(([gameId, game]) => ({ gameId, ...typedFigures((figure) => game[figure]) }));
+  // Exact at any size: a figure past 2^53 is shown with its exact decimal string (presentSettlementFigures).
+  const totals = typedFigures((figure) => perGame.reduce((total, game) => total + BigInt(game[figure]), 0n));
   return { ...totals, games: perGame };
 }
 
@@ -149,12 +167,6 @@ function intersect(a: TimeRange, b: TimeRange): TimeRange | null {
   const from = new Date(Math.max(a.from.getTime(), b.from.getTime()));
   const to = new Date(Math.min(a.to.getTime(), b.to.getTime()));
   return from < to ? { from, to } : null;
-}
-
-/** Beyond 2^53 micro-USD (~9 billion USD a day) a JS number is not exact: refuse rather than round. */
-function safeInteger(value: bigint): number {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`settlement figure out of range: ${value}`);
-  return Number(value);
 }
 
 /** One partner's rows of a table in [range.from, range.to) by `at`: every sum below reads one such index range. */

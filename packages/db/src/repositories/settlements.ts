@@ -1,8 +1,8 @@
 import {
   applySettlementAction,
-  type Environment,
   ErrorCode,
   isOpenSettlementStatus,
+  isProvisionalReport,
   newId,
   presentSettlementFigures,
   reissueSettlementStatus,
@@ -10,15 +10,12 @@ import {
   type SettlementAction,
   utcDayBounds,
 } from "@outcomes/core";
-import { and, asc, count, desc, eq, lt, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Database, Executor, Transaction } from "../client.js";
-import { games } from "../schema/games.js";
-import { partners } from "../schema/partners.js";
 import { settlementReports } from "../schema/settlement-reports.js";
-import { spinVoids } from "../schema/spin-voids.js";
-import { spins } from "../schema/spins.js";
 import { insertEvent } from "./events.js";
 import type { Paged, PageWindow } from "./paging.js";
+import { settlementDayState } from "./settlement-day.js";
 import {
   computeReportFigures,
   type FigureSource,
@@ -27,61 +24,95 @@ import {
   type ReportKey,
   type SettlementReportRecord,
   sameFigures,
+  storedGames,
 } from "./settlement-figures.js";
 
+export * from "./settlement-candidates.js";
+export * from "./settlement-day.js";
 export * from "./settlement-figures.js";
 export * from "./spin-rollups.js";
 
 /**
- * What a run does to a report that was already acknowledged or disputed: the operator's explicit
- * generate is refused (409 KS-4304); the scheduled run leaves it alone and reports it skipped.
+ * What a run does to a settled report (acknowledged or disputed, and final): the operator's
+ * explicit generate is refused (409 KS-4304); the scheduled run leaves it alone and reports it skipped.
  */
 export type SettledPolicy = "refuse" | "skip";
 
-/** created / updated (figures replaced) / unchanged (same figures, nothing written) / skipped (settled). */
+/** created / updated (figures replaced, or made final) / unchanged (nothing written) / skipped (settled). */
 export type GenerationOutcome = "created" | "updated" | "unchanged" | "skipped";
 
 export interface GenerationResult {
   report: SettlementReportRecord;
   outcome: GenerationOutcome;
+  /** The report's day had ended when the run looked: a report still provisional then waits for a transaction. */
+  dayEnded: boolean;
+}
+
+export interface SettlementClock {
+  /** The moment a test sets; the database's clock otherwise. */
+  now?: Date;
+}
+
+/** Acknowledged or disputed, and final: no run changes it again (CONTRACT §8). */
+function isSettled(report: SettlementReportRecord): boolean {
+  return !isOpenSettlementStatus(report.status) && !isProvisionalReport(report);
 }
 
 /**
  * Builds or refreshes one report and, in the same transaction, writes `settlement.report_ready`
- * whenever the report is created or its figures change. Two runs at once yield one report and one
- * event: the unique (partner, environment, date) index lets one insert win, and the other then
- * takes the row lock, finds the same figures and writes nothing.
+ * whenever the report is created, its figures change or it becomes final. Two runs at once yield one
+ * report and one event: the unique (partner, environment, date) index lets one insert win, and the
+ * other then takes the row lock, finds the same figures and writes nothing.
+ *
+ * A report is provisional until a run after its day has ended sums it with nothing of the day still
+ * uncommitted (`settlementDayState`); that run makes it final, whatever its status. A provisional
+ * report may have been acknowledged or disputed by release 2 (or before `release finish`): an
+ * acknowledgement or dispute holds the figures it was given, so when they change the report is
+ * GENERATED again (`acknowledgedAt` cleared; a dispute's reason and time stay as its record).
  */
 export async function generateSettlementReport(
   db: Database,
   key: ReportKey,
   settled: SettledPolicy,
+  clock: SettlementClock = {},
 ): Promise<GenerationResult> {
   // Refuse before the aggregate when we already know the answer; re-checked under the lock below.
   const current = await findSettlementReport(db, key);
-  if (current && !isOpenSettlementStatus(current.status)) return settledResult(current, settled);
+  if (current && isSettled(current)) return settledResult(current, settled);
 
   return db.transaction(async (tx) => {
+    const day = await settlementDayState(tx, key.reportDate, clock.now);
     const figures = await aggregate(tx, key, "rollups");
-    const now = new Date();
+    const stored = { ...figures, games: storedGames(figures.games), generatedAt: day.now };
     const [inserted] = await tx
       .insert(settlementReports)
-      .values({ id: newId("stl"), ...key, status: "GENERATED", ...figures, generatedAt: now })
+      .values({ id: newId("stl"), ...key, status: "GENERATED", ...stored, provisional: !day.complete })
       .onConflictDoNothing({
         target: [settlementReports.partnerId, settlementReports.environment, settlementReports.reportDate],
       })
       .returning();
     if (inserted) {
-      await announce(tx, inserted, now);
-      return { report: inserted, outcome: "created" };
+      await announce(tx, inserted, day.now);
+      return { report: inserted, outcome: "created", dayEnded: day.ended };
     }
     const existing = await lockReport(tx, key);
     if (!existing) throw new Error("settlement report vanished under its unique key");
-    if (!isOpenSettlementStatus(existing.status)) return settledResult(existing, settled);
-    if (sameFigures(figuresOf(existing), figures)) return { report: existing, outcome: "unchanged" };
-    const updated = await updateReport(tx, existing, { ...figures, generatedAt: now });
-    await announce(tx, updated, now);
-    return { report: updated, outcome: "updated" };
+    if (isSettled(existing)) return settledResult(existing, settled);
+    const wasProvisional = isProvisionalReport(existing);
+    // A final report stays final: every spin of its day was in it.
+    const provisional = wasProvisional && !day.complete;
+    const changed = !sameFigures(figuresOf(existing), figures);
+    if (!changed && provisional === wasProvisional) {
+      return { report: existing, outcome: "unchanged", dayEnded: day.ended };
+    }
+    const reopened = changed && !isOpenSettlementStatus(existing.status);
+    const updated = await updateReport(tx, existing, {
+      ...stored,
+      provisional,
+      ...(reopened ? { status: "GENERATED" as const, acknowledgedAt: null } : {}),
+    });
+    await announce(tx, updated, day.now);
+    return { report: updated, outcome: "updated", dayEnded: day.ended };
   });
 }
 
@@ -90,32 +121,47 @@ export async function generateSettlementReport(
  * roll-ups: a dispute is the moment to go back to the record) and makes the report PENDING (the
  * last dispute's reason and time stay on it as the record of what the reissue answered).
  */
-export async function reissueSettlementReport(db: Database, key: ReportKey): Promise<SettlementReportRecord> {
+export async function reissueSettlementReport(
+  db: Database,
+  key: ReportKey,
+  clock: SettlementClock = {},
+): Promise<SettlementReportRecord> {
   return db.transaction(async (tx) => {
     const existing = await lockReport(tx, key);
     if (!existing) throw new ServiceError(ErrorCode.ReportNotFound);
     const status = reissueSettlementStatus(existing.status);
+    const day = await settlementDayState(tx, key.reportDate, clock.now);
     const figures = await aggregate(tx, key, "spins");
-    const now = new Date();
-    const updated = await updateReport(tx, existing, { ...figures, status, generatedAt: now });
-    await announce(tx, updated, now);
+    const updated = await updateReport(tx, existing, {
+      ...figures,
+      games: storedGames(figures.games),
+      status,
+      provisional: isProvisionalReport(existing) && !day.complete,
+      generatedAt: day.now,
+    });
+    await announce(tx, updated, day.now);
     return updated;
   });
 }
 
 /**
  * Acknowledge or dispute under the row lock, so an acknowledge and a dispute racing each other
- * cannot both win: the second sees the first one's status and gets the table's error.
+ * cannot both win: the second sees the first one's status and gets the table's error. A
+ * provisional report is 409 KS-4305 (`refuseProvisional`: off until release 2 runs nowhere, as it
+ * accepts both; the run after the day ends then makes such a report final).
  */
 export async function transitionSettlementReport(
   db: Database,
   key: ReportKey,
   action: SettlementAction,
+  options: { refuseProvisional: boolean } = { refuseProvisional: true },
 ): Promise<SettlementReportRecord> {
   return db.transaction(async (tx) => {
     const existing = await lockReport(tx, key);
     if (!existing) throw new ServiceError(ErrorCode.ReportNotFound);
-    const next = applySettlementAction(existing.status, action);
+    const provisionalUntil =
+      options.refuseProvisional && isProvisionalReport(existing) ? utcDayBounds(key.reportDate).end : null;
+    const next = applySettlementAction(existing.status, action, provisionalUntil);
     const now = new Date();
     return updateReport(
       tx,
@@ -203,19 +249,21 @@ async function updateReport(
 function settledResult(report: SettlementReportRecord, settled: SettledPolicy): GenerationResult {
   if (settled === "refuse") {
     throw new ServiceError(ErrorCode.ReportStatusConflict, {
-      message: `The settlement report of ${report.reportDate} is ${report.status}; a run never changes it`,
+      message: `The settlement report of ${report.reportDate} is ${report.status} and final; a run never changes it`,
     });
   }
-  return { report, outcome: "skipped" };
+  // A final report: its day has ended.
+  return { report, outcome: "skipped", dayEnded: true };
 }
 
 /**
  * `data` of the `settlement.report_ready` event (CONTRACT §7): the report's day, status and totals,
- * the day's voids among them (fields added to the contract's, so `netUsd` can be checked).
+ * the day's voids among them (fields added to the contract's, so `netUsd` can be checked), the
+ * exact amounts with `figuresExact`, and `provisional` (a final report can be acknowledged).
  */
 function reportReadyData(report: SettlementReportRecord) {
   const { rtp: _rtp, ...totals } = presentSettlementFigures(figuresOf(report));
-  return { reportDate: report.reportDate, status: report.status, ...totals };
+  return { reportDate: report.reportDate, status: report.status, provisional: isProvisionalReport(report), ...totals };
 }
 
 async function announce(tx: Transaction, report: SettlementReportRecord, now: Date): Promise<void> {
@@ -226,48 +274,4 @@ async function announce(tx: Transaction, report: SettlementReportRecord, now: Da
     data: reportReadyData(report),
     now,
   });
-}
-
-/** KS-4214's test: does the partner have any game registered in this environment? */
-export async function partnerHasGames(db: Executor, partnerId: string, environment: Environment): Promise<boolean> {
-  const [row] = await db
-    .select({ id: games.id })
-    .from(games)
-    .where(and(eq(games.partnerId, partnerId), eq(games.environment, environment)))
-    .limit(1);
-  return row !== undefined;
-}
-
-/**
- * Who gets a report for a day: every partner and environment with a game registered before the day
- * ended. A deactivated partner still gets one for a day it had spins or voids on (the money must
- * settle), but not an empty one every day for ever.
- */
-export async function settlementCandidates(
-  db: Executor,
-  reportDate: string,
-  filter: { partnerId?: string | undefined; environment?: Environment | undefined } = {},
-): Promise<Array<{ partnerId: string; environment: Environment }>> {
-  const { start, end } = utcDayBounds(reportDate);
-  const hadActivity = sql`(exists (select 1 from ${spins} where ${spins.partnerId} = ${games.partnerId}
-    and ${spins.environment} = ${games.environment}
-    and ${spins.createdAt} >= ${start.toISOString()}::timestamptz
-    and ${spins.createdAt} < ${end.toISOString()}::timestamptz)
-    or exists (select 1 from ${spinVoids} where ${spinVoids.partnerId} = ${games.partnerId}
-    and ${spinVoids.environment} = ${games.environment}
-    and ${spinVoids.voidedAt} >= ${start.toISOString()}::timestamptz
-    and ${spinVoids.voidedAt} < ${end.toISOString()}::timestamptz))`;
-  return db
-    .selectDistinct({ partnerId: games.partnerId, environment: games.environment })
-    .from(games)
-    .innerJoin(partners, eq(partners.id, games.partnerId))
-    .where(
-      and(
-        lt(games.createdAt, end),
-        filter.partnerId ? eq(games.partnerId, filter.partnerId) : undefined,
-        filter.environment ? eq(games.environment, filter.environment) : undefined,
-        or(eq(partners.isActive, true), hadActivity),
-      ),
-    )
-    .orderBy(asc(games.partnerId), asc(games.environment));
 }

@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { presentSettlementFigures } from "@outcomes/core";
 import { createTestDatabase, type TestDatabase } from "@outcomes/testkit/databases";
 import { createSpinFixture, insertFixtureSpins, type SpinFixture } from "@outcomes/testkit/spin-rows";
 import { and, eq } from "drizzle-orm";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freeRoundSpins, spinHourlyTotals, spins, spinVoids } from "../schema/index.js";
-import { computeReportFigures } from "./settlement-figures.js";
+import { computeReportFigures, figuresOf } from "./settlement-figures.js";
+import { generateSettlementReport } from "./settlements.js";
 import { rollupCoverage, type SealResult, sealSpinRollups } from "./spin-rollups.js";
 
 /**
@@ -152,7 +154,11 @@ describe("report figures over roll-ups and spins", () => {
     const fromSpins = await computeReportFigures(database.db, key(), "spins");
     expect(fromRollups).toEqual(fromSpins);
     // 01:00 (before coverage) + 05:00–15:59 sealed (5 + 8 + 1 spins) + 23:59:59.999 (open).
-    expect(fromRollups).toMatchObject({ totalSpins: 16, totalWageredMicros: 77_000_000, totalPaidMicros: 37_500_000 });
+    expect(fromRollups).toMatchObject({
+      totalSpins: 16,
+      totalWageredMicros: 77_000_000n,
+      totalPaidMicros: 37_500_000n,
+    });
   });
 
   it("reads sealed hours from the roll-ups, not from the spins", async () => {
@@ -217,16 +223,23 @@ describe("a partner whose hour passes the bigint range (CONTRACT §9)", () => {
     const others = { ...key(), reportDate: "2026-03-11" };
     expect(await computeReportFigures(database.db, others)).toMatchObject({
       totalSpins: 1,
-      totalWageredMicros: 2_000_000,
+      totalWageredMicros: 2_000_000n,
     });
-    // Its own report cannot show 9.9e18 micro-USD exactly as a JSON number: refused, for it alone.
-    await expect(
-      computeReportFigures(database.db, {
-        partnerId: flooder.partnerId,
-        environment: "sandbox",
-        reportDate: "2026-03-11",
-      }),
-    ).rejects.toThrow(/settlement figure out of range/);
+    // Its own report is generated and stored exactly too (issue 33): 9.9e18 micro-USD is past 2^63.
+    const whale = { partnerId: flooder.partnerId, environment: "sandbox" as const, reportDate: "2026-03-11" };
+    expect(await computeReportFigures(database.db, whale)).toMatchObject({
+      totalSpins: 1_100,
+      totalWageredMicros: 9_900_000_000_000_000n,
+      totalPaidMicros: 9_900_000_000_000_000_000n,
+    });
+    const { report } = await generateSettlementReport(database.db, whale, "refuse");
+    expect(report).toMatchObject({ totalPaidMicros: 9_900_000_000_000_000_000n, provisional: false });
+    const stored = figuresOf(report);
+    expect(stored.games[0]).toMatchObject({ totalPaidMicros: 9_900_000_000_000_000_000n });
+    expect(presentSettlementFigures(stored)).toMatchObject({
+      figuresExact: false,
+      exact: { totalWageredUsd: "9900000000", totalPaidUsd: "9900000000000", netUsd: "-9890100000000" },
+    });
   });
 });
 
@@ -283,11 +296,11 @@ describe("voids in the roll-ups (CONTRACT §13)", () => {
     expect(fromRollups).toEqual(await computeReportFigures(database.db, owner, "spins"));
     expect(fromRollups).toMatchObject({
       totalSpins: 2,
-      totalWageredMicros: 8_000_000,
-      totalPaidMicros: 0,
+      totalWageredMicros: 8_000_000n,
+      totalPaidMicros: 0n,
       voidedSpins: 3,
-      voidedWageredMicros: 10_000_000,
-      voidedPaidMicros: 10_000_000,
+      voidedWageredMicros: 10_000_000n,
+      voidedPaidMicros: 10_000_000n,
     });
     expect(fromRollups.games.map((game) => [game.gameId, game.totalSpins, game.voidedSpins])).toEqual([
       [voider.gameIds[0], 0, 1],
@@ -356,10 +369,10 @@ describe("free rounds in the roll-ups (CONTRACT §14)", () => {
     expect(fromRollups).toEqual(await computeReportFigures(database.db, owner, "spins"));
     expect(fromRollups).toMatchObject({
       totalSpins: 3,
-      totalWageredMicros: 5_000_000,
-      totalPaidMicros: 35_000_000,
+      totalWageredMicros: 5_000_000n,
+      totalPaidMicros: 35_000_000n,
       freeRoundSpins: 2,
-      freeRoundWagerMicros: 6_000_000,
+      freeRoundWagerMicros: 6_000_000n,
     });
   });
 });

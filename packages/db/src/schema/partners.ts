@@ -1,5 +1,5 @@
 import { boolean, pgTable, text } from "drizzle-orm/pg-core";
-import { createdAt } from "./columns.js";
+import { createdAt, micros } from "./columns.js";
 
 export const partners = pgTable("partners", {
   id: text("id").primaryKey(),
@@ -7,5 +7,10 @@ export const partners = pgTable("partners", {
   name: text("name").notNull(),
   contactEmail: text("contact_email"),
   isActive: boolean("is_active").notNull().default(true),
+  /**
+   * The most one spin of this partner's games may stake or pay, in micro-USD (a game's maxWager and
+   * maxWager × its sheet's largest multiplier stay within it); null: the default, 1,000,000 USD.
+   */
+  spinCeilingMicros: micros("spin_ceiling_micros"),
   createdAt: createdAt(),
 });

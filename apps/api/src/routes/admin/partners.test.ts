@@ -22,6 +22,7 @@ describe("POST /partners", () => {
       name: "Acme Gaming",
       contactEmail: "ops@acme.example",
       isActive: true,
+      spinCeilingUsd: 1_000_000,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
   });
@@ -138,6 +139,47 @@ describe("POST /partners/{partnerId}/deactivate and /activate", () => {
     for (const action of ["deactivate", "activate"]) {
       const response = await api.request(`/api/admin/v1/partners/ptr_nope/${action}`, { method: "POST", admin: true });
       expect([response.status, response.body.errorCode]).toEqual([404, "KS-4209"]);
+    }
+  });
+});
+
+describe("PATCH /partners/{partnerId} (the spin ceiling)", () => {
+  const patch = (partnerId: string, json: unknown) =>
+    api.request(`/api/admin/v1/partners/${partnerId}`, { method: "PATCH", json, admin: true });
+
+  it("sets and restores the spin ceiling, refusing bad values with KS-4101 and changing nothing then", async () => {
+    const created = await createPartner({ slug: "ceiling", name: "Ceiling" });
+    const id = created.body.id as string;
+    const raised = await patch(id, { spinCeilingUsd: 2_500_000.5 });
+    expect([raised.status, raised.body]).toEqual([200, { ...created.body, spinCeilingUsd: 2_500_000.5 }]);
+    for (const spinCeilingUsd of [0, -1, 1.0000001, 9_007_199_254.75, "5"]) {
+      const bad = await patch(id, { spinCeilingUsd });
+      expect([bad.status, bad.body.errorCode], String(spinCeilingUsd)).toEqual([400, "KS-4101"]);
+    }
+    expect((await patch(id, { isActive: false })).body.errorCode).toBe("KS-4101");
+    expect((await patch(id, {})).body.spinCeilingUsd).toBe(2_500_000.5);
+    expect((await patch(id, { spinCeilingUsd: null })).body.spinCeilingUsd).toBe(1_000_000);
+    expect((await patch("ptr_unknown", { spinCeilingUsd: 5 })).body.errorCode).toBe("KS-4209");
+    const anonymous = await api.request(`/api/admin/v1/partners/${id}`, { method: "PATCH", json: {} });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it("is 404 KS-4215 until release finish, as release 2 (which lacks the route) answers", async () => {
+    const running = await startTestApi({}, { rollout: "running" });
+    try {
+      const created = await running.request("/api/admin/v1/partners", {
+        method: "POST",
+        json: { slug: "early", name: "Early" },
+        admin: true,
+      });
+      const early = await running.request(`/api/admin/v1/partners/${created.body.id}`, {
+        method: "PATCH",
+        json: { spinCeilingUsd: 5 },
+        admin: true,
+      });
+      expect([early.status, early.body.errorCode]).toEqual([404, "KS-4215"]);
+    } finally {
+      await running.close();
     }
   });
 });

@@ -1,8 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { EMAIL_MAX_LENGTH, EMAIL_PATTERN, ErrorCode, PARTNER_NAME_MAX_LENGTH, SLUG_PATTERN } from "@outcomes/core";
-import { createPartner, listPartners, setPartnerActive } from "@outcomes/db";
+import {
+  EMAIL_MAX_LENGTH,
+  EMAIL_PATTERN,
+  ErrorCode,
+  PARTNER_NAME_MAX_LENGTH,
+  SLUG_PATTERN,
+  usdToMicros,
+} from "@outcomes/core";
+import { createPartner, listPartners, setPartnerActive, updatePartnerSettings } from "@outcomes/db";
 import { PartnerSchema, presentPartner } from "@outcomes/records";
 import { announceChange } from "../../invalidation.js";
+import { gated } from "../../middleware/gated.js";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { pagedListRoute } from "../paged-list.js";
@@ -23,6 +31,26 @@ const CreatePartnerBody = z
       .openapi({ format: "email", example: "ops@acme.example" }),
   })
   .openapi("CreatePartner");
+
+const UpdatePartnerBody = z
+  .strictObject({
+    spinCeilingUsd: z
+      .number()
+      .positive("must be positive")
+      .refine(
+        (usd) => usdToMicros(usd) !== null,
+        "at most 6 decimals, and at most 9007199254.740991 (2^53 − 1 micro-USD)",
+      )
+      .nullable()
+      .optional()
+      .openapi({
+        example: 5_000_000,
+        description:
+          "The most one spin of the partner's games may stake or pay, in USD; null restores the default (1000000). " +
+          "It binds games registered or re-bounded from now on: existing games keep their maxWagerUsd",
+      }),
+  })
+  .openapi("UpdatePartner", { description: "Only the fields sent change; unknown fields are refused (KS-4101)." });
 
 const tags = ["Operator: partners"];
 
@@ -92,3 +120,33 @@ for (const action of ["deactivate", "activate"] as const) {
     },
   );
 }
+
+partnersRouter.openapi(
+  createRoute({
+    method: "patch",
+    path: "/partners/{partnerId}",
+    operationId: "updatePartner",
+    tags,
+    summary: "Change a partner's settings (its spin ceiling)",
+    description:
+      "Available once `release finish` has run for release 3 (until then 404 KS-4215, as release 2 answers).",
+    middleware: [gated("partner-spin-ceiling")],
+    request: { params: PartnerParams, body: jsonBody(UpdatePartnerBody, { spinCeilingUsd: 5_000_000 }) },
+    responses: {
+      200: jsonResponse(PartnerSchema, "The partner"),
+      ...errorResponses(
+        ...ADMIN_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.PartnerNotFound,
+        ErrorCode.NotFound,
+      ),
+    },
+  }),
+  async (c) => {
+    const { spinCeilingUsd } = c.req.valid("json");
+    const spinCeilingMicros =
+      spinCeilingUsd === undefined || spinCeilingUsd === null ? spinCeilingUsd : usdToMicros(spinCeilingUsd);
+    const partner = await updatePartnerSettings(c.var.deps.db, c.req.valid("param").partnerId, { spinCeilingMicros });
+    return c.json(presentPartner(partner), 200);
+  },
+);

@@ -1,12 +1,24 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_GAME_ID, usdToMicros } from "@outcomes/core";
+import { MAX_GAME_ID, parseScaledDecimal, usdToMicros } from "@outcomes/core";
 import { integerPathParam } from "../../openapi.js";
 
-/** A positive USD amount with at most 6 decimals (anything else KS-4101). */
+/**
+ * A positive USD amount with at most 6 decimals, within the exact range (anything else KS-4101, the
+ * message naming which rule: `9007199254.75` has two decimals but is past 2^53 − 1 micro-USD).
+ */
 const UsdAmount = z
   .number()
   .positive("must be positive")
-  .refine((usd) => usdToMicros(usd) !== null, "at most 6 decimal places")
+  .superRefine((usd, ctx) => {
+    if (usdToMicros(usd) !== null) return;
+    const tooPrecise = parseScaledDecimal(String(usd)) === null;
+    ctx.addIssue({
+      code: "custom",
+      message: tooPrecise
+        ? "at most 6 decimal places"
+        : "past the exact range of amounts (2^53 − 1 micro-USD, about 9007199254.74 USD)",
+    });
+  })
   .openapi({ example: 100 });
 
 export const RegisterGameBody = z

@@ -182,31 +182,113 @@ describe("GET and PATCH /games", () => {
   });
 });
 
-describe("maxWagerUsd × the sheet's largest multiplier stays exact", () => {
-  // The sample's largest multiplier is 1000: payout ≤ 2^53 − 1 micro-USD means a wager of at most
-  // floor(9,007,199,254,740,991 / 1000) micro-USD.
-  const largest = 9_007_199.25474;
-  const beyond = 9_007_199.254741;
+describe("maxWagerUsd and its largest payout stay within the partner's spin ceiling (issue 33)", () => {
+  const setCeiling = (partnerId: string, spinCeilingUsd: unknown) =>
+    api.request(`/api/admin/v1/partners/${partnerId}`, { method: "PATCH", admin: true, json: { spinCeilingUsd } });
 
-  function expectBoundRefusal(response: { status: number; body: Record<string, unknown> }) {
+  function expectCeilingRefusal(
+    response: { status: number; body: Record<string, unknown> },
+    largest: string,
+    ceiling: string,
+  ) {
     expect([response.status, response.body.errorCode]).toEqual([400, "KS-4101"]);
-    expect(response.body.message).toContain("9007199.25474");
-    expect(response.body.details).toEqual([{ path: "maxWagerUsd", message: expect.stringContaining("9007199.25474") }]);
+    const message = expect.stringMatching(
+      new RegExp(
+        `at most ${largest.replace(".", "\\.")} with this PAR sheet: one spin may stake or pay at most ${ceiling} USD`,
+      ),
+    );
+    expect(response.body.message).toEqual(message);
+    expect(response.body.details).toEqual([{ path: "maxWagerUsd", message }]);
   }
 
-  it("registers the largest exact maxWagerUsd and refuses one micro-USD more, in POST and PATCH", async () => {
+  it("refuses a game whose top payout passes the default 1,000,000 USD, in POST and PATCH", async () => {
+    // The sample's largest multiplier is 1000: 1000 USD pays 1,000,000 USD at most.
     const { apiKey, parSheetId, partnerId } = await partnerWithSheet();
-    expectBoundRefusal(await register(apiKey, { parSheetId, name: "Beyond", maxWagerUsd: beyond }));
+    expectCeilingRefusal(
+      await register(apiKey, { parSheetId, name: "Beyond", maxWagerUsd: 1000.000001 }),
+      "1000",
+      "1000000",
+    );
     expect(await api.database.db.select().from(games).where(eq(games.partnerId, partnerId))).toEqual([]);
-
-    const created = await register(apiKey, { parSheetId, name: "Largest", maxWagerUsd: largest });
-    expect([created.status, created.body.maxWagerUsd]).toEqual([201, largest]);
+    const created = await register(apiKey, { parSheetId, name: "Largest", maxWagerUsd: 1000 });
+    expect([created.status, created.body.maxWagerUsd]).toEqual([201, 1000]);
     const path = `/api/partner/v1/games/${created.body.gameConfigId}`;
     const patch = (json: unknown) => api.request(path, { method: "PATCH", apiKey, json });
-    expectBoundRefusal(await patch({ maxWagerUsd: beyond, isActive: false }));
-    expect((await api.request(path, { apiKey })).body).toMatchObject({ maxWagerUsd: largest, isActive: true });
-    expect((await patch({ maxWagerUsd: 100 })).body.maxWagerUsd).toBe(100);
-    expect((await patch({ maxWagerUsd: largest })).body.maxWagerUsd).toBe(largest);
+    expectCeilingRefusal(await patch({ maxWagerUsd: 5000, isActive: false }), "1000", "1000000");
+    expect((await api.request(path, { apiKey })).body).toMatchObject({ maxWagerUsd: 1000, isActive: true });
+  });
+
+  it("bounds the wager alone when the top multiplier is below 1× (the issue's sheet)", async () => {
+    // A production partner's approved sheet whose only win pays 0.000001× (certified RTP 0.0000005).
+    const tiny = {
+      ...SAMPLE_PAR_SHEET,
+      name: "Tiny",
+      prizeTiers: [
+        { tier: "T0", multiplier: 0, weight: 1 },
+        { tier: "T1", multiplier: 0.000001, weight: 1 },
+      ],
+      combinations: [SAMPLE_PAR_SHEET.combinations.find((combination) => combination.tier === "T6")!].map(
+        (combination) => ({ ...combination, tier: "T1" }),
+      ),
+      certifiedRtp: 0.0000005,
+    };
+    const partner = await api.createPartner({ environment: "production" });
+    const sheet = await api.request("/api/partner/v1/par-sheets", {
+      method: "POST",
+      apiKey: partner.apiKey,
+      json: tiny,
+    });
+    expect(sheet.status).toBe(201);
+    await api.request(`/api/admin/v1/par-sheets/${sheet.body.id}/approve`, { method: "POST", admin: true });
+    const json = (maxWagerUsd: number) => ({ parSheetId: sheet.body.id, name: `Tiny ${maxWagerUsd}`, maxWagerUsd });
+    expectCeilingRefusal(await register(partner.apiKey, json(9_007_199_254.74)), "1000000", "1000000");
+    expect((await register(partner.apiKey, json(1_000_000))).status).toBe(201);
+
+    // The operator raises the ceiling: to 5,000,000,000 USD the issue's game is still refused, to
+    // 9,007,199,254.74 USD it is accepted.
+    expect((await setCeiling(partner.partnerId, 5_000_000_000)).status).toBe(200);
+    expectCeilingRefusal(await register(partner.apiKey, json(9_007_199_254.74)), "5000000000", "5000000000");
+    const raised = await setCeiling(partner.partnerId, 9_007_199_254.74);
+    expect([raised.status, raised.body.spinCeilingUsd]).toEqual([200, 9_007_199_254.74]);
+    expect((await register(partner.apiKey, json(9_007_199_254.74))).status).toBe(201);
+  });
+
+  it("reaches the exact range at a ceiling near 2^53 − 1 micro-USD", async () => {
+    const { apiKey, parSheetId, partnerId } = await partnerWithSheet();
+    expect((await setCeiling(partnerId, 9_007_199_254.74)).status).toBe(200);
+    // floor(9,007,199,254,740,000 / 1000) micro-USD.
+    const largest = 9_007_199.25474;
+    const ceiling = "9007199254.74";
+    expectCeilingRefusal(
+      await register(apiKey, { parSheetId, name: "Beyond", maxWagerUsd: 9_007_199.254741 }),
+      "9007199.25474",
+      ceiling,
+    );
+    const created = await register(apiKey, { parSheetId, name: "Largest", maxWagerUsd: largest });
+    expect([created.status, created.body.maxWagerUsd]).toEqual([201, largest]);
+
+    // Lowering the ceiling binds what is registered or re-bounded next; the game keeps its bounds.
+    expect((await setCeiling(partnerId, null)).body.spinCeilingUsd).toBe(1_000_000);
+    const path = `/api/partner/v1/games/${created.body.gameConfigId}`;
+    expect((await api.request(path, { apiKey })).body.maxWagerUsd).toBe(largest);
+    const patched = await api.request(path, { method: "PATCH", apiKey, json: { isActive: false } });
+    expect(patched.body).toMatchObject({ isActive: false, maxWagerUsd: largest });
+    expectCeilingRefusal(
+      await api.request(path, { method: "PATCH", apiKey, json: { maxWagerUsd: 2000 } }),
+      "1000",
+      "1000000",
+    );
+  });
+
+  it("says a maxWagerUsd past the exact range is past it, not that it has too many decimals", async () => {
+    const { apiKey, parSheetId } = await partnerWithSheet();
+    const past = await register(apiKey, { parSheetId, name: "Past", maxWagerUsd: 9_007_199_254.75 });
+    expect([past.status, past.body.errorCode]).toEqual([400, "KS-4101"]);
+    expect(past.body.details).toEqual([
+      { path: "maxWagerUsd", message: "past the exact range of amounts (2^53 − 1 micro-USD, about 9007199254.74 USD)" },
+    ]);
+    const precise = await register(apiKey, { parSheetId, name: "Precise", maxWagerUsd: 1.0000001 });
+    expect(precise.body.details).toEqual([{ path: "maxWagerUsd", message: "at most 6 decimal places" }]);
   });
 });
 

@@ -60,8 +60,9 @@ gamesRouter.openapi(
       "The game is active at once and its first outcome blocks are generated right away. While a blocks " +
       "worker runs, the answer waits (at most 10 s) until the first block is loaded, so a spin sent right " +
       "after it succeeds. With no blocks worker running it answers at once, and until blocks are loaded a " +
-      "spin answers 503 KS-4203 with Retry-After. `maxWagerUsd` × the sheet's largest multiplier may pay " +
-      "at most 2^53 − 1 micro-USD (else KS-4101 naming the largest allowed maxWagerUsd).",
+      "spin answers 503 KS-4203 with Retry-After. `maxWagerUsd`, and `maxWagerUsd` × the sheet's largest " +
+      "multiplier, may be at most your spin ceiling (1,000,000 USD unless the operator set another; at most " +
+      "2^53 − 1 micro-USD): else KS-4101 naming the largest allowed maxWagerUsd and the ceiling.",
     request: {
       body: jsonBody(RegisterGameBody, {
         parSheetId: "par_0Nf3kQ2h7yXwz3KpL0aBcDeFg1",
@@ -151,7 +152,7 @@ gamesRouter.openapi(
     description:
       "Only the fields sent change. `isActive: false` makes spins fail with KS-4202 (within a second on every " +
       "API process). The bounds are checked after merging with the stored ones (min ≥ max: KS-4109); a new " +
-      "`maxWagerUsd` × the sheet's largest multiplier may pay at most 2^53 − 1 micro-USD (else KS-4101).",
+      "a new `maxWagerUsd`, and it × the sheet's largest multiplier, may be at most your spin ceiling (else KS-4101).",
     request: { params: GameParams, body: jsonBody(UpdateGameBody, { maxWagerUsd: 250, largeWinThresholdUsd: 5000 }) },
     responses: {
       200: jsonResponse(GameSchema, "The updated game"),

@@ -2,7 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { DISPUTE_REASON_MAX_LENGTH, ErrorCode } from "@outcomes/core";
 import { listSettlementReports, requireSettlementReport, transitionSettlementReport } from "@outcomes/db";
 import { presentSettlementReport, SettlementReportSchema } from "@outcomes/records";
+import type { Context } from "hono";
 import type { PartnerAuth } from "../../auth/key-verifier.js";
+import type { AppEnv } from "../../context.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { pagedListRoute } from "../paged-list.js";
@@ -33,6 +35,7 @@ const TRANSITION_ERRORS = [
   ErrorCode.ReportAcknowledged,
   ErrorCode.ReportDisputed,
   ErrorCode.ReportStatusConflict,
+  ErrorCode.ReportProvisional,
 ] as const;
 
 export const settlementsRouter = createRouter();
@@ -75,7 +78,10 @@ settlementsRouter.openapi(
     path: "/settlements/{reportDate}/acknowledge",
     operationId: "acknowledgeSettlement",
     tags,
-    summary: "Acknowledge a GENERATED or PENDING report; it can no longer change",
+    summary: "Acknowledge a final GENERATED or PENDING report; it can no longer change",
+    description:
+      "A provisional report (its UTC day has not ended, or no run has made it final yet) is 409 KS-4305, with the " +
+      "day's end in the message.",
     middleware: [reportDatePathGuard],
     request: { params: ReportDateParams },
     responses: {
@@ -85,7 +91,7 @@ settlementsRouter.openapi(
   }),
   async (c) => {
     const key = reportKey(c.var.partner, c.req.valid("param"));
-    const report = await transitionSettlementReport(c.var.deps.db, key, { type: "acknowledge" });
+    const report = await transitionSettlementReport(c.var.deps.db, key, { type: "acknowledge" }, await rules(c));
     return c.json(presentSettlementReport(report), 200);
   },
 );
@@ -96,7 +102,8 @@ settlementsRouter.openapi(
     path: "/settlements/{reportDate}/dispute",
     operationId: "disputeSettlement",
     tags,
-    summary: "Dispute a GENERATED or PENDING report, with a reason; the operator reissues it",
+    summary: "Dispute a final GENERATED or PENDING report, with a reason; the operator reissues it",
+    description: "A provisional report is 409 KS-4305, as for acknowledge.",
     middleware: [reportDatePathGuard],
     request: {
       params: ReportDateParams,
@@ -110,10 +117,15 @@ settlementsRouter.openapi(
   async (c) => {
     const key = reportKey(c.var.partner, c.req.valid("param"));
     const { reason } = c.req.valid("json");
-    const report = await transitionSettlementReport(c.var.deps.db, key, { type: "dispute", reason });
+    const report = await transitionSettlementReport(c.var.deps.db, key, { type: "dispute", reason }, await rules(c));
     return c.json(presentSettlementReport(report), 200);
   },
 );
+
+/** KS-4305 for provisional reports once release 2 (which accepts them) runs nowhere. */
+async function rules(c: Context<AppEnv>) {
+  return { refuseProvisional: await c.var.deps.rollout.on("provisional-settlements") };
+}
 
 function reportKey(partner: PartnerAuth, params: { reportDate: string }) {
   return { partnerId: partner.partnerId, environment: partner.environment, reportDate: params.reportDate };

@@ -1,4 +1,4 @@
-import { players, spins } from "@outcomes/db";
+import { generateSettlementReport, players, spins } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import {
   operatorGenerate,
@@ -98,8 +98,24 @@ describe("a void of yesterday's spin", () => {
       rtp: 0,
     };
     expect(current.body).toMatchObject(expected);
+    const exact = (amounts: Partial<Record<string, string>>) => ({
+      exact: {
+        totalWageredUsd: "0",
+        totalPaidUsd: "0",
+        voidedWageredUsd: "0",
+        voidedPaidUsd: "0",
+        freeRoundWagerUsd: "0",
+        netUsd: "0",
+        ...amounts,
+      },
+      figuresExact: true,
+    });
     expect(current.body.games).toEqual([
-      { gameId: first, ...expected },
+      {
+        gameId: first,
+        ...expected,
+        ...exact({ totalWageredUsd: "1", voidedWageredUsd: "2", voidedPaidUsd: "10", netUsd: "9" }),
+      },
       {
         gameId: second,
         totalSpins: 0,
@@ -112,13 +128,20 @@ describe("a void of yesterday's spin", () => {
         freeRoundWagerUsd: 0,
         netUsd: 0,
         rtp: null,
+        ...exact({}),
       },
     ]);
     const events = (await api.request("/api/partner/v1/events?type=settlement.report_ready", { apiKey: world.apiKey }))
       .body.events;
     expect(events.at(-1).data).toMatchObject({ reportDate: today, voidedSpins: 1, netUsd: 9 });
 
-    // A reissue goes back to the record (spins and voids) and finds the same figures.
+    // Once today has ended a run makes its report final (the clock driven past midnight), and a
+    // reissue after a dispute goes back to the record (spins and voids) and finds the same figures.
+    const key = { partnerId: world.partnerId, environment: "sandbox" as const, reportDate: today };
+    const final = await generateSettlementReport(api.database.db, key, "refuse", {
+      now: new Date(startOfToday + DAY_MS),
+    });
+    expect([final.outcome, final.report.provisional]).toEqual(["updated", false]);
     const disputed = await api.request(`/api/partner/v1/settlements/${today}/dispute`, {
       method: "POST",
       apiKey: world.apiKey,
