@@ -9,7 +9,7 @@ import { overdueProvisionalReports } from "./repositories/settlement-candidates.
 import { partners } from "./schema/partners.js";
 import { settlementReports } from "./schema/settlement-reports.js";
 
-const MIGRATION = "0022_exact_settlements_spin_ceiling";
+const MIGRATION = "0021_exact_settlements_spin_ceiling";
 
 let scratch: Awaited<ReturnType<typeof databaseBeforeMigration>>;
 beforeAll(async () => {

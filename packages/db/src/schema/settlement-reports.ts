@@ -5,7 +5,7 @@ import { at, createdAt, environment } from "./columns.js";
 import { partners } from "./partners.js";
 
 /**
- * A day's amount in micro-USD: numeric, as summed (migration 0022; bigint before), so a partner-day
+ * A day's amount in micro-USD: numeric, as summed (migration 0021; bigint before), so a partner-day
  * past 2^53 (or 2^63) micro-USD is stored exactly and read as BigInt (CONTRACT §9, docs/settlements.md).
  */
 const amount = (name: string) => numeric(name, { mode: "bigint" });
