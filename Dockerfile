@@ -10,7 +10,7 @@ ARG NODE_TOOLCHAIN_IMAGE=node:24-bookworm
 # node; tsx stays a dependency for the one-off commands (db:migrate, the operator CLI).
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-COPY --parents package.json package-lock.json apps/*/package.json packages/*/package.json patches ./
+COPY --parents package.json package-lock.json apps/*/package.json packages/*/package.json tests/kit/package.json patches ./
 # patch-package applies patches/ (a postgres.js fix, see README) since scripts are off here.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npx patch-package && npm cache clean --force
 
@@ -21,7 +21,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npx patch-package
 # resident memory ~45 MB lower (docs/performance.md).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-COPY --parents package.json package-lock.json apps/*/package.json packages/*/package.json ./
+COPY --parents package.json package-lock.json apps/*/package.json packages/*/package.json tests/kit/package.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json ./
 COPY packages/sdk ./packages/sdk

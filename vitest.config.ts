@@ -20,7 +20,7 @@ const CLUSTER_INTEGRATION = [
   "apps/cli/src/cli-operations.test.ts",
   "packages/queue/src/redis.test.ts",
 ];
-const CLUSTER_SETUP = ["packages/testkit/src/global-setup.ts", "packages/testkit/src/cluster-setup.ts"];
+const CLUSTER_SETUP = ["tests/kit/src/global-setup.ts", "tests/kit/src/cluster-setup.ts"];
 
 export default defineConfig({
   test: {
@@ -45,7 +45,7 @@ export default defineConfig({
             "scripts/**/*.test.ts",
           ],
           exclude: [...configDefaults.exclude, "**/*.unit.test.ts"],
-          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          globalSetup: ["tests/kit/src/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -56,7 +56,7 @@ export default defineConfig({
           name: "integration-cluster",
           include: CLUSTER_INTEGRATION,
           globalSetup: CLUSTER_SETUP,
-          setupFiles: ["packages/testkit/src/cluster-env.ts"],
+          setupFiles: ["tests/kit/src/cluster-env.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -67,7 +67,7 @@ export default defineConfig({
           name: "system",
           include: ["tests/**/*.test.ts"],
           exclude: [...configDefaults.exclude, "tests/faults/**", "tests/upgrade/**"],
-          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          globalSetup: ["tests/kit/src/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -79,7 +79,7 @@ export default defineConfig({
           include: ["tests/faults/**/*.test.ts"],
           // Cluster-only: in faults-cluster.
           exclude: [...configDefaults.exclude, "tests/faults/redis-failover.test.ts"],
-          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          globalSetup: ["tests/kit/src/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
@@ -91,7 +91,7 @@ export default defineConfig({
         test: {
           name: "faults-cluster",
           include: ["tests/faults/redis-failover.test.ts"],
-          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          globalSetup: ["tests/kit/src/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
@@ -103,7 +103,7 @@ export default defineConfig({
         test: {
           name: "upgrade",
           include: ["tests/upgrade/**/*.test.ts"],
-          globalSetup: ["packages/testkit/src/global-setup.ts"],
+          globalSetup: ["tests/kit/src/global-setup.ts"],
           testTimeout: 300_000,
           hookTimeout: 900_000,
           fileParallelism: false,

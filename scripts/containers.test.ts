@@ -117,7 +117,7 @@ describe("Dockerfile", () => {
   it("keeps test code out of the build context, so out of the image", () => {
     const ignored = read(".dockerignore").split("\n");
     expect(ignored).toEqual(
-      expect.arrayContaining(["**/*.test.ts", "tests", "packages/testkit/*", "!packages/testkit/package.json"]),
+      expect.arrayContaining(["**/*.test.ts", "tests/*", "!tests/kit", "tests/kit/*", "!tests/kit/package.json"]),
     );
   });
 

@@ -5,7 +5,7 @@
 #  - answering: nothing to do;
 #  - installed here (Debian/Ubuntu's postgresql and redis-server packages): started;
 #  - else, where Docker runs: `--tests` leaves an unset URL to the tests' testcontainers
-#    (packages/testkit/src/global-setup.ts); otherwise a container is started on that port;
+#    (tests/kit/src/global-setup.ts); otherwise a container is started on that port;
 #  - else: one line on how to get it, and exit 1.
 # With `--tests`, prints `export DATABASE_URL=… REDIS_URL=…` lines for the machine's services it
 # uses where the variable was unset (`eval` them).

@@ -10,7 +10,7 @@ import ts from "typescript";
 export const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /** The private workspace package of shared test fixtures: under packages/, but it never ships. */
-export const TESTKIT = "packages/testkit/";
+export const TESTKIT = "tests/kit/";
 
 /** Every TypeScript source under apps/* and packages/* (src and examples), tests and the testkit excluded. */
 export function productSources(): string[] {
