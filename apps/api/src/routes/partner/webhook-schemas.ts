@@ -26,8 +26,9 @@ export const RegisterWebhookBody = z
       .openapi({
         example: "https://hooks.example.com/outcomes",
         description:
-          "HTTPS URL. Sandbox also accepts http://localhost, http://127.0.0.1 and http://[::1] on any port. " +
-          "URLs pointing at private, loopback, link-local, CGNAT or reserved addresses are refused (KS-4106).",
+          "HTTPS URL. Sandbox also accepts http://localhost, http://127.0.0.1 and http://[::1] on any port " +
+          "the deployment allows (SANDBOX_LOOPBACK_PORTS; by default any). URLs pointing at private, loopback, " +
+          "link-local, CGNAT or reserved addresses are refused (KS-4106: must resolve to a public address).",
       }),
     events: z
       .array(z.enum(EVENT_TYPES))
