@@ -1,4 +1,5 @@
 import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
+import { eventually } from "@outcomes/testkit/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DASHBOARD_BASE } from "../../apps/api/src/dashboard.js";
 import { send } from "./probe.js";
@@ -14,6 +15,12 @@ let host = "";
 beforeAll(async () => {
   api = await startTestApi();
   host = new URL(api.baseUrl).host;
+  // Each BullMQ Queue writes its meta key once ready, after the API has started: wait for them, or
+  // the first test's "before" could miss one that its "after" sees.
+  const queues = Object.values(api.deps.producers.queues);
+  await eventually(async () =>
+    (await Promise.all(queues.map((queue) => api.deps.redis.exists(queue.toKey("meta"))))).every(Boolean),
+  );
 });
 afterAll(async () => {
   await api?.close();
@@ -30,15 +37,16 @@ const SCHEDULE = JSON.stringify({
 
 /** Every key of the deployment's BullMQ prefix and every queue's job counts. */
 async function queueState() {
-  const keys: string[] = [];
+  // A Set: SCAN may return a key twice while other tests' keys make Redis rehash.
+  const keys = new Set<string>();
   let cursor = "0";
   do {
     const [next, found] = await api.deps.redis.scan(cursor, "MATCH", `${api.deps.keys.bull}*`, "COUNT", 1000);
     cursor = next;
-    keys.push(...found);
+    for (const key of found) keys.add(key);
   } while (cursor !== "0");
   const counts = await Promise.all(Object.values(api.deps.producers.queues).map((queue) => queue.getJobCounts()));
-  return { keys: keys.sort(), counts };
+  return { keys: [...keys].sort(), counts };
 }
 
 const post = (headers: Record<string, string>, body = SCHEDULE) =>
