@@ -42,6 +42,7 @@ RUN npm run build:native
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
+    API_METRICS_PORT=9464 \
     WORKER_METRICS_PORT=9100
 WORKDIR /app
 COPY --from=deps --chown=node:node /app ./
@@ -55,7 +56,7 @@ COPY --from=build --chown=node:node /app/dist/apps ./dist/apps
 COPY --from=native --chown=node:node /app/packages/sha256-batch/build/Release/sha256_batch.node ./packages/sha256-batch/build/Release/
 # The official image's unprivileged user (uid 1000); nothing in /app needs root.
 USER node
-EXPOSE 3000 9100
+EXPOSE 3000 9464 9100
 # Health checks are per service in compose.yaml: the API answers on PORT, workers on WORKER_METRICS_PORT.
 # The bundle directly, with the same node flags as `npm run start:api` (which bundles first and needs
 # the dev dependencies). --heap-growing-percent=25: the API's heap grows by 25% over its live data

@@ -100,10 +100,18 @@ try {
     children.push(api.child);
     apis.push({ bundle, ...api, byKind: new Map<MixKind, Figures>() });
   }
-  const setup = { apiUrl: "", apiKey: seeded.apiKey, gameId: seeded.gameId, largeWinGameId, freeRoundsId, players };
-  const load = (url: string, kind: MixKind, run: string, ms: number) =>
+  const setup = {
+    apiUrl: "",
+    metricsUrl: "",
+    apiKey: seeded.apiKey,
+    gameId: seeded.gameId,
+    largeWinGameId,
+    freeRoundsId,
+    players,
+  };
+  const load = (api: { url: string; metricsUrl: string }, kind: MixKind, run: string, ms: number) =>
     runLoad({
-      ...mixRequest(kind, { ...setup, apiUrl: url, keyPrefix: `ab-${runId}-${run}` }),
+      ...mixRequest(kind, { ...setup, apiUrl: api.url, metricsUrl: api.metricsUrl, keyPrefix: `ab-${runId}-${run}` }),
       connections,
       durationMs: ms,
     });
@@ -114,9 +122,9 @@ try {
     ).map((row) => row.pid);
   const first = apis[0] as (typeof apis)[number];
   // Rows for the reads to list besides the history: today's spins and large-win events.
-  await load(first.url, "spins", "fill", FILL_MS / 2);
-  await load(first.url, "largeWinSpins", "fill", FILL_MS / 2);
-  for (const api of apis) for (const kind of kinds) await load(api.url, kind, `warm-${api.url}`, 2000);
+  await load(first, "spins", "fill", FILL_MS / 2);
+  await load(first, "largeWinSpins", "fill", FILL_MS / 2);
+  for (const api of apis) for (const kind of kinds) await load(api, kind, `warm-${api.url}`, 2000);
   for (let round = 0; round < rounds; round++) {
     for (const kind of kinds) {
       // Alternate the order too, so no build always runs right after the same other one.
@@ -124,7 +132,7 @@ try {
         // The database's backends: only the running build's are busy.
         const postgresBefore = cpuOfPids(await backendPids());
         const before = processCpuMs(api.child.pid) ?? Number.NaN;
-        const result = await load(api.url, kind, `${round}-${api.url}`, durationMs);
+        const result = await load(api, kind, `${round}-${api.url}`, durationMs);
         if (failures(result) > 0) throw new Error(`${api.bundle} ${kind}: ${JSON.stringify(result.statuses)}`);
         const figures = api.byKind.get(kind) ?? {
           cpuMs: 0,

@@ -396,6 +396,7 @@ try {
 
   const mixSetup = {
     apiUrl: api.url,
+    metricsUrl: api.metricsUrl,
     apiKey: seeded.apiKey,
     gameId: seeded.gameId,
     largeWinGameId,

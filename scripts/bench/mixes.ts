@@ -75,6 +75,8 @@ export async function createBenchGrant(db: Database, seeded: BenchSeed, players:
 
 export interface MixSetup {
   apiUrl: string;
+  /** Where the API serves `/metrics` (API_METRICS_PORT). */
+  metricsUrl: string;
   apiKey: string;
   gameId: number;
   largeWinGameId: number;
@@ -116,7 +118,7 @@ export function mixRequest(kind: MixKind, setup: MixSetup): RequestSpec {
     case "blocks":
       return read(`/games/${setup.gameId}/blocks`);
     case "metrics":
-      return { url: `${setup.apiUrl}/metrics`, method: "GET", headers: {} };
+      return { url: `${setup.metricsUrl}/metrics`, method: "GET", headers: {} };
   }
 }
 

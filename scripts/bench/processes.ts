@@ -3,26 +3,31 @@ import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { freePort } from "@outcomes/testkit/ports";
 
-/** Starts `node <args>` as its own process with the given env and waits until `readyPath` answers 200. */
+/**
+ * Starts `node <args>` as its own process with the given env and waits until `readyPath` answers
+ * 200. `metricsUrl` is where an API serves `/metrics` (its API_METRICS_PORT, never PORT).
+ */
 export async function startProcess(
   args: string[],
   env: Record<string, string>,
   readyPath: string,
-): Promise<{ child: ChildProcess; url: string }> {
+): Promise<{ child: ChildProcess; url: string; metricsUrl: string }> {
   const entry = args.at(-1);
   const port = await freePort();
+  const metricsPort = await freePort();
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env, PORT: String(port) },
+    env: { ...process.env, ...env, PORT: String(port), API_METRICS_PORT: String(metricsPort) },
     stdio: ["ignore", "inherit", "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
+  const metricsUrl = `http://127.0.0.1:${metricsPort}`;
   for (let tries = 0; tries < 300; tries++) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
     const ok = await fetch(url + readyPath).then(
       (response) => response.ok,
       () => false,
     );
-    if (ok) return { child, url };
+    if (ok) return { child, url, metricsUrl };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${entry} did not become ready`);

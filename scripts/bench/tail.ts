@@ -47,12 +47,12 @@ function histogram(
  * database (else that part stays empty).
  */
 export async function tailSampler(
-  api: { child: ChildProcess; url: string; probeFile: string },
+  api: { child: ChildProcess; metricsUrl: string; probeFile: string },
   sql: postgres.Sql,
   database: string,
 ): Promise<{ stop: () => Promise<TailSample> }> {
   const scrape = () =>
-    fetch(`${api.url}/metrics`).then(
+    fetch(`${api.metricsUrl}/metrics`).then(
       (response) => response.text(),
       () => "",
     );

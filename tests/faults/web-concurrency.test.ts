@@ -8,10 +8,12 @@ import { Stack } from "./harness/stack.js";
 let stack: Stack;
 let world: World;
 let primary: ServiceProcess;
+/** The primary's API_METRICS_PORT, which answers for both API processes. */
+let metricsPort: number;
 
 /** Sum of `outcomes_spins_total` over every label set in one scrape. */
 async function scrapedSpins(): Promise<number> {
-  const text = await (await fetch(`${stack.api.baseUrl}/metrics`)).text();
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   return text
     .split("\n")
     .filter((line) => line.startsWith("outcomes_spins_total{"))
@@ -40,7 +42,8 @@ async function spins(count: number, clients: number): Promise<number[]> {
 beforeAll(async () => {
   stack = await Stack.create({ env: { WEB_CONCURRENCY: "2" } });
   await stack.startWorker("worker-blocks", ["blocks"]);
-  primary = ServiceProcess.api("api-primary", stack.env);
+  metricsPort = await freePort();
+  primary = ServiceProcess.api("api-primary", { ...stack.env, API_METRICS_PORT: String(metricsPort) });
   stack.processes.push(primary);
   await primary.start("api processes listening");
   world = await createWorld(stack.api);

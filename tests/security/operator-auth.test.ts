@@ -69,6 +69,11 @@ const WRONG_CREDENTIALS = [
   `Bearer ${TEST_ADMIN_TOKEN.toUpperCase()}`,
   basic(`${TEST_ADMIN_TOKEN.slice(0, -1)}x`),
   "Bearer ks_sandbox_0000",
+  // The whole header is the credential (issue 38, item 6): nothing after the token is dropped.
+  `Bearer ${TEST_ADMIN_TOKEN} junk`,
+  `Bearer ${TEST_ADMIN_TOKEN}\tjunk`,
+  `${basic(TEST_ADMIN_TOKEN)} junk`,
+  `Basic ${TEST_ADMIN_TOKEN}`,
 ];
 const MISSING_CREDENTIALS = [undefined, "", "Bearer", "Bearer ", basic(""), "Token abc", TEST_ADMIN_TOKEN];
 

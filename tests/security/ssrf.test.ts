@@ -1,4 +1,4 @@
-import type { Environment } from "@outcomes/core";
+import type { Environment, HostResolver } from "@outcomes/core";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectHarmless } from "./probe.js";
@@ -102,5 +102,101 @@ describe("webhook URLs that reach inward are refused", () => {
     for (const environment of ["sandbox", "production"] as const) {
       expect((await register(environment, "https://hooks.example.com/outcomes")).status).toBe(201);
     }
+  });
+});
+
+describe("a refusal never says how a name resolves (issue 38, item 4)", () => {
+  /** A deployment's internal names, as its DNS would answer them. */
+  const internal: Record<string, string[]> = {
+    vm: ["127.0.0.1"],
+    "db.corp": ["10.20.0.5"],
+    "metadata.corp": ["169.254.169.254"],
+    "v6.corp": ["fd12::7"],
+    "mixed.corp": ["93.184.216.34", "192.168.7.7"],
+    "nothing.corp": [],
+  };
+  const resolver: HostResolver = async (host) =>
+    (internal[host] ?? ["93.184.216.34"]).map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+
+  it.each(["production", "sandbox"] as const)(
+    "%s: names resolving inward, inward literals and localhost names get one and the same answer",
+    async (environment) => {
+      const saved = api.deps.resolveHost;
+      api.deps.resolveHost = resolver;
+      try {
+        const urls = [
+          ...Object.keys(internal).map((host) => `https://${host}/hook`),
+          "https://10.0.0.1/hook",
+          "https://[::ffff:127.0.0.1]/hook",
+          "https://api.localhost/hook",
+        ];
+        const answers = [];
+        for (const url of urls) {
+          const answer = await register(environment, url);
+          expect([answer.status, answer.body.errorCode], url).toEqual([400, "KS-4106"]);
+          answers.push({ message: answer.body.message, details: answer.body.details });
+        }
+        expect(answers[0]).toEqual({
+          message: "Invalid webhook URL",
+          details: [{ path: "url", message: "must resolve to a public address" }],
+        });
+        for (const [index, answer] of answers.entries()) expect(answer, urls[index]).toEqual(answers[0]);
+      } finally {
+        api.deps.resolveHost = saved;
+      }
+    },
+  );
+});
+
+describe("SANDBOX_LOOPBACK_PORTS (issue 38, item 5)", () => {
+  /** A registration on `target` with a fresh sandbox key. */
+  async function registerOn(target: TestApi, url: string) {
+    const { apiKey } = await target.createPartner({ environment: "sandbox" });
+    return target.request("/api/partner/v1/webhooks", {
+      method: "POST",
+      apiKey,
+      json: { url, events: ["spin.large_win"] },
+    });
+  }
+
+  it("listed: sandbox loopback URLs take those ports only (the scheme's default port counts as itself)", async () => {
+    const listed = await startTestApi({ SANDBOX_LOOPBACK_PORTS: "8080,443" }, { shareWith: api });
+    listed.deps.resolveHost = testResolver;
+    try {
+      for (const url of ["http://localhost:8080/hook", "http://[::1]:8080/", "https://127.0.0.1/hook"]) {
+        expect((await registerOn(listed, url)).status, url).toBe(201);
+      }
+      for (const url of [
+        "http://127.0.0.1:5432/",
+        "http://localhost:6379/",
+        "http://localhost/hook",
+        "https://127.1:3000/",
+      ]) {
+        const refused = await registerOn(listed, url);
+        expect([refused.status, refused.body.errorCode], url).toEqual([400, "KS-4106"]);
+        expect(refused.body.details, url).toEqual([
+          { path: "url", message: "loopback webhooks may use only ports 8080, 443 here (SANDBOX_LOOPBACK_PORTS)" },
+        ]);
+      }
+      // Public URLs are not loopback: any port.
+      expect((await registerOn(listed, "https://hooks.example.com:8443/hook")).status).toBe(201);
+    } finally {
+      await listed.close();
+    }
+  });
+
+  it("none: no loopback URL at all; unset (this file's API): any port", async () => {
+    const none = await startTestApi({ SANDBOX_LOOPBACK_PORTS: "none" }, { shareWith: api });
+    none.deps.resolveHost = testResolver;
+    try {
+      for (const url of SANDBOX_ONLY) {
+        const refused = await registerOn(none, url);
+        expect([refused.status, refused.body.errorCode], url).toEqual([400, "KS-4106"]);
+      }
+      expect((await registerOn(none, "https://hooks.example.com/hook")).status).toBe(201);
+    } finally {
+      await none.close();
+    }
+    expect((await registerOn(api, "http://127.0.0.1:5432/")).status).toBe(201);
   });
 });

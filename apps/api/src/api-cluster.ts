@@ -1,7 +1,11 @@
 import cluster, { type Worker } from "node:cluster";
-import type { ShutdownManager } from "@outcomes/runtime";
-import { metricsRegistry } from "@outcomes/runtime";
-import type { Logger } from "pino";
+import {
+  type Env,
+  type Logger,
+  listenForMetricsOrExit,
+  metricsRegistry,
+  type ShutdownManager,
+} from "@outcomes/runtime";
 import { AggregatorRegistry } from "prom-client";
 import { DEATH_WINDOW_MS, MAX_DEATHS, RestartPolicy } from "./restart-policy.js";
 
@@ -10,26 +14,29 @@ import { DEATH_WINDOW_MS, MAX_DEATHS, RestartPolicy } from "./restart-policy.js"
  * (node:cluster hands connections round-robin). The primary serves no request; it replaces an API
  * process that dies after it listened (after a growing delay, and stops with exit 1 when they keep
  * dying: restart-policy.ts), stops everything when one cannot start (a taken port, a bad
- * database), drives graceful shutdown, and gathers `/metrics` from every API process so one scrape
- * sees the whole port.
+ * database), drives graceful shutdown, and answers `API_METRICS_PORT` with the metrics of every API
+ * process, so one scrape sees the whole port.
  */
 
-const METRICS_REQUEST = "outcomes:metrics-request";
-const METRICS_REPLY = "outcomes:metrics-reply";
 const SHUTDOWN = "outcomes:shutdown";
-const METRICS_TIMEOUT_MS = 6_000;
 
-type Message =
-  | { type: typeof METRICS_REQUEST; id: number }
-  | { type: typeof METRICS_REPLY; id: number; body?: string; error?: string }
-  | { type: typeof SHUTDOWN };
+type Message = { type: typeof SHUTDOWN };
 
 function isMessage(value: unknown): value is Message {
   return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
 }
 
-export function runPrimary(processes: number, logger: Logger): void {
+export async function runPrimary(env: Env, logger: Logger): Promise<void> {
+  const processes = env.WEB_CONCURRENCY;
   const aggregator = new AggregatorRegistry();
+  if (env.API_METRICS_PORT !== 0) {
+    // prom-client asks every process for its registry and sums them (the scrape-time gauges, read
+    // by each, are reported once: their aggregator is `first`).
+    await listenForMetricsOrExit("API_METRICS_PORT", env.API_METRICS_PORT, logger, async () => ({
+      contentType: aggregator.contentType,
+      body: await aggregator.clusterMetrics(),
+    }));
+  }
   const alive = new Map<number, Worker>();
   /** When each process that serves began to (its `listening`), by worker id. */
   const listening = new Map<number, number>();
@@ -45,17 +52,6 @@ export function runPrimary(processes: number, logger: Logger): void {
       listening.set(worker.id, Date.now());
       if (listening.size === processes) logger.info({ processes }, "api processes listening");
     });
-    worker.on("message", (message: unknown) => {
-      if (isMessage(message) && message.type === METRICS_REQUEST) void answerMetrics(worker, message.id);
-    });
-  };
-
-  const answerMetrics = async (worker: Worker, id: number) => {
-    const reply = await aggregator.clusterMetrics().then(
-      (body) => ({ type: METRICS_REPLY, id, body }),
-      (error: Error) => ({ type: METRICS_REPLY, id, error: error.message }),
-    );
-    if (worker.isConnected()) worker.send(reply);
   };
 
   const stopAll = (code: number) => {
@@ -122,9 +118,6 @@ export function runPrimary(processes: number, logger: Logger): void {
   for (let index = 0; index < processes; index++) fork();
 }
 
-const pendingMetrics = new Map<number, { resolve: (body: string) => void; reject: (error: Error) => void }>();
-let nextMetricsRequest = 0;
-
 /**
  * An API process started by the primary: it answers the primary's metrics gathering and shuts down
  * gracefully when told (a signal sent to the whole process group, as Ctrl-C does, is handled once).
@@ -133,32 +126,6 @@ export function joinPrimary(shutdown: ShutdownManager): void {
   AggregatorRegistry.setRegistries([metricsRegistry]);
   new AggregatorRegistry(); // installs prom-client's answer to the primary's gathering
   process.on("message", (message: unknown) => {
-    if (!isMessage(message)) return;
-    if (message.type === SHUTDOWN) void shutdown.shutdown().then(() => process.exit(0));
-    if (message.type === METRICS_REPLY) {
-      const waiting = pendingMetrics.get(message.id);
-      pendingMetrics.delete(message.id);
-      if (message.body !== undefined) waiting?.resolve(message.body);
-      else waiting?.reject(new Error(message.error ?? "no metrics"));
-    }
-  });
-}
-
-/** The metrics of every API process on this port, gathered by the primary. */
-export function clusterMetrics(): Promise<string> {
-  const id = nextMetricsRequest++;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      pendingMetrics.delete(id);
-      reject(new Error("the api primary did not answer the metrics request"));
-    }, METRICS_TIMEOUT_MS);
-    const settle =
-      <T>(done: (value: T) => void) =>
-      (value: T) => {
-        clearTimeout(timer);
-        done(value);
-      };
-    pendingMetrics.set(id, { resolve: settle(resolve), reject: settle(reject) });
-    process.send?.({ type: METRICS_REQUEST, id });
+    if (isMessage(message) && message.type === SHUTDOWN) void shutdown.shutdown().then(() => process.exit(0));
   });
 }

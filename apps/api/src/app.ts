@@ -1,9 +1,9 @@
 import { ErrorCode, redactApiKeys, ServiceError } from "@outcomes/core";
 import type { AppDeps } from "./context.js";
-import { registerDashboard } from "./dashboard.js";
+import { guardDashboard, registerDashboard } from "./dashboard.js";
 import { registerDocs } from "./docs.js";
 import { renderError } from "./errors.js";
-import { httpMetrics, registerMetricsRoute } from "./metrics.js";
+import { httpMetrics, observeApiState } from "./metrics.js";
 import { adminAuth } from "./middleware/admin-auth.js";
 import { nodeBody } from "./middleware/body.js";
 import { jsonGuard } from "./middleware/json-guard.js";
@@ -41,12 +41,11 @@ export function createApp(deps: AppDeps) {
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
   });
-  app.use("*", nodeBody(MAX_BODY_BYTES));
-
+  observeApiState(deps);
   registerHealthRoutes(app);
-  registerMetricsRoute(app, deps);
-  registerDashboard(app, deps);
 
+  // Every caller is authenticated from its headers before any body is read: a request without a
+  // key or token is answered at once, and cannot hold a connection and a buffer by sending slowly.
   const authenticate = partnerAuth(deps.env.TRUSTED_PROXIES);
   const limit = rateLimit(PARTNER_BASE, [spinRoute]);
   app.use(`${PARTNER_BASE}/*`, async (c, next) => {
@@ -57,6 +56,9 @@ export function createApp(deps: AppDeps) {
     });
   });
   app.use(`${ADMIN_BASE}/*`, adminAuth());
+  guardDashboard(app);
+  app.use("*", nodeBody(MAX_BODY_BYTES));
+  registerDashboard(app, deps);
   // After authentication: an anonymous caller learns nothing about its body.
   app.use("*", jsonGuard());
   // After the operator auth: a handler registered earlier would answer before it runs.

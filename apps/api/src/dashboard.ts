@@ -3,6 +3,7 @@ import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { HonoAdapter } from "@bull-board/hono";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { ErrorCode, ServiceError } from "@outcomes/core";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "./context.js";
 import { adminAuth } from "./middleware/admin-auth.js";
@@ -30,10 +31,58 @@ const selfContained: MiddlewareHandler = async (c, next) => {
   c.res = new Response(html, { status: c.res.status, headers });
 };
 
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/** `Origin` names the host the request was sent to (the browser's `Host`); `null` and junk do not. */
+function sameHost(origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Bull Board over every queue of the catalog, behind the operator token. Browsers get a basic-auth
- * prompt (the token is the password, any user name); scripts may send `Authorization: Bearer`.
+ * Cross-site request forgery: browsers re-send the dashboard's basic auth with any page's form or
+ * fetch, and Bull Board reads any body as JSON and checks no origin. So every request that is not
+ * GET or HEAD must come from the dashboard's own origin: `Sec-Fetch-Site`, when sent, must say
+ * `same-origin`, and `Origin`, when sent, must name the request's `Host` (403 KS-4007). A request
+ * with neither is not a browser's (every current browser sends `Origin` on such requests): curl
+ * and scripts with `Authorization: Bearer` pass. A body must be `application/json` (400 KS-4101),
+ * which a page can only send cross-site after a CORS preflight the dashboard never grants; the
+ * board's own buttons (retry, clean, promote, pause) send bodyless PUTs with no type, which pass.
  */
+const sameOriginWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+  const site = c.req.header("Sec-Fetch-Site");
+  const origin = c.req.header("Origin");
+  if (
+    (site !== undefined && site !== "same-origin") ||
+    (origin !== undefined && !sameHost(origin, c.req.header("Host")))
+  ) {
+    throw new ServiceError(ErrorCode.CrossSiteRequest);
+  }
+  const type = c.req.header("Content-Type");
+  const hasBody = Number(c.req.header("Content-Length") ?? 0) > 0 || c.req.header("Transfer-Encoding") !== undefined;
+  if (type === undefined ? hasBody : !JSON_TYPE.test(type)) {
+    throw new ServiceError(ErrorCode.InvalidRequest, {
+      message: "Dashboard requests with a body must be application/json",
+    });
+  }
+  await next();
+};
+
+/**
+ * The dashboard's guards, before any body is read (app.ts): the operator token (browsers get a
+ * basic-auth prompt: the token is the password, any user name; scripts may send
+ * `Authorization: Bearer`), then same-origin writes only.
+ */
+export function guardDashboard(app: OpenAPIHono<AppEnv>) {
+  // `/admin/queues/*` covers `/admin/queues` itself too.
+  app.use(`${DASHBOARD_BASE}/*`, adminAuth({ basicChallenge: true }), sameOriginWrites);
+}
+
+/** Bull Board over every queue of the catalog (behind `guardDashboard`). */
 export function registerDashboard(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   const serverAdapter = new HonoAdapter(serveStatic).setBasePath(DASHBOARD_BASE);
   createBullBoard({
@@ -41,7 +90,6 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     serverAdapter,
     options: { uiConfig: { boardTitle: "Outcome service queues" } },
   });
-  // `/admin/queues/*` covers `/admin/queues` itself too.
-  app.use(`${DASHBOARD_BASE}/*`, adminAuth({ basicChallenge: true }), selfContained);
+  app.use(`${DASHBOARD_BASE}/*`, selfContained);
   app.route(DASHBOARD_BASE, serverAdapter.registerPlugin());
 }

@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   [ErrorCode.ApiKeyExpired]: 401,
   [ErrorCode.PartnerDeactivated]: 401,
   [ErrorCode.GameNotOwned]: 403,
+  [ErrorCode.CrossSiteRequest]: 403,
   [ErrorCode.InvalidRequest]: 400,
   [ErrorCode.RequiredFieldMissing]: 400,
   [ErrorCode.WagerOutOfRange]: 400,

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { ErrorCode, type ErrorDetail, redactApiKeys, ServiceError } from "@outcomes/core";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -24,6 +25,11 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
       },
       "request failed",
     );
+  }
+  // Refused before its body arrived (from the headers alone): closing the connection lets the client
+  // stop sending and read the answer, instead of being cut off mid-upload.
+  if ((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.complete === false) {
+    c.header("Connection", "close");
   }
   if (serviceError.retryAfterSeconds !== undefined) {
     c.header("Retry-After", String(serviceError.retryAfterSeconds));

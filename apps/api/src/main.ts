@@ -1,22 +1,22 @@
 import cluster from "node:cluster";
-import { serve } from "@hono/node-server";
 import {
   createLogger,
   type Env,
   type Logger,
   listenErrorMessage,
+  listenForMetricsOrExit,
   loadEnvOrExit,
   ShutdownManager,
 } from "@outcomes/runtime";
 import { joinPrimary, runPrimary } from "./api-cluster.js";
 import { buildApi } from "./build-api.js";
-import { answerHttpParserErrors } from "./http-parser-errors.js";
+import { serveApi } from "./http-server.js";
 
 const env = loadEnvOrExit();
 if (env.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
   const logger = createLogger(env.LOG_LEVEL, "api-primary");
   warnWithoutTrustedProxies(env, logger);
-  runPrimary(env.WEB_CONCURRENCY, logger);
+  await runPrimary(env, logger);
 } else {
   await startApiProcess();
 }
@@ -39,11 +39,17 @@ async function startApiProcess() {
   if (cluster.isPrimary) warnWithoutTrustedProxies(env, logger);
   const shutdown = new ShutdownManager(logger);
   shutdown.installSignalHandlers();
+  // The metrics port is the primary's in a cluster (it answers for every process); else this
+  // process's, registered first so it closes last: Prometheus can scrape the process while it drains.
   if (cluster.isWorker) joinPrimary(shutdown);
+  else if (env.API_METRICS_PORT !== 0) {
+    const metrics = await listenForMetricsOrExit("API_METRICS_PORT", env.API_METRICS_PORT, logger);
+    shutdown.register("metrics server", metrics.close);
+  }
 
   const api = await buildApi(env, logger);
   shutdown.register("api", api.close);
-  const server = serve({ fetch: api.app.fetch, port: env.PORT }, (info) =>
+  const server = serveApi(api.app, env, logger, { port: env.PORT }, (info) =>
     logger.info({ port: info.port }, "api listening"),
   );
   // Two APIs on one port is a mistake: one line naming PORT and exit 1, not an uncaught stack.
@@ -53,6 +59,5 @@ async function startApiProcess() {
     logger.fatal({ port: env.PORT }, listenErrorMessage("PORT", env.PORT, error));
     void shutdown.shutdown().finally(() => process.exit(1));
   });
-  answerHttpParserErrors(server, logger);
   shutdown.register("http server", () => new Promise<void>((resolve) => server.close(() => resolve())));
 }

@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 async function scrape() {
-  const response = await fetch(`${api.baseUrl}/metrics`);
+  const response = await fetch(`${api.metricsUrl}/metrics`);
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toContain("text/plain");
   return parseExposition(await response.text());
@@ -40,6 +40,12 @@ async function gameWithReserve(ready: number, queued: number): Promise<number> {
 }
 
 describe("Prometheus metrics at /metrics", () => {
+  it("are not on the partner port: 404 KS-4215 there, as any unknown route (issue 38, item 3)", async () => {
+    const answer = await api.request("/metrics");
+    expect([answer.status, answer.body.errorCode]).toEqual([404, "KS-4215"]);
+    expect(JSON.stringify(answer.body)).not.toContain("outcomes_");
+  });
+
   it("exposes parseable text with process metrics and no auth", async () => {
     const samples = await scrape();
     expect(samples.some((sample) => sample.name === "outcomes_process_cpu_user_seconds_total")).toBe(true);

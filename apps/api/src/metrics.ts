@@ -1,18 +1,7 @@
-import cluster from "node:cluster";
-import type { OpenAPIHono } from "@hono/zod-openapi";
 import { partitionHorizons, readyBlocksOfEveryGame } from "@outcomes/db";
-import {
-  collectProcessMetrics,
-  metrics,
-  metricsRegistry,
-  observePartitions,
-  observeQueues,
-  observeReserve,
-  renderMetrics,
-} from "@outcomes/runtime";
+import { collectProcessMetrics, metrics, observePartitions, observeQueues, observeReserve } from "@outcomes/runtime";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import { clusterMetrics } from "./api-cluster.js";
 import type { AppDeps, AppEnv } from "./context.js";
 
 /**
@@ -62,18 +51,14 @@ function readQueues(deps: AppDeps) {
 }
 
 /**
- * `GET /metrics` (no auth: keep it inside the network). The API also serves the scrape-time gauges
- * of shared state (reserve per game, queue depths, partitions ahead), since it holds every
- * connection they need.
+ * The process metrics and the scrape-time gauges of shared state (reserve per game, queue depths,
+ * partitions ahead), which the API serves since it holds every connection they need. They are
+ * scraped on `API_METRICS_PORT` (main.ts), never on the partner port: game ids are sequential, so
+ * the reserve gauges would show any tenant's spin volume to anyone.
  */
-export function registerMetricsRoute(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+export function observeApiState(deps: AppDeps) {
   collectProcessMetrics();
   observeReserve(readReserve(deps));
   observeQueues(readQueues(deps));
   observePartitions(() => partitionHorizons(deps.db));
-  app.get("/metrics", async (c) => {
-    // Under WEB_CONCURRENCY > 1 one scrape answers for every API process on the port.
-    const body = cluster.isWorker ? await clusterMetrics() : (await renderMetrics()).body;
-    return c.body(body, 200, { "Content-Type": metricsRegistry.contentType });
-  });
 }

@@ -68,7 +68,7 @@ describe("worker metrics", () => {
     });
     expect(sampleValue(samples, "outcomes_block_outcomes_generated_total", labels)).toBe(200);
 
-    const reserve = await scrape(api.baseUrl);
+    const reserve = await scrape(api.metricsUrl);
     expect(sampleValue(reserve, "outcomes_reserve_ready_blocks", labels)).toBe(2);
     expect(sampleValue(reserve, "outcomes_reserve_remaining_outcomes", labels)).toBe(200);
   });

@@ -11,6 +11,7 @@ export const ErrorCode = {
   ApiKeyExpired: "KS-4004",
   PartnerDeactivated: "KS-4005",
   GameNotOwned: "KS-4006",
+  CrossSiteRequest: "KS-4007",
   InvalidRequest: "KS-4101",
   RequiredFieldMissing: "KS-4102",
   WagerOutOfRange: "KS-4103",
@@ -68,6 +69,8 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.ApiKeyExpired]: "API key has expired",
   [ErrorCode.PartnerDeactivated]: "Partner account is deactivated",
   [ErrorCode.GameNotOwned]: "Game not found or not registered to this partner",
+  [ErrorCode.CrossSiteRequest]:
+    "Cross-site request refused (dashboard writes must come from the dashboard's own origin)",
   [ErrorCode.InvalidRequest]: "Request validation failed",
   [ErrorCode.RequiredFieldMissing]: "Required field missing",
   [ErrorCode.WagerOutOfRange]: "Wager amount out of range",

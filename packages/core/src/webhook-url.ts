@@ -1,6 +1,13 @@
 import type { Environment } from "./api-key.js";
 import { classifyAddress, LOOPBACK } from "./ip-ranges.js";
 
+/**
+ * The one reason for every URL refused for where it points (an IP literal, a localhost name, a
+ * name resolving to a private, loopback or reserved address, or to none): saying which range a
+ * name resolved to would map a deployment's internal names for anyone registering webhooks.
+ */
+export const NOT_PUBLIC = "must resolve to a public address";
+
 const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /** The hosts a sandbox webhook may use over plain http (and which may reach loopback). */
@@ -56,15 +63,20 @@ export function checkWebhookUrl(raw: string, environment: Environment): WebhookU
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const literal = classifyAddress(host) !== "not an IP address";
-  if (!localForm) {
-    if (literal) {
-      const range = classifyAddress(host);
-      if (range) return refuse(`must not point at a ${range} address`);
-    } else if (/(^|\.)localhost\.?$/i.test(host)) {
-      return refuse(`must not point at a ${LOOPBACK} address`);
-    }
+  if (!localForm && (literal ? classifyAddress(host) !== null : /(^|\.)localhost\.?$/i.test(host))) {
+    return refuse(NOT_PUBLIC);
   }
   return { ok: true, url, host, literal, allowLoopback: localForm };
+}
+
+/**
+ * Whether a sandbox loopback URL may use its port (SANDBOX_LOOPBACK_PORTS): any when the deployment
+ * lists none (CONTRACT §7, for local development), else only a listed one (an empty list: none).
+ */
+export function loopbackPortAllowed(url: URL, ports: readonly number[] | undefined): boolean {
+  if (ports === undefined) return true;
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  return ports.includes(port);
 }
 
 export interface ResolvedAddress {
@@ -76,13 +88,14 @@ export type HostResolver = (host: string) => Promise<ResolvedAddress[]>;
 
 /**
  * Judges every address a host resolves to: all must be public (or loopback for a sandbox
- * localhost form). Returns the refusal, or null when every address may be used.
+ * localhost form). Returns the refusal (NOT_PUBLIC, whatever the address), or null when every
+ * address may be used.
  */
-export function vetAddresses(host: string, addresses: ResolvedAddress[], allowLoopback: boolean): string | null {
-  if (addresses.length === 0) return `${host} resolves to no address`;
+export function vetAddresses(addresses: ResolvedAddress[], allowLoopback: boolean): string | null {
+  if (addresses.length === 0) return NOT_PUBLIC;
   for (const { address } of addresses) {
     const range = classifyAddress(address);
-    if (range && !(allowLoopback && range === LOOPBACK)) return `${host} resolves to ${address}, a ${range} address`;
+    if (range && !(allowLoopback && range === LOOPBACK)) return NOT_PUBLIC;
   }
   return null;
 }

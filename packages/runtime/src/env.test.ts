@@ -68,6 +68,12 @@ describe("parseEnv", () => {
     ["VOID_WINDOW_HOURS", "0"],
     ["VOID_WINDOW_HOURS", "721"],
     ["VOID_WINDOW_HOURS", "1.5"],
+    ["API_METRICS_PORT", "65536"],
+    ["HTTP_MAX_CONNECTIONS", "0"],
+    ["HTTP_HEADERS_TIMEOUT_MS", "40000"],
+    ["SANDBOX_LOOPBACK_PORTS", "0"],
+    ["SANDBOX_LOOPBACK_PORTS", "any"],
+    ["SANDBOX_LOOPBACK_PORTS", "3000,none"],
   ])("a bad %s (%j) throws an error naming the variable", (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(EnvError);
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`\\b${name}\\b`));
@@ -91,6 +97,20 @@ describe("parseEnv", () => {
       { host: "redis-b.internal", port: 7001 },
       { host: "::1", port: 7002 },
     ]);
+  });
+
+  it("reads the HTTP server's limits, the metrics port and the sandbox loopback ports (issue 38)", () => {
+    expect(parseEnv({})).toMatchObject({
+      API_METRICS_PORT: 9464,
+      HTTP_HEADERS_TIMEOUT_MS: 10_000,
+      HTTP_REQUEST_TIMEOUT_MS: 30_000,
+      HTTP_MAX_CONNECTIONS: 10_000,
+    });
+    // Unset: any port, as CONTRACT §7 says; `none`: no loopback webhooks at all.
+    expect(parseEnv({}).SANDBOX_LOOPBACK_PORTS).toBeUndefined();
+    expect(parseEnv({ SANDBOX_LOOPBACK_PORTS: "none" }).SANDBOX_LOOPBACK_PORTS).toEqual([]);
+    expect(parseEnv({ SANDBOX_LOOPBACK_PORTS: "3000, 8080" }).SANDBOX_LOOPBACK_PORTS).toEqual([3000, 8080]);
+    expect(parseEnv({ API_METRICS_PORT: "0" }).API_METRICS_PORT).toBe(0);
   });
 
   it("names every bad variable at once", () => {

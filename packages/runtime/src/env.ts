@@ -71,6 +71,17 @@ const envSchema = z.object({
   PORT: intIn(0, 65535).default(3000),
   /** API processes sharing PORT (node:cluster); each has its own connection pools. */
   WEB_CONCURRENCY: intIn(1, 64).default(1),
+  /**
+   * The API's Prometheus listener (`/metrics`, `/healthz`), never on PORT (CONTRACT §1); 0 turns it
+   * off. Taken by another process: a free port instead, logged at warn level (as the worker's).
+   */
+  API_METRICS_PORT: intIn(0, 65535).default(9464),
+  /** How long a client may take to send a request's headers; then the connection is closed. */
+  HTTP_HEADERS_TIMEOUT_MS: durationMs.default(10_000),
+  /** How long a client may take to send a whole request, body included; then the connection is closed. */
+  HTTP_REQUEST_TIMEOUT_MS: durationMs.default(30_000),
+  /** Open connections one API process holds at most; more are closed as they arrive. */
+  HTTP_MAX_CONNECTIONS: positiveInt.default(10_000),
   /** Bearer token of the operator API and dashboard; unset means the operator plane answers 503. */
   ADMIN_TOKEN: z.string().min(16).optional(),
   /** Environments this deployment serves; keys of another get KS-4002. */
@@ -90,6 +101,14 @@ const envSchema = z.object({
     .default([60_000, 300_000, 900_000, 3_600_000]),
   /** How long a webhook receiver may take to answer. */
   WEBHOOK_TIMEOUT_MS: durationMs.default(5_000),
+  /**
+   * Ports a sandbox webhook may reach on loopback (`http://localhost:<port>`; CONTRACT §7 allows
+   * any): unset, any port (local development); `none`, no loopback webhooks; else the listed ports.
+   * A deployment whose loopback runs other services (Postgres, Redis, the API) sets it.
+   */
+  SANDBOX_LOOPBACK_PORTS: z
+    .union([z.literal("none").transform(() => [] as number[]), csvOf(intIn(1, 65535))])
+    .optional(),
   /**
    * Load balancers whose `X-Forwarded-For` names the client (addresses or CIDR ranges). Unset: the
    * socket's peer is the client, and the header is ignored (anyone can write it).
@@ -126,10 +145,15 @@ const envSchema = z.object({
 });
 
 /** Rules across variables. */
-const checkedEnvSchema = envSchema.refine((env) => env.TARGET_READY_BLOCKS >= env.MIN_READY_BLOCKS, {
-  path: ["TARGET_READY_BLOCKS"],
-  message: "must be at least MIN_READY_BLOCKS: generation would stop below the low-reserve line",
-});
+const checkedEnvSchema = envSchema
+  .refine((env) => env.TARGET_READY_BLOCKS >= env.MIN_READY_BLOCKS, {
+    path: ["TARGET_READY_BLOCKS"],
+    message: "must be at least MIN_READY_BLOCKS: generation would stop below the low-reserve line",
+  })
+  .refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
+    path: ["HTTP_HEADERS_TIMEOUT_MS"],
+    message: "must be at most HTTP_REQUEST_TIMEOUT_MS: the headers are part of the request",
+  });
 
 export type Env = z.infer<typeof envSchema>;
 

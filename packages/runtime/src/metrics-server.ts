@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Logger } from "./logger.js";
 import { renderMetrics } from "./metrics.js";
 
 export interface MetricsServer {
@@ -7,16 +8,21 @@ export interface MetricsServer {
   close: () => Promise<void>;
 }
 
+/** The exposition a scrape answers with (this process's registry unless told otherwise). */
+export type MetricsRenderer = () => Promise<{ contentType: string; body: string }>;
+
 /**
- * A bare HTTP server for processes without an API (workers): `GET /metrics` for Prometheus and
- * `GET /healthz` for container health checks. Port 0 picks a free port; so does a port another
- * process holds when `anyPortIfTaken` is set (compare the returned `port` with the one asked for).
+ * A bare HTTP server of its own, apart from any API port: `GET /metrics` for Prometheus and
+ * `GET /healthz` for container health checks (workers, and the API's `API_METRICS_PORT`). Port 0
+ * picks a free port; so does a port another process holds when `anyPortIfTaken` is set (compare
+ * the returned `port` with the one asked for).
  */
 export async function startMetricsServer(
   port: number,
   host = "0.0.0.0",
-  options: { anyPortIfTaken?: boolean } = {},
+  options: { anyPortIfTaken?: boolean; render?: MetricsRenderer } = {},
 ): Promise<MetricsServer> {
+  const render = options.render ?? renderMetrics;
   const server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (request.method !== "GET" || (path !== "/metrics" && path !== "/healthz")) {
@@ -27,7 +33,7 @@ export async function startMetricsServer(
       response.writeHead(200, { "Content-Type": "application/json" }).end('{"status":"ok"}');
       return;
     }
-    renderMetrics().then(
+    render().then(
       ({ contentType, body }) => response.writeHead(200, { "Content-Type": contentType }).end(body),
       () => response.writeHead(500, { "Content-Type": "text/plain" }).end("metrics unavailable\n"),
     );
@@ -53,6 +59,34 @@ export async function startMetricsServer(
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * For process entry points: the metrics listener on the port `variable` names. Several processes
+ * on one host may be given the same port: the later ones serve on a free port and say so at warn
+ * level rather than stop their work. A port that cannot be had at all stops the process (exit 1)
+ * with one line naming the variable.
+ */
+export async function listenForMetricsOrExit(
+  variable: string,
+  port: number,
+  logger: Logger,
+  render?: MetricsRenderer,
+): Promise<MetricsServer> {
+  const server = await startMetricsServer(port, "0.0.0.0", { anyPortIfTaken: true, render }).catch(
+    (error: NodeJS.ErrnoException) => {
+      logger.fatal({ port }, listenErrorMessage(variable, port, error));
+      process.exit(1);
+    },
+  );
+  if (port !== 0 && server.port !== port) {
+    logger.warn(
+      { takenPort: port, port: server.port },
+      `${variable} ${port} is in use by another process: metrics on port ${server.port} instead`,
+    );
+  }
+  logger.info({ port: server.port }, "metrics listening");
+  return server;
 }
 
 /**

@@ -56,6 +56,8 @@ export class Stack {
       RATE_LIMIT_REQUESTS_PER_SECOND: "100000",
       WORKER_JOB_LOCK_MS: "1000",
       WORKER_METRICS_PORT: "0",
+      // Off: a test that scrapes the API gives it a port of its own.
+      API_METRICS_PORT: "0",
       LOG_LEVEL: "info",
       ...options.env,
     };

@@ -1,12 +1,11 @@
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { buildApi } from "@outcomes/api/build-api";
 import type { AppDeps } from "@outcomes/api/context";
-import { answerHttpParserErrors } from "@outcomes/api/http-parser-errors";
+import { serveApi } from "@outcomes/api/http-server";
 import { CURRENT_RELEASE, type Environment, generateApiKey, newId } from "@outcomes/core";
 import { apiKeys, finishRollout, games, partners, releaseRollouts } from "@outcomes/db";
 import type { GameOwner } from "@outcomes/queue";
-import { createLogger, type Env, type Logger, parseEnv } from "@outcomes/runtime";
+import { createLogger, type Env, type Logger, parseEnv, startMetricsServer } from "@outcomes/runtime";
 import { eq } from "drizzle-orm";
 import { createTestDatabase, deleteTestKeys, requiredEnv, type TestDatabase, testRedisPrefix } from "./databases.js";
 
@@ -14,6 +13,8 @@ export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
 export interface TestApi {
   baseUrl: string;
+  /** The metrics listener (API_METRICS_PORT in production; a free port here): `${metricsUrl}/metrics`. */
+  metricsUrl: string;
   deps: AppDeps;
   database: TestDatabase;
   redisPrefix: string;
@@ -81,10 +82,10 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   // The owner runs on the test database's client, shared with its fixtures; a second instance
   // opens a pool of its own, as a second process would.
   const { app, deps, close } = await buildApi(serviceEnv, logger, options.shareWith ? {} : { database });
-  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-  answerHttpParserErrors(server, logger);
+  const server = serveApi(app, serviceEnv, logger, { port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const metrics = await startMetricsServer(0, "127.0.0.1");
 
   const request: TestApi["request"] = async (path, init = {}) => {
     const { json, apiKey, admin, ...rest } = init;
@@ -136,6 +137,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
 
   return {
     baseUrl,
+    metricsUrl: `http://127.0.0.1:${metrics.port}`,
     deps,
     database,
     redisPrefix: serviceEnv.REDIS_PREFIX,
@@ -144,6 +146,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     gameOwner,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await metrics.close();
       await close();
       if (options.shareWith) return;
       // The owner removes its Redis keys too, so test runs leave nothing behind on a shared Redis.

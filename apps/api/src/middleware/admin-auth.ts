@@ -10,17 +10,25 @@ export function safeEqual(presented: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** `<scheme> <credentials>`: the credentials are the whole rest of the header, spaces and all. */
+const AUTHORIZATION = /^(\S+) +(.*)$/;
+/** Basic credentials that are not base64 of `user:password`: a wrong token, whatever they contain. */
+const MALFORMED = Symbol("malformed credentials");
+/** Standard base64 (RFC 4648), padded: Node's decoder would skip anything else and decode the rest. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /**
  * The operator token from `Authorization: Bearer <token>` or, for browsers on the dashboard,
- * basic auth with the token as the password.
+ * basic auth with the token as the password. The whole header counts: `Bearer <token> junk`
+ * presents `<token> junk`, which is not the token.
  */
-function presentedAdminToken(authorization: string | undefined): string | undefined {
-  if (!authorization) return undefined;
-  const [scheme, value = ""] = authorization.split(" ", 2);
-  if (scheme?.toLowerCase() === "bearer") return value;
-  if (scheme?.toLowerCase() === "basic") {
-    const decoded = Buffer.from(value, "base64").toString("utf8");
-    return decoded.slice(decoded.indexOf(":") + 1);
+function presentedAdminToken(authorization: string | undefined): string | undefined | typeof MALFORMED {
+  const [, scheme = "", value = ""] = AUTHORIZATION.exec(authorization ?? "") ?? [];
+  if (scheme.toLowerCase() === "bearer") return value;
+  if (scheme.toLowerCase() === "basic") {
+    const decoded = BASE64.test(value) ? Buffer.from(value, "base64").toString("utf8") : "";
+    const colon = decoded.indexOf(":");
+    return colon < 0 ? MALFORMED : decoded.slice(colon + 1);
   }
   return undefined;
 }
@@ -38,7 +46,7 @@ export function adminAuth(options: { basicChallenge?: boolean } = {}): Middlewar
     if (presented === undefined || presented === "") {
       throw new ServiceError(ErrorCode.MissingApiKey, { message: "Missing operator token (Authorization: Bearer)" });
     }
-    if (!safeEqual(presented, expected))
+    if (presented === MALFORMED || !safeEqual(presented, expected))
       throw new ServiceError(ErrorCode.InvalidApiKey, { message: "Invalid operator token" });
     await next();
   };

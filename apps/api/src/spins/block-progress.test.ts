@@ -106,8 +106,8 @@ describe("a block-boundary batch chosen as a deadlock's victim", () => {
 describe("bursts over small blocks", () => {
   /** Conflict reruns (deadlock victims) counted by this process's /metrics. */
   async function conflictReruns(): Promise<number> {
-    const response = await api.request("/metrics");
-    const sample = parseExposition(response.body).find(
+    const response = await fetch(`${api.metricsUrl}/metrics`);
+    const sample = parseExposition(await response.text()).find(
       (s) => s.name === "outcomes_spin_batch_reruns_total" && s.labels.reason === "conflict",
     );
     return sample?.value ?? 0;

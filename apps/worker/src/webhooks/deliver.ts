@@ -50,7 +50,7 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
       ? { ok: true as const, status: response.status }
       : { status: response.status, error: `Receiver answered HTTP ${response.status}` };
   } catch (error) {
-    return { error: describeFailure(error, deps.timeoutMs) };
+    return { error: describeFailure(error, deps.timeoutMs, check.allowLoopback) };
   }
 }
 

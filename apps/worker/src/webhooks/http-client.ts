@@ -1,6 +1,6 @@
 import type { LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { type HostResolver, vetAddresses } from "@outcomes/core";
+import { type HostResolver, loopbackPortAllowed, vetAddresses } from "@outcomes/core";
 import { systemResolver } from "@outcomes/runtime";
 import { Agent } from "undici";
 
@@ -8,7 +8,7 @@ import { Agent } from "undici";
 export class RefusedAddressError extends Error {
   readonly code = "EWEBHOOKREFUSED";
   constructor(reason: string) {
-    super(`Refused: ${reason}`);
+    super(`Refused: URL ${reason}`);
     this.name = "RefusedAddressError";
   }
 }
@@ -22,7 +22,7 @@ export function vettedLookup(resolve: HostResolver, allowLoopback: boolean): Loo
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (resolved) => {
-        const refusal = vetAddresses(hostname, resolved, allowLoopback);
+        const refusal = vetAddresses(resolved, allowLoopback);
         if (refusal) return callback(new RefusedAddressError(refusal), "", 0);
         const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
         const usable = resolved.filter((entry) => wanted === 0 || entry.family === wanted) as LookupAddress[];
@@ -35,6 +35,13 @@ export function vettedLookup(resolve: HostResolver, allowLoopback: boolean): Loo
     );
   };
 }
+
+/**
+ * A loopback delivery's `lastError` for every failure without an HTTP answer: a closed port, one
+ * SANDBOX_LOOPBACK_PORTS does not list, a service that hangs up on HTTP (Postgres, Redis) or never
+ * answers would otherwise tell a sandbox partner what listens on the host.
+ */
+export const LOOPBACK_UNREACHABLE = "Could not connect to the receiver";
 
 export interface WebhookResponse {
   status: number;
@@ -49,11 +56,14 @@ export interface WebhookHttpClient {
 /**
  * undici with keep-alive pools per origin. Two agents: the strict one for every webhook, and one
  * whose lookup accepts loopback, used only for the sandbox localhost URLs (whose point is to reach
- * the partner's own machine). Redirects are not followed: a 3xx is a failed attempt.
+ * the partner's own machine), on the ports `loopbackPorts` allows. Redirects are not followed: a
+ * 3xx is a failed attempt.
  */
 export function createWebhookHttpClient(options: {
   timeoutMs: number;
   resolve?: HostResolver;
+  /** SANDBOX_LOOPBACK_PORTS: the ports loopback deliveries may use (unset: any). */
+  loopbackPorts?: readonly number[];
   /** Keep-alive connections to one receiver at most (the webhooks role: its sends in flight). */
   connectionsPerOrigin?: number;
 }): WebhookHttpClient {
@@ -70,6 +80,9 @@ export function createWebhookHttpClient(options: {
   const loopback = agent(true);
   return {
     async post(url, allowLoopback, headers, body) {
+      // Never connected to, and told as a closed port (LOOPBACK_UNREACHABLE).
+      if (allowLoopback && !loopbackPortAllowed(url, options.loopbackPorts))
+        throw new Error("loopback port not allowed");
       const response = await (allowLoopback ? loopback : strict).request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
@@ -89,14 +102,18 @@ export function createWebhookHttpClient(options: {
   };
 }
 
-/** A short, log-safe description of why an attempt got no answer. */
-export function describeFailure(error: unknown, timeoutMs: number): string {
+/**
+ * A short, log-safe description of why an attempt got no answer; for a loopback delivery, one text
+ * whatever happened (LOOPBACK_UNREACHABLE) but an SSRF refusal.
+ */
+export function describeFailure(error: unknown, timeoutMs: number, loopback = false): string {
   if (error instanceof RefusedAddressError) return error.message;
   const err = error as { name?: string; code?: string; message?: string; cause?: unknown };
+  if (err?.cause instanceof RefusedAddressError) return err.cause.message;
+  if (loopback) return LOOPBACK_UNREACHABLE;
   if (err?.name === "TimeoutError" || err?.name === "AbortError" || /Timeout/.test(err?.code ?? "")) {
     return `No answer within ${timeoutMs} ms`;
   }
-  if (err?.cause instanceof RefusedAddressError) return err.cause.message;
   const code = err?.code ? `${err.code}: ` : "";
   return `${code}${err?.message ?? String(error)}`.slice(0, 500);
 }

@@ -78,6 +78,7 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       resolve: options.resolve,
       connectionsPerOrigin: options.concurrency,
+      loopbackPorts: env.SANDBOX_LOOPBACK_PORTS,
     });
     const { deliver, deliverBatch } = deliverProcessors({
       db,

@@ -5,6 +5,7 @@ import {
   ErrorCode,
   EVENT_TYPES,
   type HostResolver,
+  loopbackPortAllowed,
   ServiceError,
   vetAddresses,
 } from "@outcomes/core";
@@ -25,8 +26,9 @@ export const RegisterWebhookBody = z
       .openapi({
         example: "https://hooks.example.com/outcomes",
         description:
-          "HTTPS URL. Sandbox also accepts http://localhost, http://127.0.0.1 and http://[::1] on any port. " +
-          "URLs pointing at private, loopback, link-local, CGNAT or reserved addresses are refused (KS-4106).",
+          "HTTPS URL. Sandbox also accepts http://localhost, http://127.0.0.1 and http://[::1] on any port " +
+          "the deployment allows (SANDBOX_LOOPBACK_PORTS; by default any). URLs pointing at private, loopback, " +
+          "link-local, CGNAT or reserved addresses are refused (KS-4106: must resolve to a public address).",
       }),
     events: z
       .array(z.enum(EVENT_TYPES))
@@ -77,18 +79,26 @@ export function registrationHook(
 /**
  * The URL rules of CONTRACT §7. A host name is resolved and each address vetted; a name that does
  * not resolve (yet) is accepted, since every delivery attempt resolves and vets again before it
- * connects.
+ * connects. A sandbox loopback URL must use a port of `loopbackPorts` (SANDBOX_LOOPBACK_PORTS).
  */
 export async function assertWebhookUrl(
   url: string,
   environment: Environment,
   resolver: HostResolver = systemResolver,
+  loopbackPorts?: readonly number[],
 ): Promise<void> {
   const check = checkWebhookUrl(url, environment);
   if (!check.ok)
     throw new ServiceError(ErrorCode.InvalidWebhookUrl, { details: [{ path: "url", message: check.reason }] });
+  if (check.allowLoopback && !loopbackPortAllowed(check.url, loopbackPorts)) {
+    const message =
+      loopbackPorts?.length === 0
+        ? "this deployment takes no loopback webhooks (SANDBOX_LOOPBACK_PORTS)"
+        : `loopback webhooks may use only ports ${loopbackPorts?.join(", ")} here (SANDBOX_LOOPBACK_PORTS)`;
+    throw new ServiceError(ErrorCode.InvalidWebhookUrl, { details: [{ path: "url", message }] });
+  }
   if (check.literal || check.allowLoopback) return;
   const addresses = await resolveWithin(resolver, check.host, REGISTRATION_DNS_TIMEOUT_MS);
-  const refusal = addresses && vetAddresses(check.host, addresses, false);
+  const refusal = addresses && vetAddresses(addresses, false);
   if (refusal) throw new ServiceError(ErrorCode.InvalidWebhookUrl, { details: [{ path: "url", message: refusal }] });
 }

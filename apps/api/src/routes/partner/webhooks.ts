@@ -156,7 +156,7 @@ webhooksRouter.openapi(
   async (c) => {
     const { deps, partner } = c.var;
     const body = c.req.valid("json");
-    await assertWebhookUrl(body.url, partner.environment, deps.resolveHost);
+    await assertWebhookUrl(body.url, partner.environment, deps.resolveHost, deps.env.SANDBOX_LOOPBACK_PORTS);
     const created = await createWebhook(deps.db, partner, body);
     return c.json(presentRegisteredWebhook(created), 201);
   },
