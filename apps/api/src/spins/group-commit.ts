@@ -1,4 +1,12 @@
-import { isDuplicateOutcome, isRetryableConflict, refusedStatement, type SqlPool } from "@outcomes/db";
+import { ErrorCode, formatScaledDecimal, ServiceError } from "@outcomes/core";
+import {
+  type BoundedPlayerFigure,
+  exceededPlayerBound,
+  isDuplicateOutcome,
+  isRetryableConflict,
+  refusedStatement,
+  type SqlPool,
+} from "@outcomes/db";
 import { Batcher, metrics } from "@outcomes/runtime";
 import { UnusableOutcomeError } from "./outcome-taker.js";
 import type { SpinPlan } from "./spin-plan.js";
@@ -83,11 +91,40 @@ export class GroupCommit {
         const halves = await Promise.all([this.write(plans.slice(0, half)), this.write(plans.slice(half))]);
         return halves.flat();
       }
-      const answer =
-        plans.length === 1 && plans[0]!.spin.position !== null && isDuplicateOutcome(error)
-          ? new UnusableOutcomeError("outcome already used", { cause: error })
-          : (error as Error);
+      const answer = plans.length === 1 ? refusalOf(plans[0]!, error) : (error as Error);
       return plans.map(() => answer);
     }
   }
+}
+
+/**
+ * Why the database refused a spin alone: its outcome was used already (UnusableOutcomeError: the
+ * spin takes the next one), or it would take a player's figure past its bound (KS-4103); any other
+ * error as it is.
+ */
+function refusalOf(plan: SpinPlan, error: unknown): Error {
+  if (plan.spin.position !== null && isDuplicateOutcome(error)) {
+    return new UnusableOutcomeError("outcome already used", { cause: error });
+  }
+  const figure = exceededPlayerBound(error);
+  return figure === null ? (error as Error) : playerBoundError(figure);
+}
+
+/**
+ * The player's figures are kept exact as JSON numbers (CONTRACT §9): the database refused a spin that
+ * would take one past its bound, and nothing was written.
+ */
+function playerBoundError(figure: BoundedPlayerFigure): ServiceError {
+  const most = formatScaledDecimal(Number.MAX_SAFE_INTEGER);
+  // A balance may be negative: its range is named both ways, a total's by its upper end.
+  const range =
+    figure === "totalSpins"
+      ? "past 2147483647 spins"
+      : figure === "balanceUsd"
+        ? `outside -${most}..${most} USD`
+        : `past ${most} USD`;
+  return new ServiceError(ErrorCode.WagerOutOfRange, {
+    message: `Spin refused: it would take the player's ${figure} ${range}, the most it can show exactly; nothing was written`,
+    details: [{ path: "wagerUsd", message: `would take the player's ${figure} ${range}` }],
+  });
 }

@@ -1,12 +1,5 @@
-import { ErrorCode, formatScaledDecimal, ServiceError } from "@outcomes/core";
-import {
-  type BoundedPlayerFigure,
-  exceededPlayerBound,
-  type IdempotencyRecord,
-  type IdempotencyScope,
-  mayHaveCommitted,
-  type NewSpin,
-} from "@outcomes/db";
+import { ErrorCode, ServiceError } from "@outcomes/core";
+import { type IdempotencyRecord, type IdempotencyScope, mayHaveCommitted, type NewSpin } from "@outcomes/db";
 import type { Logger } from "@outcomes/runtime";
 import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { Decision } from "../ratelimit/index.js";
@@ -44,6 +37,13 @@ export interface SpinServiceDeps {
     spinCommitted(spin: NewSpin): void;
   };
   logger: Logger;
+}
+
+/** A failure of the commit stage (or of the look-up after its lost reply): the spin was not written. */
+class CommitFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super("spin commit failed");
+  }
 }
 
 /**
@@ -85,8 +85,9 @@ export class SpinService {
       this.signal(done);
       return { spun: done, decision };
     } catch (error) {
-      const replay = key ? await this.replayAfterFailure(key, decision) : null;
-      return replay ?? { failed: this.failure(error, request.gameId), decision };
+      const replay = key && !(error instanceof CommitFailure) ? await this.replayAfterFailure(key, decision) : null;
+      const cause = error instanceof CommitFailure ? error.cause : error;
+      return replay ?? { failed: this.failure(cause, request.gameId), decision };
     }
   }
 
@@ -132,11 +133,34 @@ export class SpinService {
         this.deps.logger.error({ err: error, gameId: order.game.id }, "dropped an outcome that cannot be used");
         return null;
       }
-      const found = plan && mayHaveCommitted(error) ? await this.recordedDespite(error, plan) : null;
-      if (found) return found;
-      if (taken) await this.giveBack(taken, order.game.id);
-      throw error;
+      if (plan === undefined) {
+        if (taken) await this.giveBack(taken, order.game.id);
+        throw error;
+      }
+      return this.afterFailedCommit(error, plan, taken, order.game.id);
     }
+  }
+
+  /**
+   * A commit that failed: the spin as committed when only its reply was lost; otherwise the outcome
+   * goes back. Either failure is a CommitFailure: the commit read the key's record under its lock,
+   * so it is not looked up again.
+   */
+  private async afterFailedCommit(
+    error: unknown,
+    plan: SpinPlan,
+    taken: TakenOutcome | null,
+    gameId: number,
+  ): Promise<SpinDone> {
+    let found: SpinDone | null;
+    try {
+      found = mayHaveCommitted(error) ? await this.recordedDespite(error, plan) : null;
+    } catch (unknownFate) {
+      throw new CommitFailure(unknownFate);
+    }
+    if (found) return found;
+    if (taken) await this.giveBack(taken, gameId);
+    throw new CommitFailure(error);
   }
 
   private async gameOf(gameId: number): Promise<GameRules | null> {
@@ -206,34 +230,13 @@ export class SpinService {
     });
   }
 
-  /** The failure as the partner is told it: a ServiceError as thrown, a player past a bound KS-4103, else KS-5003. */
+  /** The failure as the partner is told it: a ServiceError as thrown, anything else KS-5003. */
   private failure(error: unknown, gameId: number): ServiceError {
     if (error instanceof ServiceError) {
       if (error.code === ErrorCode.OutcomeQueueEmpty) void this.deps.signals.generationNeeded(gameId);
       return error;
     }
-    const figure = exceededPlayerBound(error);
-    if (figure !== null) return playerBoundError(figure);
     this.deps.logger.error({ err: error, gameId }, "spin failed");
     return new ServiceError(ErrorCode.SpinFailed, { cause: error });
   }
-}
-
-/**
- * The player's figures are kept exact as JSON numbers (CONTRACT §9): the database refused a spin that
- * would take one past its bound, and nothing was written.
- */
-function playerBoundError(figure: BoundedPlayerFigure): ServiceError {
-  const most = formatScaledDecimal(Number.MAX_SAFE_INTEGER);
-  // A balance may be negative: its range is named both ways, a total's by its upper end.
-  const range =
-    figure === "totalSpins"
-      ? "past 2147483647 spins"
-      : figure === "balanceUsd"
-        ? `outside -${most}..${most} USD`
-        : `past ${most} USD`;
-  return new ServiceError(ErrorCode.WagerOutOfRange, {
-    message: `Spin refused: it would take the player's ${figure} ${range}, the most it can show exactly; nothing was written`,
-    details: [{ path: "wagerUsd", message: `would take the player's ${figure} ${range}` }],
-  });
 }
