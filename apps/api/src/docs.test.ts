@@ -143,6 +143,22 @@ describe("OpenAPI documents", () => {
     }
   });
 
+  it("lists on free rounds, voids and spin results what the routes answer", () => {
+    const freeRounds = operations(partnerDoc).filter(([path]) => path.startsWith("/free-rounds"));
+    expect(freeRounds.length).toBe(5);
+    // No route-level 404 KS-4215 since the rollout gate went: an unknown game is 403 KS-4006.
+    for (const [path, method, op] of freeRounds)
+      expect(JSON.stringify(op.responses), `${method} ${path}`).not.toContain("KS-4215");
+    expect((partnerDoc.paths["/free-rounds"].post.responses["403"] as { description: string }).description).toContain(
+      "KS-4006",
+    );
+    // A void can be refused for a player's figure past the exact range (spin-voids.test.ts).
+    const voidOp = partnerDoc.paths["/spins/{spinId}/void"].post;
+    expect(voidOp.responses["400"].description).toContain("KS-4103");
+    expect(voidOp.description).toContain("400 KS-4103");
+    expect(partnerDoc.components.schemas.SpinResult.required).toEqual(expect.arrayContaining(["voided", "freeRound"]));
+  });
+
   it("serves the error reference at /docs/errors, one anchor per code", async () => {
     const response = await api.request("/docs/errors");
     expect(response.status).toBe(200);

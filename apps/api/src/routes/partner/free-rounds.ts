@@ -133,7 +133,6 @@ freeRoundsRouter.openapi(
         ErrorCode.RequiredFieldMissing,
         ErrorCode.WagerOutOfRange,
         ErrorCode.GameInactive,
-        ErrorCode.NotFound,
       ),
     },
   }),
@@ -219,7 +218,6 @@ pagedListRoute(freeRoundsRouter, {
   schema: { name: "FreeRoundGrantList", key: "freeRounds", item: FreeRoundGrantSchema },
   description: "A page of grants",
   common: PARTNER_COMMON_ERRORS,
-  errors: [ErrorCode.NotFound],
   list: (c, _params, window) => listFreeRoundGrants(c.var.deps.db, c.var.partner, window),
   present: presentFreeRoundGrant,
 });
@@ -235,7 +233,7 @@ freeRoundsRouter.openapi(
     request: { params: GrantParams },
     responses: {
       200: jsonResponse(FreeRoundGrantSchema, "The grant"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.NotFound, ErrorCode.FreeRoundsNotFound),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.FreeRoundsNotFound),
     },
   }),
   async (c) => {
@@ -257,12 +255,7 @@ freeRoundsRouter.openapi(
     request: { params: PlayerParams },
     responses: {
       200: jsonResponse(FreeRoundPlayerSchema, "The player's rounds"),
-      ...errorResponses(
-        ...PARTNER_COMMON_ERRORS,
-        ErrorCode.NotFound,
-        ErrorCode.FreeRoundsNotFound,
-        ErrorCode.PlayerNotFound,
-      ),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.FreeRoundsNotFound, ErrorCode.PlayerNotFound),
     },
   }),
   async (c) => {
@@ -290,7 +283,7 @@ freeRoundsRouter.openapi(
     request: { params: GrantParams },
     responses: {
       200: jsonResponse(FreeRoundGrantSchema, "The grant, `cancelled`"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.NotFound, ErrorCode.FreeRoundsNotFound),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.FreeRoundsNotFound),
     },
   }),
   async (c) => {
