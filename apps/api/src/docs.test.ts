@@ -208,7 +208,7 @@ describe("the reference at /docs in a browser without internet", () => {
     try {
       await page.goto(`${api.baseUrl}/docs`, { waitUntil: "networkidle" });
       await page.getByRole("heading", { name: "Partner Game Outcome Service: partner API" }).waitFor();
-      await page.getByRole("link", { name: "Spins", exact: true }).click();
+      await page.getByRole("navigation").getByText("Spins", { exact: true }).click();
       await page.getByRole("heading", { name: "Run a spin" }).waitFor();
       expect(external).toEqual([]);
       // Nothing refused either (a Content-Security-Policy violation is a console error).
