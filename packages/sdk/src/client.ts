@@ -34,7 +34,8 @@ import type {
   WebhookRecovery,
 } from "./types.js";
 
-export const SDK_VERSION = "0.1.0";
+/** The package's version: `1.<release>.0`, the API document's `info.version` of the release it ships with. */
+export const SDK_VERSION = "1.3.0";
 
 export interface PartnerClientOptions {
   /** `ks_sandbox_…` or `kp_prod_…`; keep it on your server. */
