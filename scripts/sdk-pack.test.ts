@@ -40,6 +40,9 @@ describe("the SDK tarball", () => {
     // One supported-Node statement for the whole project (README, "Supported Node versions").
     expect(sdk.engines).toEqual(manifest("package.json").engines);
     expect(sdk.dependencies ?? {}).toEqual({});
+    // Nothing runs on a partner's install (npm asks to approve install scripts).
+    for (const script of ["preinstall", "install", "postinstall", "prepare"])
+      expect(sdk.scripts?.[script]).toBeUndefined();
   });
 
   it("holds the built code, its types, the examples, README and LICENSE, and no test or source", () => {
