@@ -143,6 +143,10 @@ describe("OpenAPI documents", () => {
     }
   });
 
+  it("stands alone: its descriptions cite no internal document", () => {
+    for (const document of [partnerDoc, adminDoc]) expect(JSON.stringify(document)).not.toMatch(/CONTRACT|SPEC\b|§/);
+  });
+
   it("lists on free rounds, voids and spin results what the routes answer", () => {
     const freeRounds = operations(partnerDoc).filter(([path]) => path.startsWith("/free-rounds"));
     expect(freeRounds.length).toBe(5);
