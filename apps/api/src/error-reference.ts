@@ -134,6 +134,16 @@ function htmlEntry(code: ErrorCode, guidance: ErrorGuidance): string {
 </section>`;
 }
 
+function htmlIndexRow(code: ErrorCode): string {
+  const cells = [
+    `<a href="#${errorAnchor(code)}">${code}</a>`,
+    String(errorStatus(code)),
+    escapeHtml(ERROR_MESSAGES[code]),
+    inline(RETRY_SHORT[ERROR_GUIDANCE[code].retry]),
+  ];
+  return `<tr>${cells.map((cell) => `<td>${cell}</td>`).join("")}</tr>`;
+}
+
 function htmlRule(): string {
   const blocks: string[] = [];
   let list: string[] = [];
@@ -156,7 +166,8 @@ function htmlRule(): string {
 export const ERROR_REFERENCE_STYLE =
   "body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem;color:#1a1a1a}" +
   "code{font-size:.9em;background:#f2f2f2;padding:0 .2em}h3{margin:1.5rem 0 .25rem}" +
-  "dl{margin:0}dt{font-weight:600}dd{margin:0 0 .4rem 1rem}section:target{background:#fff6d5}";
+  "dl{margin:0}dt{font-weight:600}dd{margin:0 0 .4rem 1rem}section:target{background:#fff6d5}" +
+  "table{border-collapse:collapse}td,th{text-align:left;padding:.15rem .6rem .15rem 0;vertical-align:top}";
 
 /** The page at /docs/errors. */
 export function errorReferenceHtml(): string {
@@ -178,6 +189,10 @@ ${FAVICON_LINK}
 <h2 id="retrying-the-rule">Retrying: the rule</h2>
 ${htmlRule()}
 <h2>Codes</h2>
+<table>
+<tr><th>code</th><th>status</th><th>message</th><th>retry</th></tr>
+${codes.map((code) => htmlIndexRow(code)).join("\n")}
+</table>
 ${codes.map((code) => htmlEntry(code, ERROR_GUIDANCE[code])).join("\n")}
 </body>
 </html>
