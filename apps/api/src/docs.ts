@@ -7,7 +7,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { CURRENT_RELEASE, ErrorCode } from "@outcomes/core";
 import { compress } from "hono/compress";
 import type { AppEnv } from "./context.js";
-import { ERROR_REFERENCE_PATH, ERROR_REFERENCE_STYLE, errorReferenceHtml } from "./error-reference.js";
+import { ERROR_REFERENCE_PATH, registerErrorReference } from "./error-reference.js";
 import { FAVICON_LINK, registerFavicon } from "./favicon.js";
 import { withoutKey } from "./middleware/partner-auth.js";
 import { ADMIN_COMMON_ERRORS, errorResponses } from "./openapi.js";
@@ -242,19 +242,6 @@ const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** The reference page has no script and one inline style. */
-const ERROR_REFERENCE_CSP = [
-  "default-src 'self'",
-  `style-src 'sha256-${createHash("sha256").update(ERROR_REFERENCE_STYLE).digest("base64")}'`,
-  "img-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-let errorReferencePage: string | undefined;
-const errorReference = () => (errorReferencePage ??= errorReferenceHtml());
-
 function docsPage(viewerUrl: string) {
   return `<!doctype html>
 <html lang="en">
@@ -284,11 +271,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
   app.get(`${PARTNER_BASE}/openapi.json`, (c) => c.json(partnerDocument()));
   app.get(`${ADMIN_BASE}/openapi.json`, (c) => c.json(adminDocument()));
   registerFavicon(app);
-  app.get(ERROR_REFERENCE_PATH, (c) => {
-    c.header("Cache-Control", "no-cache");
-    c.header("Content-Security-Policy", ERROR_REFERENCE_CSP);
-    return c.html(errorReference());
-  });
+  registerErrorReference(app);
   app.get("/docs", (c) => {
     // Revalidated on every visit, so a new release's viewer URL is seen at once.
     c.header("Cache-Control", "no-cache");

@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ERROR_GUIDANCE, ERROR_MESSAGES, ErrorCode, type ErrorGuidance, type RetryAdvice } from "@outcomes/core";
+import type { AppEnv } from "./context.js";
 import { errorStatus } from "./error-status.js";
 import { FAVICON_LINK } from "./favicon.js";
 
@@ -163,7 +166,7 @@ function htmlRule(): string {
 }
 
 /** Readable on a phone, system fonts, nothing from outside the service. */
-export const ERROR_REFERENCE_STYLE =
+const ERROR_REFERENCE_STYLE =
   "body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem;color:#1a1a1a}" +
   "code{font-size:.9em;background:#f2f2f2;padding:0 .2em}h3{margin:1.5rem 0 .25rem}" +
   "dl{margin:0}dt{font-weight:600}dd{margin:0 0 .4rem 1rem}section:target{background:#fff6d5}" +
@@ -197,4 +200,26 @@ ${codes.map((code) => htmlEntry(code, ERROR_GUIDANCE[code])).join("\n")}
 </body>
 </html>
 `;
+}
+
+/** The page has no script and one inline style: nothing else may run or load. */
+const ERROR_REFERENCE_CSP = [
+  "default-src 'self'",
+  `style-src 'sha256-${createHash("sha256").update(ERROR_REFERENCE_STYLE).digest("base64")}'`,
+  "img-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** `GET /docs/errors`, rendered once, on first request. */
+export function registerErrorReference(app: OpenAPIHono<AppEnv>) {
+  let page: string | undefined;
+  app.get(ERROR_REFERENCE_PATH, (c) => {
+    // Revalidated on every visit, so a new release's reference is seen at once.
+    c.header("Cache-Control", "no-cache");
+    c.header("Content-Security-Policy", ERROR_REFERENCE_CSP);
+    page ??= errorReferenceHtml();
+    return c.html(page);
+  });
 }
