@@ -1,10 +1,11 @@
 # syntax=docker/dockerfile:1.20
 # One image for every process (API, each worker role, migrate); compose picks the command.
 # Needs BuildKit (Docker 23+): `COPY --parents` keeps each workspace's package.json in its folder.
+# Node 26, the current LTS (README, "Supported Node versions": every package runs on 20.18.1 or later).
 
-ARG NODE_IMAGE=node:24-bookworm-slim
+ARG NODE_IMAGE=node:26-bookworm-slim
 # The same Node with a C toolchain, for the one native module (the native stage).
-ARG NODE_TOOLCHAIN_IMAGE=node:24-bookworm
+ARG NODE_TOOLCHAIN_IMAGE=node:26-bookworm
 
 # Production dependencies only. The API and the workers run the bundles of the build stage on plain
 # node; tsx stays a dependency for the one-off commands (db:migrate, the operator CLI).

@@ -79,8 +79,8 @@ describe("Dockerfile", () => {
 
   it("is multi-stage on the current Node LTS and runs as a non-root user", () => {
     expect(stages).toEqual(["deps", "build", "native", "runtime"]);
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-/m);
-    expect(dockerfile).toMatch(/^ARG NODE_TOOLCHAIN_IMAGE=node:24-/m);
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:26-/m);
+    expect(dockerfile).toMatch(/^ARG NODE_TOOLCHAIN_IMAGE=node:26-/m);
     expect(finalStage).toMatch(/^USER node$/m);
     expect(finalStage).not.toMatch(/^USER root$/m);
   });

@@ -165,7 +165,12 @@ async function documentedOperations(): Promise<Operation[]> {
   const admin = (await api.request(`${ADMIN_BASE}/openapi.json`, { admin: true })).body;
   return [partner, admin].flatMap((document) =>
     Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>
-      Object.entries(item).map(([method, operation]) => ({ ...operation, path, method })),
+      // Paths are relative to the document's server URL (the API's base).
+      Object.entries(item).map(([method, operation]) => ({
+        ...operation,
+        path: `${document.servers[0].url}${path}`,
+        method,
+      })),
     ),
   );
 }

@@ -1,6 +1,6 @@
 import { createWorkerRedis } from "@outcomes/queue";
 import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
-import { browserMissing, openOffline } from "@outcomes/testkit/browser";
+import { browserMissing, iconStatus, openOffline } from "@outcomes/testkit/browser";
 import { UnrecoverableError, Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -93,6 +93,7 @@ describe("queue dashboard in a browser without internet", () => {
       }
       expect(external).toEqual([]);
       expect(errors).toEqual([]);
+      expect(await iconStatus(page)).toBe(200);
     } finally {
       await close();
     }

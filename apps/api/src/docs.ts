@@ -4,9 +4,11 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { ErrorCode } from "@outcomes/core";
+import { CURRENT_RELEASE, ErrorCode } from "@outcomes/core";
 import { compress } from "hono/compress";
 import type { AppEnv } from "./context.js";
+import { ERROR_REFERENCE_PATH, registerErrorReference } from "./error-reference.js";
+import { FAVICON_LINK, registerFavicon } from "./favicon.js";
 import { withoutKey } from "./middleware/partner-auth.js";
 import { ADMIN_COMMON_ERRORS, errorResponses } from "./openapi.js";
 import { ADMIN_BASE, createRouter, PARTNER_BASE } from "./router.js";
@@ -23,11 +25,12 @@ server only: the API key must never reach a player's device.
 **Environments.** One base address serves sandbox and production; the key selects one
 (\`ks_sandbox_…\` or \`kp_prod_…\`). Resources of the other environment behave as if they did not exist.
 
-**Errors.** Every error is \`{message, errorCode, requestId, details?}\` with the status of its
-\`KS-\` code; \`requestId\` is also in the \`X-Request-Id\` header. Retry 429 (after \`Retry-After\`
-seconds) and 5xx (with backoff); never retry other 4xx: the request must change.
+**Errors and retries.** Every error is \`{message, errorCode, requestId, details?}\` with the status of its
+\`KS-\` code; \`requestId\` is also in the \`X-Request-Id\` header. Each error answer below links its code in
+the [error reference](${ERROR_REFERENCE_PATH}): what it means, whether a spin's wager was deducted, and whether
+and how to retry, by [one rule](${ERROR_REFERENCE_PATH}#retrying-the-rule).
 
-**Spins and idempotency.** Send an \`Idempotency-Key\` header to make a spin safe to retry: the same key
+**Spins and idempotency.** Send an \`Idempotency-Key\` header with a spin or a free-round grant: the same key
 with the same body returns the first result for 24 hours; with another body it is 400 KS-4101.
 
 **Money.** Amounts are USD as JSON numbers with at most 6 decimals, exact (integer micro-USD inside).
@@ -119,6 +122,23 @@ function documentRoute(security: Array<Record<string, string[]>>, errors: Return
   });
 }
 
+/**
+ * `v1` is the path's promise (fields only added); the minor is the release that served this document
+ * (docs/versioning.md), so a client generated from it can tell which release it describes.
+ */
+export const API_VERSION = `1.${CURRENT_RELEASE}.0`;
+
+/**
+ * Paths relative to the server URL (the API's base), so generated clients and the reference's
+ * "Test Request" put the base once, in front of every path.
+ */
+function relativeTo(base: string, document: OpenAPIDocument): OpenAPIDocument {
+  const paths = Object.fromEntries(
+    Object.entries(document.paths ?? {}).map(([path, item]) => [path.slice(base.length) || "/", item]),
+  );
+  return { ...document, paths };
+}
+
 /** Builds a document from a router of its own, so each document holds only its own routes and schemas. */
 function describe(
   base: string,
@@ -142,12 +162,19 @@ function describe(
   return () => {
     // Generated once, on first request: every route is registered by then.
     document ??= withTags(
-      spec.getOpenAPI31Document({
-        openapi: "3.1.0",
-        info: { title: options.title, version: "1.0.0", description: options.description },
-        servers: [{ url: "/", description: "This deployment (the key or token selects the environment)" }],
-        security: [{ [options.scheme.name]: [] }],
-      }),
+      relativeTo(
+        base,
+        spec.getOpenAPI31Document({
+          openapi: "3.1.0",
+          info: { title: options.title, version: API_VERSION, description: options.description },
+          servers: [{ url: base, description: "This deployment (the key or token selects the environment)" }],
+          security: [{ [options.scheme.name]: [] }],
+          externalDocs: {
+            description: "Error reference: every KS code, whether a spin's wager was deducted, and when to retry",
+            url: ERROR_REFERENCE_PATH,
+          },
+        }),
+      ),
       options.tags,
     );
     return document;
@@ -228,6 +255,7 @@ function docsPage(viewerUrl: string) {
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Partner Game Outcome Service: API reference</title>
+    ${FAVICON_LINK}
   </head>
   <body>
     <div id="app"></div>
@@ -241,13 +269,15 @@ function docsPage(viewerUrl: string) {
 /**
  * `GET /api/partner/v1/openapi.json` (public: `withoutKey`), `GET /api/admin/v1/openapi.json`
  * (operator token, checked by app.ts for all of /api/admin/v1), the interactive reference at `/docs`
- * and its viewer under `/docs/assets/`.
+ * and its viewer under `/docs/assets/`, the error reference at `/docs/errors`, and the favicon.
  */
 export function registerDocs(app: OpenAPIHono<AppEnv>) {
   // Whatever the method: any but GET is then 404, as for any other path without a route.
   app.all(`${PARTNER_BASE}/openapi.json`, withoutKey);
   app.get(`${PARTNER_BASE}/openapi.json`, (c) => c.json(partnerDocument()));
   app.get(`${ADMIN_BASE}/openapi.json`, (c) => c.json(adminDocument()));
+  registerFavicon(app);
+  registerErrorReference(app);
   app.get("/docs", (c) => {
     // Revalidated on every visit, so a new release's viewer URL is seen at once.
     c.header("Cache-Control", "no-cache");

@@ -59,7 +59,7 @@ describe("a client generated from the partner document with openapi-typescript",
     // What compiles also works: the same calls over HTTP (no blocks worker here: the test fills the queue).
     const flow = await import(FLOW.href);
     const { apiKey } = await api.createPartner();
-    const call = flow.partnerClient(api.baseUrl, apiKey, fetch);
+    const call = flow.partnerClient(`${api.baseUrl}${documents.partner.servers[0].url}`, apiKey, fetch);
     const gameId = await flow.registerGame(call, SAMPLE_PAR_SHEET);
     await fillTestGameQueue(api, gameId);
     const audit = await flow.spinAndAudit(call, gameId);
@@ -117,10 +117,12 @@ function steps(setup: {
 }
 
 function operationsWithBodies(name: DocumentName) {
+  // Paths are relative to the document's server URL (the API's base).
+  const base = documents[name].servers[0].url;
   return Object.entries(documents[name].paths).flatMap(([path, item]) =>
     Object.entries(item as Record<string, any>)
       .filter(([, operation]) => operation.requestBody)
-      .map(([method, operation]) => ({ path, method, operation })),
+      .map(([method, operation]) => ({ path: `${base}${path}`, method, operation })),
   );
 }
 

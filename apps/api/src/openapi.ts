@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_MESSAGES, ErrorCode } from "@outcomes/core";
 import type { Context, TypedResponse } from "hono";
+import { errorLink } from "./error-reference.js";
 import { errorStatus } from "./error-status.js";
 
 /** The error body every route may answer with. */
@@ -13,7 +14,10 @@ export const ErrorBody = z
   })
   .openapi("Error");
 
-/** OpenAPI `responses` entries for the codes a route can return, grouped by status. */
+/**
+ * OpenAPI `responses` entries for the codes a route can return, grouped by status; each code links
+ * its entry of the error reference (meaning, whether to retry, what to do).
+ */
 export function errorResponses(...codes: ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -24,7 +28,7 @@ export function errorResponses(...codes: ErrorCode[]) {
     [...byStatus].map(([status, group]) => [
       status,
       {
-        description: group.map((code) => `${code}: ${ERROR_MESSAGES[code]}`).join("; "),
+        description: group.map((code) => `[${code}](${errorLink(code)}): ${ERROR_MESSAGES[code]}`).join("; "),
         content: { "application/json": { schema: ErrorBody } },
       },
     ]),

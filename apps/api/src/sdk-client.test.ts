@@ -143,14 +143,18 @@ describe("the SDK against the running service", () => {
     expect(attempts).toHaveLength(2);
   });
 
-  it("does not retry a spin on an empty queue (503 KS-4203) without an Idempotency-Key", async () => {
+  it("retries a spin on an empty queue (503 KS-4203) without an Idempotency-Key: nothing was taken", async () => {
     const { apiKey, gameId } = await partnerWithGame([]);
-    const { client, attempts } = sdkFor(apiKey);
-    await expect(client.spin({ gameId, playerId: "p", wagerUsd: 1 })).rejects.toMatchObject({
-      status: 503,
-      errorCode: "KS-4203",
+    const { client, attempts, waits } = sdkFor(apiKey, {
+      onSleep: async () => {
+        await addBlock(api, gameId, [["T1", 1]]);
+      },
     });
-    expect(attempts).toHaveLength(1);
+    const result = await client.spin({ gameId, playerId: "unkeyed-player", wagerUsd: 1 });
+    expect(result.outcome.prizeTier).toBe("T1");
+    expect(attempts).toHaveLength(2);
+    expect(waits).toHaveLength(1);
+    await expect(client.players.get("unkeyed-player")).resolves.toMatchObject({ totalSpins: 1 });
   });
 
   it("retries a spin with a generated Idempotency-Key once outcomes are back, spinning once", async () => {
@@ -235,7 +239,12 @@ describe("the SDK against the running service", () => {
     expect(described.status).toBe(200);
     const documented = described.body.paths as Record<string, object>;
     const operations = Object.entries(documented).flatMap(([path, item]) =>
-      Object.keys(item).map((method) => ({ method: method.toUpperCase(), pattern: templateRegex(path), path })),
+      Object.keys(item).map((method) => ({
+        method: method.toUpperCase(),
+        // Relative to the document's server URL.
+        pattern: templateRegex(`${described.body.servers[0].url}${path}`),
+        path,
+      })),
     );
     const seen: string[] = [];
     const client = new PartnerClient({

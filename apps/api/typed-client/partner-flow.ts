@@ -36,7 +36,10 @@ type Loose = {
   body?: unknown;
 };
 
-/** A client whose every call is typed by the document: path, method, parameters, body and answer. */
+/**
+ * A client whose every call is typed by the document: path, method, parameters, body and answer.
+ * `baseUrl` is the deployment's address plus the document's server URL (`/api/partner/v1`).
+ */
 export function partnerClient(baseUrl: string, apiKey: string, fetch: Fetch) {
   return async function call<P extends Path, M extends MethodOf<P>>(
     method: M,
@@ -64,35 +67,35 @@ export function partnerClient(baseUrl: string, apiKey: string, fetch: Fetch) {
 }
 
 type Call = ReturnType<typeof partnerClient>;
-type ParSheetDocument = JsonOf<Operation<"/api/partner/v1/par-sheets", "post">["requestBody"]>;
+type ParSheetDocument = JsonOf<Operation<"/par-sheets", "post">["requestBody"]>;
 
 /** Uploads a sandbox sheet (ACTIVE at once) and registers a game on it; the game's id. */
 export async function registerGame(call: Call, sheet: ParSheetDocument): Promise<number> {
-  const uploaded = await call("post", "/api/partner/v1/par-sheets", { body: sheet });
-  const game = await call("post", "/api/partner/v1/games", {
+  const uploaded = await call("post", "/par-sheets", { body: sheet });
+  const game = await call("post", "/games", {
     body: { parSheetId: uploaded.id, name: "Lucky Sevens", minWagerUsd: 0.1, maxWagerUsd: 100 },
   });
-  const again = await call("get", "/api/partner/v1/games/{gameId}", { path: { gameId: game.gameConfigId } });
+  const again = await call("get", "/games/{gameId}", { path: { gameId: game.gameConfigId } });
   return again.gameConfigId;
 }
 
 /** Spins once (retry-safe), then reads the player, their spins, the spin's block and its inclusion proof. */
 export async function spinAndAudit(call: Call, gameId: number) {
-  const spin = await call("post", "/api/partner/v1/spins", {
+  const spin = await call("post", "/spins", {
     header: { "Idempotency-Key": `flow-${gameId}-1` },
     body: { gameId, playerId: "player-42", wagerUsd: 1.5 },
   });
-  const player = await call("get", "/api/partner/v1/players/{playerId}", { path: { playerId: spin.playerId } });
-  const spins = await call("get", "/api/partner/v1/players/{playerId}/spins", {
+  const player = await call("get", "/players/{playerId}", { path: { playerId: spin.playerId } });
+  const spins = await call("get", "/players/{playerId}/spins", {
     path: { playerId: spin.playerId },
     query: { page: 1, limit: 10 },
   });
   if (!spin.fairness) throw new Error("a spin drawn from a block names it");
-  const block = await call("get", "/api/partner/v1/games/{gameId}/blocks/{blockId}", {
+  const block = await call("get", "/games/{gameId}/blocks/{blockId}", {
     path: { gameId: spin.gameId, blockId: spin.fairness.blockId },
   });
-  const blocks = await call("get", "/api/partner/v1/games/{gameId}/blocks", { path: { gameId }, query: { limit: 5 } });
-  const proof = await call("get", "/api/partner/v1/spins/{spinId}/proof", { path: { spinId: spin.spinId } });
+  const blocks = await call("get", "/games/{gameId}/blocks", { path: { gameId }, query: { limit: 5 } });
+  const proof = await call("get", "/spins/{spinId}/proof", { path: { spinId: spin.spinId } });
   return {
     spinId: spin.spinId,
     balanceUsd: player.balanceUsd,

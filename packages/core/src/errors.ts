@@ -2,7 +2,8 @@
  * Every error the service can answer with, by name where it is thrown (`ErrorCode.GameNotOwned`)
  * and by code on the wire (`KS-4006`): the specification's table. Routes, repositories and workers
  * throw `ServiceError`; one handler renders it, with the HTTP status the API layer maps each code to
- * (apps/api/src/error-status.ts).
+ * (apps/api/src/error-status.ts). A new code also needs its guidance (error-guidance.ts: it does not
+ * compile without) and `npm run docs:errors` (docs/errors.md; a test fails until it is run).
  */
 export const ErrorCode = {
   MissingApiKey: "KS-4001",

@@ -1,4 +1,5 @@
 export * from "./api-key.js";
+export * from "./error-guidance.js";
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./free-rounds.js";

@@ -67,12 +67,14 @@ export const SpinResultSchema = z
       description: "True for a sandbox spin with `forceTier`: its outcome was drawn for it, not taken from a block",
     }),
     voided: SpinVoidSchema.nullable().openapi({
-      description: "null until the spin is voided (`POST /spins/{spinId}/void`); then when and why",
+      description:
+        "Always present: null until the spin is voided (`POST /spins/{spinId}/void`); then when and why, on every " +
+        "later read and replay of the spin",
     }),
     freeRound: SpinFreeRoundSchema.nullable().openapi({
       description:
-        "The free round this spin used (a spin with `freeRoundsId`: the partner paid `wagerUsd`, the balance moved " +
-        "by the payout only); null on every other spin",
+        "Always present: the free round this spin used (a spin with `freeRoundsId`: the partner paid `wagerUsd`, " +
+        "the balance moved by the payout only); null on every other spin",
     }),
   })
   .openapi("SpinResult");

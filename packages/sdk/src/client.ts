@@ -34,7 +34,8 @@ import type {
   WebhookRecovery,
 } from "./types.js";
 
-export const SDK_VERSION = "0.1.0";
+/** The package's version: `1.<release>.0`, the API document's `info.version` of the release it ships with. */
+export const SDK_VERSION = "1.3.0";
 
 export interface PartnerClientOptions {
   /** `ks_sandbox_…` or `kp_prod_…`; keep it on your server. */
@@ -55,7 +56,8 @@ export interface PartnerClientOptions {
 export interface SpinOptions {
   /**
    * Makes the spin safe to retry: the same key and body return the first result for 24 h. Without
-   * one, a spin is never retried after a 5xx or a lost answer (it might have happened).
+   * one, a spin is retried only after an answer saying nothing was done (429, KS-4203, KS-5002,
+   * KS-5004), never after KS-5001, KS-5003 or a lost answer (it might have happened).
    */
   idempotencyKey?: string;
 }
@@ -69,9 +71,11 @@ const segment = (value: string | number) => encodeURIComponent(String(value));
 const pageQuery = (page: PageRequest = {}) => ({ page: page.page, limit: page.limit });
 
 /**
- * A typed client for every partner endpoint. Retries follow the specification: 429 after
- * `Retry-After`, 5xx and lost answers with exponential backoff and jitter (spins only with an
- * `Idempotency-Key`), never another 4xx. Errors are `PartnerApiError` with the `KS-` code.
+ * A typed client for every partner endpoint. Retries follow the error reference's rule
+ * (docs/errors.md, "Retrying: the rule"; every deployment serves it at /docs/errors): 429 and the
+ * codes saying nothing was done for any request, after `Retry-After` or an exponential backoff with
+ * jitter; other 5xx and lost answers only for reads, deletes, voids, cancels and requests with an
+ * `Idempotency-Key`; never another 4xx. Errors are `PartnerApiError` with the `KS-` code.
  */
 export class PartnerClient {
   private readonly transport: Transport;

@@ -5,6 +5,22 @@ export interface ErrorDetail {
 }
 
 /**
+ * The codes whose answer says nothing was done, so any request may be sent again as it is (429s
+ * aside): the error reference's "after `Retry-After`" and "after a backoff" codes (docs/errors.md).
+ */
+export const NOTHING_DONE_CODES: ReadonlySet<string> = new Set([
+  "KS-4203",
+  "KS-5002",
+  "KS-5004",
+  "KS-5005",
+  "KS-5006",
+  "KS-5007",
+  "KS-5008",
+  "KS-5009",
+  "KS-5010",
+]);
+
+/**
  * An error answer of the service: `errorCode` is the stable `KS-XXXX` code to branch on;
  * `requestId` is what to quote to support.
  */
@@ -33,9 +49,13 @@ export class PartnerApiError extends Error {
     this.retryAfterSeconds = input.retryAfterSeconds;
   }
 
-  /** The specification's classification: 429 and 5xx may be retried; other 4xx need a changed request. */
+  /**
+   * Nothing was done, so the same request may be sent again as it is (after `retryAfterSeconds` when
+   * given): 429 and the codes that say so. Other 5xx (KS-5001, KS-5003) may have taken effect: repeat
+   * only a read or a request with the same `Idempotency-Key` (docs/errors.md, "Retrying: the rule").
+   */
   get retryable(): boolean {
-    return this.status === 429 || this.status >= 500;
+    return this.status === 429 || NOTHING_DONE_CODES.has(this.errorCode);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { ParSheetDocument } from "./types.js";
 
 /**
- * The contract's sample PAR sheet (RTP exactly 24/25): the example of the docs, the input of the
+ * A sample PAR sheet (RTP exactly 24/25): the example of the docs, the input of the
  * provable-fairness test vector (docs/fairness.md), and the service's own test fixture.
  */
 export const SAMPLE_PAR_SHEET = {

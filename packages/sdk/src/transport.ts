@@ -23,12 +23,6 @@ export interface TransportOptions {
   userAgent: string;
 }
 
-/**
- * 5xx codes answered before anything was committed: maintenance, the auth store, and the
- * "failed to …" codes of writes whose transaction rolled back.
- */
-const NOTHING_DONE = new Set(["KS-5002", "KS-5004", "KS-5005", "KS-5006", "KS-5007", "KS-5008", "KS-5009", "KS-5010"]);
-
 export interface RequestSpec {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;
@@ -36,10 +30,10 @@ export interface RequestSpec {
   body?: unknown;
   headers?: Record<string, string> | undefined;
   /**
-   * What may be repeated after a failure (429 always: it is refused before anything runs):
-   * - `idempotent`: reads, deletes and spins with an `Idempotency-Key`: 5xx and lost answers too;
-   * - `write`: other writes: a 5xx only when its code says nothing was done (e.g. KS-5005);
-   * - `unsafe`: a spin without an `Idempotency-Key`: nothing else, since it might have happened.
+   * What may be repeated after a failure, as the error reference's rule says (docs/errors.md): any
+   * request after a 429 or a code saying nothing was done (`PartnerApiError.retryable`); besides,
+   * - `idempotent` (reads, deletes, voids, cancels, requests with an `Idempotency-Key`): any 5xx and lost answers;
+   * - `write` (other writes) and `unsafe` (a spin or grant without a key): nothing else, since it may have happened.
    */
   safety: "idempotent" | "write" | "unsafe";
 }
@@ -90,9 +84,8 @@ export class Transport {
 
   private mayRetry(error: PartnerApiError | PartnerNetworkError, spec: RequestSpec): boolean {
     if (error instanceof PartnerNetworkError) return spec.safety === "idempotent";
-    if (error.status === 429) return true;
-    if (error.status < 500) return false;
-    return spec.safety === "idempotent" || (spec.safety === "write" && NOTHING_DONE.has(error.errorCode));
+    if (error.retryable) return true;
+    return error.status >= 500 && spec.safety === "idempotent";
   }
 
   private async send(spec: RequestSpec): Promise<Response> {

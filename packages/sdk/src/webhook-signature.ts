@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  * Webhook signatures, shared by the service (which signs) and receivers (which verify), so both
  * sides run the same code. Two header families are sent on every delivery:
  * - `X-Service-Signature: sha256=<hex>`: HMAC-SHA256 over the raw body, keyed with the UTF-8 bytes
- *   of the whole secret string (`whsec_…`), as the service's specification says;
+ *   of the whole secret string (`whsec_…`), as the service signs it;
  * - Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`): HMAC-SHA256
  *   over `{id}.{timestamp}.{body}`, keyed with the base64-decoded bytes after `whsec_`, so off-the-shelf
  *   libraries verify it and refuse replays.
@@ -78,8 +78,7 @@ function safeEqual(a: Buffer, b: Buffer): boolean {
 
 /**
  * Verifies `X-Service-Signature` over the raw body bytes (before any JSON parsing) in constant
- * time, with any of the secrets given. A header that does not start with `sha256=` is refused, as
- * the specification says.
+ * time, with any of the secrets given. A header that does not start with `sha256=` is refused.
  */
 export function verifyWebhookSignature(input: {
   rawBody: RawBody;

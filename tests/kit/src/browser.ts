@@ -58,3 +58,14 @@ export async function openOffline(
   page.on("pageerror", (error) => errors.push(error.message));
   return { page, external, errors, close: () => browser.close() };
 }
+
+/**
+ * The status of the icon a browser shows for the page: the one it names, else `/favicon.ico` (where
+ * browsers look; a 404 there is a console error in a real browser, which headless Chromium skips).
+ */
+export function iconStatus(page: Page): Promise<number> {
+  return page.evaluate(`(async () => {
+    const link = document.querySelector('link[rel~="icon"]');
+    return (await fetch(link ? link.href : "/favicon.ico", { credentials: "include" })).status;
+  })()`);
+}

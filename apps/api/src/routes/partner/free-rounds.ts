@@ -134,7 +134,6 @@ freeRoundsRouter.openapi(
         ErrorCode.RequiredFieldMissing,
         ErrorCode.WagerOutOfRange,
         ErrorCode.GameInactive,
-        ErrorCode.NotFound,
       ),
     },
   }),
@@ -220,7 +219,6 @@ pagedListRoute(freeRoundsRouter, {
   schema: { name: "FreeRoundGrantList", key: "freeRounds", item: FreeRoundGrantSchema },
   description: "A page of grants",
   common: PARTNER_COMMON_ERRORS,
-  errors: [ErrorCode.NotFound],
   list: (c, _params, window) => listFreeRoundGrants(c.var.deps.db, c.var.partner, window),
   present: presentFreeRoundGrant,
 });
@@ -236,7 +234,7 @@ freeRoundsRouter.openapi(
     request: { params: GrantParams },
     responses: {
       200: jsonResponse(FreeRoundGrantSchema, "The grant"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.NotFound, ErrorCode.FreeRoundsNotFound),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.FreeRoundsNotFound),
     },
   }),
   async (c) => {
@@ -258,12 +256,7 @@ freeRoundsRouter.openapi(
     request: { params: PlayerParams },
     responses: {
       200: jsonResponse(FreeRoundPlayerSchema, "The player's rounds"),
-      ...errorResponses(
-        ...PARTNER_COMMON_ERRORS,
-        ErrorCode.NotFound,
-        ErrorCode.FreeRoundsNotFound,
-        ErrorCode.PlayerNotFound,
-      ),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.FreeRoundsNotFound, ErrorCode.PlayerNotFound),
     },
   }),
   async (c) => {
@@ -291,7 +284,7 @@ freeRoundsRouter.openapi(
     request: { params: GrantParams },
     responses: {
       200: jsonResponse(FreeRoundGrantSchema, "The grant, `cancelled`"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.NotFound, ErrorCode.FreeRoundsNotFound),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.FreeRoundsNotFound),
     },
   }),
   async (c) => {

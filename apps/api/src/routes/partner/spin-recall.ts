@@ -81,7 +81,9 @@ spinRecallRouter.openapi(
       "the void is made counts it (`voidedSpins`, `voidedWageredUsd`, `voidedPaidUsd`), reports already " +
       "generated never change; `spin.voided` goes to webhooks and the event log. The outcome stays used: never " +
       "served again, its proof still verifies, and the revealed entries show it with `voided: true`. " +
-      "Within `VOID_WINDOW_HOURS` (default 72) of the spin's `createdAt`, else 409 KS-4217. Voiding a voided " +
+      "Within `VOID_WINDOW_HOURS` (default 72) of the spin's `createdAt`, else 409 KS-4217. A reversal that would " +
+      "take one of the player's figures past 9,007,199,254.740991 USD (the most a JSON number shows exactly) is " +
+      "400 KS-4103, nothing written. Voiding a voided " +
       "spin answers 200 with the first void and changes nothing, so it is safe to retry. Another partner's or " +
       "environment's spin, or an unknown id: 404 KS-4215.",
     request: {

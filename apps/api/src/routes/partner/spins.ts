@@ -40,7 +40,8 @@ export const spinRoute = createRoute({
     "(in sandbox, `forceTier` makes an outcome of that tier instead, for testing). " +
     "With `Idempotency-Key` (kept 24 h per partner and environment) a repeat of the same body returns the first " +
     "result (`Idempotent-Replayed: true`) and spins nothing; another body with the key is KS-4101. " +
-    "KS-5003 means nothing was deducted and the spin may be retried.",
+    "Whether a refused or failed spin took the wager, and when to send it again: the " +
+    "[error reference](/docs/errors) (a failed spin, KS-5003: [its entry](/docs/errors#ks-5003)).",
   request: {
     headers: idempotencyKeyHeader("spin"),
     body: jsonBody(SpinRequestBody, { gameId: 1, playerId: "player-42", wagerUsd: 1.5 }),
