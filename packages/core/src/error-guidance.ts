@@ -70,6 +70,13 @@ export const ERROR_GUIDANCE: Record<ErrorCode, ErrorGuidance> = {
     retry: "no",
     action: "Use a `gameConfigId` from `GET /games` with the same key.",
   },
+  [ErrorCode.CrossSiteRequest]: {
+    meaning:
+      "(Operator dashboard) a write that did not come from the dashboard's own page: another site's origin, or a " +
+      "browser's cross-site fetch. Nothing was done.",
+    retry: "no",
+    action: "Use the dashboard's own buttons, or call the operator API with the token from your own tools.",
+  },
   [ErrorCode.InvalidRequest]: {
     meaning:
       "The request is malformed: a field of the wrong type or format, more than 6 decimals, an unknown field, " +
@@ -259,6 +266,15 @@ export const ERROR_GUIDANCE: Record<ErrorCode, ErrorGuidance> = {
       "acknowledged or disputed one, or reissuing one that is not disputed.",
     retry: "no",
     action: "Read the report (`GET /settlements/{reportDate}`) and act on its status.",
+  },
+  [ErrorCode.ReportProvisional]: {
+    meaning:
+      "The report's UTC day has not ended (`provisional: true`): its figures may still grow, so it cannot be " +
+      "acknowledged or disputed yet. The message says when the day ends.",
+    retry: "no",
+    action:
+      "Wait for the final report: the first settlement run after the day ends makes it final and sends " +
+      "`settlement.report_ready` with `provisional: false`; acknowledge or dispute that one.",
   },
   [ErrorCode.SpinRateLimited]: {
     meaning: "Your spins went past the spin bucket (per partner and environment). Nothing was done.",
