@@ -40,7 +40,8 @@ environment, reported in \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-R
 \`RateLimit-Policy\` / \`RateLimit\` fields.
 
 **Webhooks.** Deliveries carry \`X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body>\` keyed with the
-webhook secret, plus Standard Webhooks headers (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`).
+webhook secret, plus Standard Webhooks headers (\`webhook-id\`: the event id on every attempt and redelivery,
+\`webhook-timestamp\`, \`webhook-signature\`).
 `.trim();
 
 const ADMIN_DESCRIPTION = `

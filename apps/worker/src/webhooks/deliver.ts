@@ -37,7 +37,9 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
     "X-Service-Delivery-Id": deliveryId,
     "X-Service-Attempt": String(claim.attempt),
     ...signatureHeaders({
-      deliveryId,
+      // Standard Webhooks' message id: the event's, so a receiver sees a retry, a redelivery or a
+      // recover of the event as the same message (CONTRACT §18).
+      messageId: claim.eventId,
       timestamp: Math.floor(Date.now() / 1000),
       rawBody: claim.body,
       secret: claim.secret,

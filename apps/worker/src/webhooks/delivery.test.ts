@@ -54,7 +54,7 @@ describe("signed delivery", () => {
     expect(header(request!, "x-service-event")).toBe("spin.large_win");
     expect(header(request!, "x-service-attempt")).toBe("1");
     const deliveryId = header(request!, "x-service-delivery-id");
-    expect(header(request!, "webhook-id")).toBe(deliveryId);
+    expect(header(request!, "webhook-id")).toBe(event.id);
     expect(verifyWebhookSignature({ rawBody, signatureHeader: header(request!, "x-service-signature"), secret })).toBe(
       true,
     );

@@ -113,6 +113,8 @@ export async function insertRedeliveriesOnce(
 /** A delivery's attempt as counted in Postgres, with what sending it needs. */
 export interface ClaimedAttempt {
   attempt: number;
+  /** The event's id: `webhook-id` (Standard Webhooks' message id), the same on every delivery of the event. */
+  eventId: string;
   maxAttempts: number;
   body: string;
   eventType: string;
@@ -134,7 +136,7 @@ const CLAIM_ATTEMPTS = `
   where d.id = any($1::text[]) and w.id = d.webhook_id and d.status in ('pending', 'retrying')
     and d.attempts < d.max_attempts and w.is_active and w.deleted_at is null
     and (not $2::boolean or d.attempts = 0)
-  returning d.id, d.attempts, d.max_attempts, d.body, d.event_type, w.url, w.secret,
+  returning d.id, d.attempts, d.event_id, d.max_attempts, d.body, d.event_type, w.url, w.secret,
     case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret, w.environment`;
 
 /**
@@ -152,6 +154,7 @@ export async function claimDeliveryAttempts(
     Array<{
       id: string;
       attempts: number;
+      event_id: string;
       max_attempts: number;
       body: string;
       event_type: string;
@@ -166,6 +169,7 @@ export async function claimDeliveryAttempts(
       row.id,
       {
         attempt: row.attempts,
+        eventId: row.event_id,
         maxAttempts: row.max_attempts,
         body: row.body,
         eventType: row.event_type,

@@ -29,7 +29,7 @@ export const webhooks = pgTable(
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
-    /** Sent as `X-Service-Delivery-Id` and `webhook-id`; the same on every attempt. */
+    /** Sent as `X-Service-Delivery-Id`, the same on every attempt (`webhook-id` is the event id). */
     id: text("id").primaryKey(),
     webhookId: text("webhook_id")
       .notNull()
