@@ -34,22 +34,26 @@ describe("attempt statements shared by the deliveries in flight", () => {
     expect((await deliveryRow(api, succeeded))?.attempts).toBe(5);
   });
 
-  it("marks each delivery succeeded with its own status and time, and leaves a closed one alone", async () => {
-    const { deliveryIds } = await webhookWithDeliveries(api, ["pending", "retrying", "failed"]);
-    const [pending, retrying, failed] = deliveryIds as [string, string, string];
+  it("marks each delivery succeeded with its own status and time, and leaves one closed after another attempt alone", async () => {
+    const { deliveryIds } = await webhookWithDeliveries(api, ["pending", "retrying", "failed", "failed"]);
+    const [pending, retrying, failed, closedInFlight] = deliveryIds as [string, string, string, string];
     const statements = new AttemptStatements(sqlClientOf(api.database.db));
     const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
 
     await Promise.all([
-      statements.succeeded(pending, 200, at),
-      statements.succeeded(retrying, 204, new Date(at.getTime() + 1)),
-      statements.succeeded(failed, 200, at),
+      statements.succeeded({ id: pending, status: 200, at, attempt: 1 }),
+      statements.succeeded({ id: retrying, status: 204, at: new Date(at.getTime() + 1), attempt: 2 }),
+      // An answer to attempt 4 of a delivery whose attempt 5 was counted and failed: it stays failed.
+      statements.succeeded({ id: failed, status: 200, at, attempt: 4 }),
+      // Closed while its last counted attempt was on its way (its webhook deleted): the answer wins.
+      statements.succeeded({ id: closedInFlight, status: 202, at, attempt: 5 }),
     ]);
     const rows = await Promise.all(deliveryIds.map((id) => deliveryRow(api, id)));
     expect(rows.map((row) => [row?.status, row?.lastResponseStatus, row?.completedAt?.getTime()])).toEqual([
       ["succeeded", 200, at.getTime()],
       ["succeeded", 204, at.getTime() + 1],
       ["failed", 500, rows[2]?.completedAt?.getTime()],
+      ["succeeded", 202, at.getTime()],
     ]);
     expect(rows[1]?.lastError).toBeNull();
     expect(rows[1]?.nextAttemptAt).toBeNull();

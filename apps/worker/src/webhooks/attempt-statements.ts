@@ -1,4 +1,10 @@
-import { type ClaimedAttempt, claimDeliveryAttempts, markDeliveriesSucceeded, type SqlPool } from "@outcomes/db";
+import {
+  type ClaimedAttempt,
+  claimDeliveryAttempts,
+  type DeliverySuccess,
+  markDeliveriesSucceeded,
+  type SqlPool,
+} from "@outcomes/db";
 
 interface Waiting<In, Out> {
   input: In;
@@ -66,7 +72,7 @@ class Grouped<In, Out> {
 export class AttemptStatements {
   private readonly claims: Grouped<string, ClaimedAttempt | undefined>;
   private readonly firstClaims: Grouped<string, ClaimedAttempt | undefined>;
-  private readonly successes: Grouped<{ id: string; status: number; at: Date }, undefined>;
+  private readonly successes: Grouped<DeliverySuccess, undefined>;
 
   constructor(sql: SqlPool) {
     this.claims = new Grouped(
@@ -103,8 +109,8 @@ export class AttemptStatements {
     return this.firstClaims.call(deliveryId);
   }
 
-  /** `succeeded`, with the receiver's status, unless the delivery was closed meanwhile. */
-  async succeeded(deliveryId: string, status: number, at: Date): Promise<void> {
-    await this.successes.call({ id: deliveryId, status, at });
+  /** `succeeded`, with the receiver's status, also when its webhook was deleted during the send. */
+  async succeeded(success: DeliverySuccess): Promise<void> {
+    await this.successes.call(success);
   }
 }

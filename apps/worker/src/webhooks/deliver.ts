@@ -68,7 +68,7 @@ async function record(
 ): Promise<AttemptEnd> {
   const now = new Date();
   if (outcome.ok) {
-    await statements.succeeded(deliveryId, outcome.status, now);
+    await statements.succeeded({ id: deliveryId, status: outcome.status, at: now, attempt: claim.attempt });
     countWebhookAttempt("succeeded", claim.attempt);
     return outcome;
   }

@@ -182,24 +182,35 @@ export async function claimDeliveryAttempts(
   );
 }
 
-/** Closes deliveries as succeeded, each with its answer's status and time, if they are still open. */
+/**
+ * Closes deliveries as succeeded, each with its answer's status and time: an open one, or one closed
+ * as `failed` while this very attempt was on its way (its webhook deleted or disabled meanwhile: no
+ * later attempt was counted, so `attempts` is still this one's). The receiver accepted it; that is
+ * what the record says, whatever happened to the webhook after the send began.
+ */
 const MARK_SUCCEEDED = `
   update webhook_deliveries d set status = 'succeeded', last_response_status = x.status, last_error = null,
     next_attempt_at = null, completed_at = x.at
-  from unnest($1::text[], $2::int[], $3::text[]::timestamptz[]) as x(id, status, at)
-  where d.id = x.id and d.status in ('pending', 'retrying')`;
+  from unnest($1::text[], $2::int[], $3::text[]::timestamptz[], $4::int[]) as x(id, status, at, attempt)
+  where d.id = x.id and (d.status in ('pending', 'retrying') or (d.status = 'failed' and d.attempts = x.attempt))`;
 
-/** `succeeded`, each with the receiver's status and the answer's time, unless it was closed meanwhile. */
-export async function markDeliveriesSucceeded(
-  sql: SqlClient,
-  successes: readonly { id: string; status: number; at: Date }[],
-): Promise<void> {
+/** An attempt the receiver answered 2xx: its status, the answer's time, and the attempt's number. */
+export interface DeliverySuccess {
+  id: string;
+  status: number;
+  at: Date;
+  attempt: number;
+}
+
+/** `succeeded`, each with the receiver's status and the answer's time (see `MARK_SUCCEEDED`). */
+export async function markDeliveriesSucceeded(sql: SqlClient, successes: readonly DeliverySuccess[]): Promise<void> {
   await sql.unsafe(
     MARK_SUCCEEDED,
     [
       successes.map((each) => each.id),
       successes.map((each) => each.status),
       successes.map((each) => each.at.toISOString()),
+      successes.map((each) => each.attempt),
     ],
     { prepare: true },
   );
