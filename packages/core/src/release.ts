@@ -20,7 +20,16 @@ export interface ReleaseGate {
  * `rollout.on("name")`, never compares release numbers; `release-gates.test.ts` fails when a gate
  * outlives its `deleteIn`, so none rots.
  */
-export const RELEASE_GATES = {} as const satisfies Record<string, ReleaseGate>;
+export const RELEASE_GATES = {
+  "webhook-endpoint-health": {
+    addedIn: 3,
+    deleteIn: 4,
+    why:
+      "Release 2 refuses `webhook.disabled` subscriptions (KS-4107) and `rateLimitPerSecond` (KS-4101), lists " +
+      "no such event type, has no enable or update route and would not pace a webhook: until then no endpoint " +
+      "is disabled, no `webhook.disabled` event is written, and both fields and both routes answer as release 2",
+  },
+} as const satisfies Record<string, ReleaseGate>;
 
 export type GateName = keyof typeof RELEASE_GATES;
 

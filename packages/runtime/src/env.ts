@@ -91,6 +91,11 @@ const envSchema = z.object({
   /** How long a webhook receiver may take to answer. */
   WEBHOOK_TIMEOUT_MS: durationMs.default(5_000),
   /**
+   * A webhook whose every attempt failed for this many hours (and at least 10 attempts) is disabled
+   * (CONTRACT §18; 120 = 5 days, as Svix).
+   */
+  WEBHOOK_DISABLE_AFTER_HOURS: intIn(1, 8760).default(120),
+  /**
    * Load balancers whose `X-Forwarded-For` names the client (addresses or CIDR ranges). Unset: the
    * socket's peer is the client, and the header is ignored (anyone can write it).
    */

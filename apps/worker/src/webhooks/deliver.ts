@@ -14,9 +14,10 @@ import { type Job, UnrecoverableError } from "bullmq";
 import pLimit from "p-limit";
 import { AttemptStatements } from "./attempt-statements.js";
 import { AttemptFailedError, retryDelayMs } from "./backoff.js";
+import { afterFailedAttempt, type EndpointHealthDeps } from "./endpoint-health.js";
 import { describeFailure, type WebhookHttpClient } from "./http-client.js";
 
-export interface DeliverDeps {
+export interface DeliverDeps extends EndpointHealthDeps {
   db: Database;
   http: WebhookHttpClient;
   delaysMs: readonly number[];
@@ -82,7 +83,9 @@ async function record(
   });
   deps.logger.info({ deliveryId, attempt: claim.attempt, status: outcome.status, last }, "webhook attempt failed");
   countWebhookAttempt(last ? "failed" : "retrying", claim.attempt);
-  return { ok: false, error: outcome.error, retryAt, stillOpen };
+  // Disabling the endpoint closes this delivery too: no retry.
+  const disabled = await afterFailedAttempt(deps, claim, outcome);
+  return { ok: false, error: outcome.error, retryAt, stillOpen: stillOpen && !disabled };
 }
 
 /** Why a delivery could not be claimed; one that can go no further is closed as failed. */

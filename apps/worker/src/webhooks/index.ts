@@ -1,5 +1,11 @@
 import type { HostResolver } from "@outcomes/core";
-import { createDatabase, DISPATCH_BATCH_SIZE, dispatchEvents, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
+import {
+  createDatabase,
+  DISPATCH_BATCH_SIZE,
+  dispatchEvents,
+  RolloutSwitch,
+  WORKER_CONNECTION_LIMITS,
+} from "@outcomes/db";
 import { DELIVERIES_PER_BATCH, enqueueDeliveryBatches } from "@outcomes/queue";
 import type { RoleStarter, WorkerContext } from "../context.js";
 import { startQueueWorker } from "../queue-worker.js";
@@ -33,6 +39,8 @@ export interface WebhooksRoleOptions {
   /** BullMQ job lock (default WORKER_JOB_LOCK_MS); a killed worker's job is taken over after it lapses. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** The clock endpoint health reads (failing since, disabled at); tests move it instead of waiting days. */
+  now?: () => Date;
 }
 
 const DEFAULTS = {
@@ -83,6 +91,9 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       db,
       http,
       producers,
+      rollout: new RolloutSwitch(db),
+      disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
+      now: options.now ?? (() => new Date()),
       inFlight: options.concurrency,
       delaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,

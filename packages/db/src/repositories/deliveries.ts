@@ -113,6 +113,7 @@ export async function insertRedeliveriesOnce(
 /** A delivery's attempt as counted in Postgres, with what sending it needs. */
 export interface ClaimedAttempt {
   attempt: number;
+  webhookId: string;
   /** The event's id: `webhook-id` (Standard Webhooks' message id), the same on every delivery of the event. */
   eventId: string;
   maxAttempts: number;
@@ -136,7 +137,7 @@ const CLAIM_ATTEMPTS = `
   where d.id = any($1::text[]) and w.id = d.webhook_id and d.status in ('pending', 'retrying')
     and d.attempts < d.max_attempts and w.is_active and w.deleted_at is null
     and (not $2::boolean or d.attempts = 0)
-  returning d.id, d.attempts, d.event_id, d.max_attempts, d.body, d.event_type, w.url, w.secret,
+  returning d.id, d.attempts, d.webhook_id, d.event_id, d.max_attempts, d.body, d.event_type, w.url, w.secret,
     case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret, w.environment`;
 
 /**
@@ -154,6 +155,7 @@ export async function claimDeliveryAttempts(
     Array<{
       id: string;
       attempts: number;
+      webhook_id: string;
       event_id: string;
       max_attempts: number;
       body: string;
@@ -169,6 +171,7 @@ export async function claimDeliveryAttempts(
       row.id,
       {
         attempt: row.attempts,
+        webhookId: row.webhook_id,
         eventId: row.event_id,
         maxAttempts: row.max_attempts,
         body: row.body,
@@ -189,10 +192,14 @@ export async function claimDeliveryAttempts(
  * what the record says, whatever happened to the webhook after the send began.
  */
 const MARK_SUCCEEDED = `
-  update webhook_deliveries d set status = 'succeeded', last_response_status = x.status, last_error = null,
-    next_attempt_at = null, completed_at = x.at
-  from unnest($1::text[], $2::int[], $3::text[]::timestamptz[], $4::int[]) as x(id, status, at, attempt)
-  where d.id = x.id and (d.status in ('pending', 'retrying') or (d.status = 'failed' and d.attempts = x.attempt))`;
+  with succeeded as (
+    update webhook_deliveries d set status = 'succeeded', last_response_status = x.status, last_error = null,
+      next_attempt_at = null, completed_at = x.at
+    from unnest($1::text[], $2::int[], $3::text[]::timestamptz[], $4::int[]) as x(id, status, at, attempt)
+    where d.id = x.id and (d.status in ('pending', 'retrying') or (d.status = 'failed' and d.attempts = x.attempt))
+    returning d.webhook_id)
+  update webhooks w set failing_since = null, failed_attempts = 0
+  where w.id in (select webhook_id from succeeded) and w.failing_since is not null`;
 
 /** An attempt the receiver answered 2xx: its status, the answer's time, and the attempt's number. */
 export interface DeliverySuccess {
@@ -202,7 +209,10 @@ export interface DeliverySuccess {
   attempt: number;
 }
 
-/** `succeeded`, each with the receiver's status and the answer's time (see `MARK_SUCCEEDED`). */
+/**
+ * `succeeded`, each with the receiver's status and the answer's time (see `MARK_SUCCEEDED`); a
+ * failing webhook that answered is healthy again (its row is written only then).
+ */
 export async function markDeliveriesSucceeded(sql: SqlClient, successes: readonly DeliverySuccess[]): Promise<void> {
   await sql.unsafe(
     MARK_SUCCEEDED,
@@ -256,6 +266,7 @@ export async function whyNotClaimed(
       maxAttempts: webhookDeliveries.maxAttempts,
       isActive: webhooks.isActive,
       deletedAt: webhooks.deletedAt,
+      disabledReason: webhooks.disabledReason,
     })
     .from(webhookDeliveries)
     .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
@@ -263,6 +274,9 @@ export async function whyNotClaimed(
   if (!row) return { stop: "Delivery not found" };
   if (row.status === "succeeded" || row.status === "failed") return { finished: true };
   if (row.deletedAt) return { stop: WEBHOOK_DELETED_ERROR };
+  if (!row.isActive && row.disabledReason) {
+    return { stop: `Webhook was disabled (${row.disabledReason}); no further attempts are made` };
+  }
   if (!row.isActive) return { stop: "Webhook is inactive; no further attempts are made" };
   if (row.attempts < row.maxAttempts) return { taken: true, nextAttemptAt: row.nextAttemptAt };
   return { stop: `All ${row.maxAttempts} attempts were made` };
@@ -276,11 +290,16 @@ export async function closeDeliveryAsFailed(db: Database, deliveryId: string, la
     .where(and(eq(webhookDeliveries.id, deliveryId), open));
 }
 
-/** Every open delivery of a webhook being deleted (in its transaction): `failed`, nothing more will be sent. */
-export async function closeOpenDeliveriesOfWebhook(tx: Transaction, webhookId: string, at: Date): Promise<void> {
+/** Every open delivery of a webhook being deleted or disabled (in its transaction): `failed`, nothing more will be sent. */
+export async function closeOpenDeliveriesOfWebhook(
+  tx: Transaction,
+  webhookId: string,
+  at: Date,
+  lastError = WEBHOOK_DELETED_ERROR,
+): Promise<void> {
   await tx
     .update(webhookDeliveries)
-    .set({ status: "failed", lastError: WEBHOOK_DELETED_ERROR, nextAttemptAt: null, completedAt: at })
+    .set({ status: "failed", lastError, nextAttemptAt: null, completedAt: at })
     .where(and(eq(webhookDeliveries.webhookId, webhookId), open));
 }
 

@@ -27,5 +27,6 @@ export * from "./spin-batch.js";
 export * from "./spin-voids.js";
 export * from "./spins.js";
 export * from "./sql-client.js";
+export * from "./webhook-health.js";
 export * from "./webhook-recovery.js";
 export * from "./webhooks.js";
