@@ -32,7 +32,6 @@ import type {
   VoidSpinInput,
   Webhook,
   WebhookEvent,
-  WebhookEventType,
   WebhookRecovery,
 } from "./types.js";
 

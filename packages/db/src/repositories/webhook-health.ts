@@ -89,7 +89,8 @@ export async function disableWebhook(
       .returning();
     if (!disabled) return undefined;
     const lastError = `Webhook was disabled (${cause.reason}); no further attempts are made`;
-    await closeOpenDeliveriesOfWebhook(tx, webhookId, cause.at, lastError);
+    // Completed now by the record's clock, as every delivery is (`cause.at` is the health clock).
+    await closeOpenDeliveriesOfWebhook(tx, webhookId, new Date(), lastError);
     const data: WebhookDisabledData = {
       webhookId,
       url: disabled.url,
