@@ -58,13 +58,21 @@ export async function enqueueDeliveryBatches(
 
 /**
  * Queues the retries of a delivery whose first attempt a batch made: its own `webhook.deliver`
- * job (job id the delivery id), run after `delayMs`. A finished job of that id (one that found the
+ * job (job id the delivery id), run after `delayMs`; or, for a paced webhook, its first attempt at
+ * the send slot reserved for it (`pacedAttempt`). A finished job of that id (one that found the
  * delivery claimed by the batch) is replaced: queueing beside it would be ignored. A job of that id
- * still to run is kept, and makes the retry.
+ * still to run is kept, and makes the attempt.
  */
-export async function enqueueDeliveryRetry(producers: Producers, deliveryId: string, delayMs: number): Promise<void> {
+export async function enqueueDeliveryRetry(
+  producers: Producers,
+  deliveryId: string,
+  delayMs: number,
+  pacedAttempt?: number,
+): Promise<void> {
   const [lost] = await lostJobs(producers.queues[JOBS["webhook.deliver"].queue], [deliveryId]);
-  if (lost) await producers.add("webhook.deliver", { deliveryId }, { jobId: deliveryId, delay: delayMs });
+  if (!lost) return;
+  const payload = pacedAttempt === undefined ? { deliveryId } : { deliveryId, pacedAttempt };
+  await producers.add("webhook.deliver", payload, { jobId: deliveryId, delay: delayMs });
 }
 
 /**

@@ -13,6 +13,7 @@ import { webhookBackoffStrategy } from "./backoff.js";
 import { deliverProcessors } from "./deliver.js";
 import { createWebhookHttpClient } from "./http-client.js";
 import { startLoop } from "./loop.js";
+import { SendPacer } from "./pacing.js";
 import { reconcileDeliveries, reconcileRecoveries } from "./reconcile.js";
 import { recoverProcessor } from "./recover.js";
 
@@ -91,6 +92,7 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       db,
       http,
       producers,
+      pacer: new SendPacer(ctx.redis, ctx.keys),
       rollout: new RolloutSwitch(db),
       disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
       now: options.now ?? (() => new Date()),

@@ -4,6 +4,7 @@
 export * from "./api-keys.js";
 export * from "./blocks.js";
 export * from "./deliveries.js";
+export * from "./delivery-attempts.js";
 export * from "./delivery-operator.js";
 export * from "./delivery-replay.js";
 export * from "./event-dispatch.js";
