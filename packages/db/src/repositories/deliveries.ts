@@ -1,4 +1,4 @@
-import { type Environment, newId, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
+import { newId, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
 import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Database, Executor, Transaction } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
