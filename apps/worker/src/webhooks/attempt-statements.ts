@@ -2,6 +2,7 @@ import {
   type ClaimResult,
   claimDeliveryAttempts,
   type DeliverySuccess,
+  markDeliveriesPaced,
   markDeliveriesSucceeded,
   type SqlPool,
 } from "@outcomes/db";
@@ -79,6 +80,7 @@ export class AttemptStatements {
   private readonly claims: Grouped<Claim, ClaimResult | undefined>;
   private readonly firstClaims: Grouped<Claim, ClaimResult | undefined>;
   private readonly successes: Grouped<DeliverySuccess, undefined>;
+  private readonly turns: Grouped<{ id: string; at: Date }, undefined>;
 
   constructor(sql: SqlPool) {
     this.claims = new Grouped(
@@ -99,6 +101,14 @@ export class AttemptStatements {
       },
       undefined,
     );
+    this.turns = new Grouped(
+      (turn) => turn.id,
+      async (list) => {
+        await markDeliveriesPaced(sql, list);
+        return new Map();
+      },
+      undefined,
+    );
   }
 
   /**
@@ -114,6 +124,11 @@ export class AttemptStatements {
   /** The same for a batch's delivery, only while it has had no attempt (see `claimDeliveryAttempts`). */
   claimFirst(claim: Claim): Promise<ClaimResult | undefined> {
     return this.firstClaims.call(claim);
+  }
+
+  /** A paced delivery's turn: its `nextAttemptAt`. */
+  async paced(deliveryId: string, at: Date): Promise<void> {
+    await this.turns.call({ id: deliveryId, at });
   }
 
   /** `succeeded`, with the receiver's status, also when its webhook was deleted during the send. */

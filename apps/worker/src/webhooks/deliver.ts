@@ -128,7 +128,10 @@ export function deliverProcessors(deps: DeliverDeps & { producers: Producers; in
       if (claimed && "paced" in claimed) {
         const { webhookId, ratePerSecond, nextAttempt } = claimed.paced;
         const waitMs = await deps.pacer.reserve(webhookId, ratePerSecond);
-        if (waitMs > 0) return { pacedAttempt: nextAttempt, waitMs };
+        if (waitMs > 0) {
+          await statements.paced(claim.id, new Date(Date.now() + waitMs));
+          return { pacedAttempt: nextAttempt, waitMs };
+        }
         claimed = await claimOf({ id: claim.id, cleared: nextAttempt });
       }
       if (!claimed || "paced" in claimed) return undefined;

@@ -63,6 +63,10 @@ describe("rateLimitPerSecond (CONTRACT §18)", () => {
     // The webhook beside it gets every event at once...
     await eventually(() => normal.requests.length === count);
     const normalDone = performance.now() - started;
+    // Those waiting say when their turn comes.
+    const waiting = (await deliveriesOf(api, apiKey, pacedId)).filter((delivery) => delivery.status === "pending");
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(Math.max(...waiting.map((delivery) => Date.parse(delivery.nextAttemptAt)))).toBeGreaterThan(Date.now());
     // ...while the paced one takes a turn every 200 ms, each no earlier than its slot.
     await eventually(() => paced.requests.length === count, 15_000);
     expect(normalDone).toBeLessThan(paced.requests.at(-1)!.at - started);

@@ -165,3 +165,19 @@ export async function markDeliveriesSucceeded(sql: SqlClient, successes: readonl
     { prepare: true },
   );
 }
+
+/**
+ * Paced deliveries' turns: `next_attempt_at` is when the send slot reserved for each comes, so the
+ * list says when it will be tried and the reconciler does not take a delivery waiting its turn
+ * for a lost one. Only while still open.
+ */
+const MARK_PACED = `
+  update webhook_deliveries d set next_attempt_at = x.at
+  from unnest($1::text[], $2::text[]::timestamptz[]) as x(id, at)
+  where d.id = x.id and d.status in ('pending', 'retrying')`;
+
+export async function markDeliveriesPaced(sql: SqlClient, turns: readonly { id: string; at: Date }[]): Promise<void> {
+  await sql.unsafe(MARK_PACED, [turns.map((turn) => turn.id), turns.map((turn) => turn.at.toISOString())], {
+    prepare: true,
+  });
+}
