@@ -14,11 +14,13 @@ import {
   newWebhookSecret,
   partners,
   requestRecovery,
+  webhookDeliveries,
   webhooks,
 } from "@outcomes/db";
 import { createWorkerRedis, deleteKeysUnder, enqueueRecovery, notifyEvents, Producers } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import { seedFailedDeliveries } from "@outcomes/testkit/deliveries";
+import { count, eq } from "drizzle-orm";
 import postgres from "postgres";
 import { loadAverage } from "./bench/cpu.js";
 import { productionNodeArgs } from "./bench/processes.js";
@@ -83,8 +85,8 @@ async function startReceiver() {
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const count = (path: string) => received.get(path)?.length ?? 0;
-  return { server, received, base, count };
+  const requests = (path: string) => received.get(path)?.length ?? 0;
+  return { server, received, base, count: requests };
 }
 
 async function startWorker(): Promise<ChildProcess> {
@@ -148,7 +150,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function paced(db: Database, producers: Producers, receiver: Awaited<ReturnType<typeof startReceiver>>) {
   const probes = Number(args.probes);
   const [one, other] = [await addPartner(db), await addPartner(db)];
-  await addWebhook(db, one, `${receiver.base}/paced`, ["block.low_reserve"], Number(args.rate));
+  const pacedId = await addWebhook(db, one, `${receiver.base}/paced`, ["block.low_reserve"], Number(args.rate));
   await addWebhook(db, one, `${receiver.base}/same-partner`, ["spin.large_win"]);
   await addWebhook(db, other, `${receiver.base}/other-partner`, ["spin.large_win"]);
   const lowReserve = { gameId: 1, readyBlocks: 1, minReadyBlocks: 2, remainingOutcomes: 10 };
@@ -164,9 +166,12 @@ async function paced(db: Database, producers: Producers, receiver: Awaited<Retur
   }
   const worker = await startWorker();
   const startedAt = Date.now();
-  // Fan-out and the paced webhook's turns handed out: the backlog now waits in the delayed set.
+  // Fan-out and the paced webhook's turns handed out: the backlog then waits in the delayed set.
   await notifyEvents(producers);
-  while (backlog > 0 && receiver.count("/paced") === 0) await sleep(20);
+  const made = async () =>
+    (await db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, pacedId)))[0]!.n;
+  while ((await made()) < backlog) await sleep(50);
+  console.log(`\nbacklog of ${backlog} fanned out, turns handed out, in ${Date.now() - startedAt} ms`);
   const written = new Map<string, number>();
   for (let i = 0; i < probes; i++) {
     for (const partnerId of [one, other]) {

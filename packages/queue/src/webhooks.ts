@@ -38,6 +38,25 @@ export async function enqueueDeliveries(producers: Producers, deliveryIds: strin
 }
 
 /**
+ * Queues paced webhooks' new deliveries, each a `webhook.deliver` job of its own delayed to the send
+ * slot reserved for its first attempt (`pacedAttempt: 1`); the job id is the delivery id.
+ */
+export async function enqueuePacedDeliveries(
+  producers: Producers,
+  turns: ReadonlyArray<{ deliveryId: string; delayMs: number }>,
+): Promise<void> {
+  if (turns.length === 0) return;
+  const job = JOBS["webhook.deliver"];
+  await producers.queues[job.queue].addBulk(
+    turns.map(({ deliveryId, delayMs }) => ({
+      name: "webhook.deliver",
+      data: job.payload.parse({ deliveryId, pacedAttempt: 1 }),
+      opts: { ...job.options, jobId: deliveryId, delay: delayMs },
+    })),
+  );
+}
+
+/**
  * Queues fan-out's batches, one `webhook.deliver-batch` job each; the job id is the batch id, so
  * queueing a batch twice runs it once.
  */

@@ -13,7 +13,7 @@ import { webhookBackoffStrategy } from "./backoff.js";
 import { deliverProcessors } from "./deliver.js";
 import { createWebhookHttpClient } from "./http-client.js";
 import { startLoop } from "./loop.js";
-import { SendPacer } from "./pacing.js";
+import { queuePacedTurns, SendPacer } from "./pacing.js";
 import { reconcileDeliveries, reconcileRecoveries } from "./reconcile.js";
 import { recoverProcessor } from "./recover.js";
 
@@ -88,11 +88,12 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       resolve: options.resolve,
       connectionsPerOrigin: options.concurrency,
     });
+    const pacer = new SendPacer(ctx.redis, ctx.keys);
     const { deliver, deliverBatch } = deliverProcessors({
       db,
       http,
       producers,
-      pacer: new SendPacer(ctx.redis, ctx.keys),
+      pacer,
       rollout: new RolloutSwitch(db),
       disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
       now: options.now ?? (() => new Date()),
@@ -106,6 +107,7 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       const result = await dispatchEvents(db, DISPATCH_BATCH_SIZE, DELIVERIES_PER_BATCH);
       // After the commit: a crash right here leaves open rows, which the reconciler re-queues.
       await enqueueDeliveryBatches(producers, result.batches);
+      await queuePacedTurns(db, producers, pacer, result.paced);
       return result.events;
     };
 
@@ -152,6 +154,7 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
           logger,
           chunkSize: options.recoveryChunkSize,
           queueAhead: options.recoveryQueueAhead,
+          pacer,
         }),
       },
       {
