@@ -66,7 +66,10 @@ const PARTNER_TAGS: Tag[] = [
       "Blocks' commitments (Merkle root and seed hash, published before any entry is served), each spin's " +
       "inclusion proof, and each block's seed and entries once it is exhausted (docs/fairness.md)",
   },
-  { name: "Webhooks", description: "Signed event notifications and their deliveries" },
+  {
+    name: "Webhooks",
+    description: "Signed event notifications and their deliveries; endpoint health: disable, enable, pacing",
+  },
   { name: "Events", description: "The event log webhooks deliver from, read in sequence order" },
   { name: "Settlements", description: "Daily settlement reports: acknowledge or dispute" },
   { name: "API description", description: "This document" },
@@ -81,6 +84,7 @@ const ADMIN_TAGS: Tag[] = [
   { name: "Operator: maintenance", description: "Maintenance mode for the partner API" },
   { name: "Operator: jobs", description: "Run scheduled jobs now" },
   { name: "Operator: release", description: "This release, and the end of its rolling upgrade" },
+  { name: "Operator: webhooks", description: "Partners' webhook endpoints the service disabled" },
   { name: "API description", description: "This document" },
 ];
 
