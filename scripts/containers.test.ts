@@ -64,6 +64,13 @@ describe("compose.yaml", () => {
     expect(services.migrate?.depends_on).toEqual({ postgres: { condition: "service_healthy" } });
   });
 
+  it("runs the workers with the API's V8 heap flags (a recover otherwise grew the webhooks worker by ~150 MB)", () => {
+    const flags = ["--heap-growing-percent=25", "--min-semi-space-size=16"];
+    for (const script of ["start:api", "start:worker"]) {
+      expect(productionCommand(script)).toEqual(expect.arrayContaining(flags));
+    }
+  });
+
   it("health-checks every long-running service", () => {
     for (const [name, service] of Object.entries(services)) {
       if (name !== "migrate") expect(service.healthcheck, name).toBeDefined();

@@ -15,7 +15,7 @@ npm run --silent build
 # Each child in a process group of its own: a terminal's Ctrl-C reaches only this script, which
 # then sends each child one SIGTERM (a second signal would make it skip its graceful drain).
 set -m
-node --enable-source-maps dist/apps/worker/main.js --role all &
+node --enable-source-maps --heap-growing-percent=25 --min-semi-space-size=16 dist/apps/worker/main.js --role all &
 worker=$!
 node --enable-source-maps --heap-growing-percent=25 --min-semi-space-size=16 dist/apps/api/main.js &
 api=$!

@@ -153,7 +153,15 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     query: PAGE,
     foreign: { kind: "list", field: "webhooks", ids: (w) => [w.webhookId], idOf: (webhook) => webhook.id },
   },
+  {
+    method: "patch",
+    path: p("/webhooks/{webhookId}"),
+    params: webhookParams,
+    body: () => ({ rateLimitPerSecond: 50 }),
+    foreign: { kind: "webhook" },
+  },
   { method: "delete", path: p("/webhooks/{webhookId}"), params: webhookParams, foreign: { kind: "webhook" } },
+  { method: "post", path: p("/webhooks/{webhookId}/enable"), params: webhookParams, foreign: { kind: "webhook" } },
   {
     method: "get",
     path: p("/webhooks/{webhookId}/deliveries"),

@@ -45,7 +45,8 @@ environment, reported in \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-R
 \`RateLimit-Policy\` / \`RateLimit\` fields.
 
 **Webhooks.** Deliveries carry \`X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body>\` keyed with the
-webhook secret, plus Standard Webhooks headers (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`).
+webhook secret, plus Standard Webhooks headers (\`webhook-id\`: the event id on every attempt and redelivery,
+\`webhook-timestamp\`, \`webhook-signature\`).
 `.trim();
 
 const ADMIN_DESCRIPTION = `
@@ -70,7 +71,10 @@ const PARTNER_TAGS: Tag[] = [
       "Blocks' commitments (Merkle root and seed hash, published before any entry is served), each spin's " +
       "inclusion proof, and each block's seed and entries once it is exhausted (docs/fairness.md)",
   },
-  { name: "Webhooks", description: "Signed event notifications and their deliveries" },
+  {
+    name: "Webhooks",
+    description: "Signed event notifications and their deliveries; endpoint health: disable, enable, pacing",
+  },
   { name: "Events", description: "The event log webhooks deliver from, read in sequence order" },
   {
     name: "Settlements",
@@ -89,6 +93,7 @@ const ADMIN_TAGS: Tag[] = [
   { name: "Operator: maintenance", description: "Maintenance mode for the partner API" },
   { name: "Operator: jobs", description: "Run scheduled jobs now" },
   { name: "Operator: release", description: "This release, and the end of its rolling upgrade" },
+  { name: "Operator: webhooks", description: "Partners' webhook endpoints the service disabled" },
   { name: "API description", description: "This document" },
 ];
 

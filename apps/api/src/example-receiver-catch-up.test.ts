@@ -73,7 +73,7 @@ function push(receiver: Receiver, event: EventEnvelope<unknown>) {
     headers: {
       "Content-Type": "application/json",
       "X-Service-Delivery-Id": deliveryId,
-      ...signatureHeaders({ deliveryId, timestamp, rawBody: body, secret }),
+      ...signatureHeaders({ messageId: event.id, timestamp, rawBody: body, secret }),
     },
   });
 }

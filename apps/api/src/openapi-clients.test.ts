@@ -105,6 +105,7 @@ function steps(setup: {
     { document: "partner", operationId: "voidSpin", path: (answers) => ({ spinId: answers.createSpin.spinId }) },
     { document: "partner", operationId: "grantFreeRounds", references: { gameId } },
     { document: "partner", operationId: "registerWebhook" },
+    { document: "partner", operationId: "updateWebhook", path: () => ({ webhookId }) },
     { document: "partner", operationId: "recoverWebhookDeliveries", path: () => ({ webhookId }) },
     { document: "partner", operationId: "rotateWebhookSecret", path: () => ({ webhookId }) },
     { document: "operator", operationId: "generateSettlement", path: () => ({ partnerId }) },

@@ -13,6 +13,7 @@ import { registerReleaseCommands } from "./commands/release.js";
 import { registerSettlementCommands } from "./commands/settlements.js";
 import { registerSheetCommands } from "./commands/sheets.js";
 import { registerSpinCommands } from "./commands/spins.js";
+import { registerWebhookCommands } from "./commands/webhooks.js";
 import { CliContext, type CliIo } from "./context.js";
 
 const COMMAND_GROUPS: CommandGroup[] = [
@@ -27,6 +28,7 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerReleaseCommands,
   registerSpinCommands,
   registerFreeRoundCommands,
+  registerWebhookCommands,
 ];
 
 function buildProgram(io: CliIo): Command {

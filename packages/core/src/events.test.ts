@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { EVENT_TYPES, newEventEnvelope, serializeEnvelope } from "./events.js";
 
 describe("event envelopes", () => {
-  it("knows exactly the five event types", () => {
+  it("knows exactly the six event types", () => {
     expect(EVENT_TYPES).toEqual([
       "spin.large_win",
       "settlement.report_ready",
       "block.low_reserve",
       "api_key.expiring",
       "spin.voided",
+      "webhook.disabled",
     ]);
   });
 

@@ -1,18 +1,22 @@
 import type { Environment } from "./api-key.js";
 import { newId } from "./ids.js";
 
-/** The event types a webhook can subscribe to (CONTRACT §7, and `spin.voided` §13). */
+/** The event types a webhook can subscribe to (CONTRACT §7, `spin.voided` §13, `webhook.disabled` §18). */
 export const EVENT_TYPES = [
   "spin.large_win",
   "settlement.report_ready",
   "block.low_reserve",
   "api_key.expiring",
   "spin.voided",
+  "webhook.disabled",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Attempts per delivery: 1 initial + 4 retries (the specification's schedule). */
 export const WEBHOOK_MAX_ATTEMPTS = 5;
+
+/** An endpoint failing for WEBHOOK_DISABLE_AFTER_HOURS is disabled only after this many failed attempts too (CONTRACT §18). */
+export const WEBHOOK_DISABLE_MIN_ATTEMPTS = 10;
 
 /** A delivery is pending until its first attempt, retrying after a failed one, then succeeded or failed. */
 export const DELIVERY_STATUSES = ["pending", "retrying", "succeeded", "failed"] as const;

@@ -33,6 +33,14 @@ export const RELEASE_GATES = {
     deleteIn: 4,
     why: "PATCH /api/admin/v1/partners/{partnerId} (spinCeilingUsd): release 2 has no such route",
   },
+  "webhook-endpoint-health": {
+    addedIn: 3,
+    deleteIn: 4,
+    why:
+      "Release 2 refuses `webhook.disabled` subscriptions (KS-4107) and `rateLimitPerSecond` (KS-4101), lists " +
+      "no such event type, has no enable or update route and would not pace a webhook: until then no endpoint " +
+      "is disabled, no `webhook.disabled` event is written, and both fields and both routes answer as release 2",
+  },
 } as const satisfies Record<string, ReleaseGate>;
 
 export type GateName = keyof typeof RELEASE_GATES;

@@ -41,7 +41,12 @@ export const JOBS = {
   },
   "webhook.deliver": {
     queue: "webhooks",
-    payload: z.object({ deliveryId: z.string() }),
+    payload: z.object({
+      deliveryId: z.string(),
+      // A paced webhook's delivery: the attempt whose send slot is reserved for when the job is due.
+      // Added in release 3, written only once its pacing is on (release 2 would drop it: no harm).
+      pacedAttempt: z.number().int().positive().optional(),
+    }),
     // The waits between the attempts are WEBHOOK_RETRY_DELAYS_MS, applied by the webhooks
     // worker's custom backoff strategy (so a changed schedule needs no re-enqueue).
     options: { attempts: WEBHOOK_MAX_ATTEMPTS, backoff: { type: "webhook-schedule" }, ...removeOld },

@@ -135,6 +135,11 @@ export function redisKeys(prefix: string) {
     unknownKeys: (address: string) => `${prefix}:unknown-keys:${address}`,
     /** Hashes of the API keys known to exist, scored by expiry: they skip that count (issued-keys.ts). */
     issuedApiKeys: `${prefix}:issued-api-keys`,
+    /**
+     * A paced webhook's schedule: when its next send slot is free, in µs of Redis's clock (the
+     * webhooks worker's pacing.ts). One key per webhook, so a script touches one slot of a cluster.
+     */
+    webhookPace: (webhookId: string) => `${prefix}:webhook-pace:${webhookId}`,
     maintenance: `${prefix}:maintenance`,
     /** Pub/sub channel: auth cache invalidation and maintenance changes. */
     invalidations: `${prefix}:invalidations`,

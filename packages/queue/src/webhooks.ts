@@ -38,6 +38,25 @@ export async function enqueueDeliveries(producers: Producers, deliveryIds: strin
 }
 
 /**
+ * Queues paced webhooks' new deliveries, each a `webhook.deliver` job of its own delayed to the send
+ * slot reserved for its first attempt (`pacedAttempt: 1`); the job id is the delivery id.
+ */
+export async function enqueuePacedDeliveries(
+  producers: Producers,
+  turns: ReadonlyArray<{ deliveryId: string; delayMs: number }>,
+): Promise<void> {
+  if (turns.length === 0) return;
+  const job = JOBS["webhook.deliver"];
+  await producers.queues[job.queue].addBulk(
+    turns.map(({ deliveryId, delayMs }) => ({
+      name: "webhook.deliver",
+      data: job.payload.parse({ deliveryId, pacedAttempt: 1 }),
+      opts: { ...job.options, jobId: deliveryId, delay: delayMs },
+    })),
+  );
+}
+
+/**
  * Queues fan-out's batches, one `webhook.deliver-batch` job each; the job id is the batch id, so
  * queueing a batch twice runs it once.
  */
@@ -58,13 +77,21 @@ export async function enqueueDeliveryBatches(
 
 /**
  * Queues the retries of a delivery whose first attempt a batch made: its own `webhook.deliver`
- * job (job id the delivery id), run after `delayMs`. A finished job of that id (one that found the
+ * job (job id the delivery id), run after `delayMs`; or, for a paced webhook, its first attempt at
+ * the send slot reserved for it (`pacedAttempt`). A finished job of that id (one that found the
  * delivery claimed by the batch) is replaced: queueing beside it would be ignored. A job of that id
- * still to run is kept, and makes the retry.
+ * still to run is kept, and makes the attempt.
  */
-export async function enqueueDeliveryRetry(producers: Producers, deliveryId: string, delayMs: number): Promise<void> {
+export async function enqueueDeliveryRetry(
+  producers: Producers,
+  deliveryId: string,
+  delayMs: number,
+  pacedAttempt?: number,
+): Promise<void> {
   const [lost] = await lostJobs(producers.queues[JOBS["webhook.deliver"].queue], [deliveryId]);
-  if (lost) await producers.add("webhook.deliver", { deliveryId }, { jobId: deliveryId, delay: delayMs });
+  if (!lost) return;
+  const payload = pacedAttempt === undefined ? { deliveryId } : { deliveryId, pacedAttempt };
+  await producers.add("webhook.deliver", payload, { jobId: deliveryId, delay: delayMs });
 }
 
 /**

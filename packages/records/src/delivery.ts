@@ -6,7 +6,9 @@ import { TimestampSchema } from "./fields.js";
 /** One event's delivery to one webhook, as its partner sees it. */
 export const DeliverySchema = z
   .object({
-    id: z.string().openapi({ description: "Sent as X-Service-Delivery-Id and webhook-id on every attempt" }),
+    id: z
+      .string()
+      .openapi({ description: "Sent as X-Service-Delivery-Id on every attempt (webhook-id is the event id)" }),
     event: z.enum(EVENT_TYPES),
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.number().int(),

@@ -16,6 +16,7 @@ describe("parseEnv", () => {
       TARGET_READY_BLOCKS: 4,
       WEBHOOK_RETRY_DELAYS_MS: [60_000, 300_000, 900_000, 3_600_000],
       WEBHOOK_TIMEOUT_MS: 5_000,
+      WEBHOOK_DISABLE_AFTER_HOURS: 120,
       RATE_LIMIT_SPINS_PER_SECOND: 100,
       RATE_LIMIT_REQUESTS_PER_SECOND: 20,
       LARGE_WIN_THRESHOLD_USD: 1000,
@@ -74,6 +75,8 @@ describe("parseEnv", () => {
     ["SANDBOX_LOOPBACK_PORTS", "0"],
     ["SANDBOX_LOOPBACK_PORTS", "any"],
     ["SANDBOX_LOOPBACK_PORTS", "3000,none"],
+    ["WEBHOOK_DISABLE_AFTER_HOURS", "0"],
+    ["WEBHOOK_DISABLE_AFTER_HOURS", "120h"],
   ])("a bad %s (%j) throws an error naming the variable", (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(EnvError);
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`\\b${name}\\b`));

@@ -110,6 +110,11 @@ const envSchema = z.object({
     .union([z.literal("none").transform(() => [] as number[]), csvOf(intIn(1, 65535))])
     .optional(),
   /**
+   * A webhook whose every attempt failed for this many hours (and at least 10 attempts) is disabled
+   * (CONTRACT §18; 120 = 5 days, as Svix).
+   */
+  WEBHOOK_DISABLE_AFTER_HOURS: intIn(1, 8760).default(120),
+  /**
    * Load balancers whose `X-Forwarded-For` names the client (addresses or CIDR ranges). Unset: the
    * socket's peer is the client, and the header is ignored (anyone can write it).
    */

@@ -17,6 +17,7 @@ import type {
   Player,
   RecoverWebhookInput,
   RegisterGameInput,
+  RegisterWebhookInput,
   RevealedEntries,
   RevealedEntriesPage,
   RevealedEntry,
@@ -27,10 +28,10 @@ import type {
   SpinProof,
   SpinResult,
   UpdateGameInput,
+  UpdateWebhookInput,
   VoidSpinInput,
   Webhook,
   WebhookEvent,
-  WebhookEventType,
   WebhookRecovery,
 } from "./types.js";
 
@@ -182,8 +183,15 @@ export class PartnerClient {
 
   readonly webhooks = {
     /** The answer holds the signing `secret`, shown only here. */
-    register: (input: { url: string; events: WebhookEventType[] }) =>
-      this.write<CreatedWebhook>("POST", "/webhooks", input),
+    register: (input: RegisterWebhookInput) => this.write<CreatedWebhook>("POST", "/webhooks", input),
+    /** Changes `rateLimitPerSecond` (null: no pacing). Available once release 3's rollout finished. */
+    update: (webhookId: string, input: UpdateWebhookInput) =>
+      this.write<Webhook>("PATCH", `/webhooks/${segment(webhookId)}`, input),
+    /**
+     * Turns a webhook the service disabled (failing too long, or a 410 Gone) back on; `recover` then
+     * delivers what it missed. An enabled one is answered as it is.
+     */
+    enable: (webhookId: string) => this.write<Webhook>("POST", `/webhooks/${segment(webhookId)}/enable`),
     list: (page?: PageRequest) => this.get<{ webhooks: Webhook[] } & PageInfo>("/webhooks", pageQuery(page)),
     /** Soft delete; repeating it is harmless. */
     delete: (webhookId: string) => this.write<Webhook>("DELETE", `/webhooks/${segment(webhookId)}`),

@@ -42,7 +42,7 @@ function signed(
   key = secret,
 ): Record<string, string> {
   return {
-    ...signatureHeaders({ deliveryId, timestamp, rawBody: body, secret: key }),
+    ...signatureHeaders({ messageId: JSON.parse(body).id, timestamp, rawBody: body, secret: key }),
     "X-Service-Event": "spin.large_win",
     "X-Service-Delivery-Id": deliveryId,
   };

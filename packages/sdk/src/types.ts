@@ -283,20 +283,49 @@ export type WebhookEventType =
   | "settlement.report_ready"
   | "block.low_reserve"
   | "api_key.expiring"
-  | "spin.voided";
+  | "spin.voided"
+  | "webhook.disabled";
 
 export interface Webhook {
   id: string;
   url: string;
   events: WebhookEventType[];
+  /** False once deleted or disabled: nothing is sent to it. */
   isActive: boolean;
+  /** Deliveries per second at most (1..1000); null: not paced. */
+  rateLimitPerSecond: number | null;
   createdAt: string;
   deletedAt: string | null;
+  /** When the service disabled it (failing too long, or a 410 Gone); `enable` clears it. */
+  disabledAt: string | null;
+  disabledReason: string | null;
 }
 
 /** Only the registration answer carries the secret: store it, it is never shown again. */
-export interface CreatedWebhook extends Omit<Webhook, "deletedAt"> {
+export interface CreatedWebhook extends Omit<Webhook, "deletedAt" | "disabledAt" | "disabledReason"> {
   secret: string;
+}
+
+export interface RegisterWebhookInput {
+  url: string;
+  events: WebhookEventType[];
+  /** Deliveries per second at most (1..1000); leave out for none. Available once release 3's rollout finished. */
+  rateLimitPerSecond?: number;
+}
+
+export interface UpdateWebhookInput {
+  /** 1..1000, or null to stop pacing. */
+  rateLimitPerSecond: number | null;
+}
+
+/** The `data` of a `webhook.disabled` event. */
+export interface WebhookDisabledData {
+  webhookId: string;
+  url: string;
+  disabledAt: string;
+  reason: string;
+  /** The last attempt's HTTP status (410 for a Gone); null when there was no answer. */
+  lastResponseStatus: number | null;
 }
 
 export type DeliveryStatus = "pending" | "retrying" | "succeeded" | "failed";

@@ -59,14 +59,14 @@ describe("Standard Webhooks", () => {
   it("verifies fresh deliveries and refuses stale, tampered or unsigned ones", () => {
     const now = new Date("2026-06-01T00:00:00Z");
     const timestamp = Math.floor(now.getTime() / 1000);
-    const headers = signatureHeaders({ deliveryId: "dlv_1", timestamp, rawBody: body, secret });
+    const headers = signatureHeaders({ messageId: "evt_1", timestamp, rawBody: body, secret });
     const verify = (overrides: Record<string, string>, rawBody = body, at = now) =>
       verifyStandardWebhook({ rawBody, headers: { ...headers, ...overrides }, secret, now: at });
     expect(verify({})).toBe(true);
     expect(verifyStandardWebhook({ rawBody: body, headers: new Headers(headers), secret, now })).toBe(true);
     expect(verify({ "webhook-signature": `v1,bm90aGluZw== ${headers["webhook-signature"]}` })).toBe(true);
     expect(verify({}, `${body}x`)).toBe(false);
-    expect(verify({ "webhook-id": "dlv_2" })).toBe(false);
+    expect(verify({ "webhook-id": "evt_2" })).toBe(false);
     expect(verify({}, body, new Date(now.getTime() + 301_000))).toBe(false);
     expect(verify({ "webhook-timestamp": "soon" })).toBe(false);
     expect(verify({ "webhook-signature": headers["webhook-signature"]!.replace("v1,", "v2,") })).toBe(false);
@@ -79,17 +79,17 @@ describe("secret rotation", () => {
   const timestamp = Math.floor(now.getTime() / 1000);
 
   it("signs webhook-signature with the new then the old secret, and X-Service-Signature with the new one", () => {
-    const headers = signatureHeaders({ deliveryId: "dlv_1", timestamp, rawBody: body, secret, previousSecret });
-    const sign = (key: string) => signStandardWebhook({ id: "dlv_1", timestamp, rawBody: body, secret: key });
+    const headers = signatureHeaders({ messageId: "evt_1", timestamp, rawBody: body, secret, previousSecret });
+    const sign = (key: string) => signStandardWebhook({ id: "evt_1", timestamp, rawBody: body, secret: key });
     expect(headers["webhook-signature"]).toBe(`${sign(secret)} ${sign(previousSecret)}`);
     expect(headers["X-Service-Signature"]).toBe(signPayload(body, secret));
-    expect(signatureHeaders({ deliveryId: "dlv_1", timestamp, rawBody: body, secret })["webhook-signature"]).toBe(
+    expect(signatureHeaders({ messageId: "evt_1", timestamp, rawBody: body, secret })["webhook-signature"]).toBe(
       sign(secret),
     );
   });
 
   it("verifies with whichever secret the receiver holds, or with its list of both", () => {
-    const headers = signatureHeaders({ deliveryId: "dlv_1", timestamp, rawBody: body, secret, previousSecret });
+    const headers = signatureHeaders({ messageId: "evt_1", timestamp, rawBody: body, secret, previousSecret });
     for (const held of [secret, previousSecret, [secret, previousSecret], [previousSecret, secret]]) {
       expect(verifyStandardWebhook({ rawBody: body, headers, secret: held, now })).toBe(true);
     }
@@ -102,7 +102,7 @@ describe("secret rotation", () => {
     expect(verifyWebhookSignature({ rawBody: body, signatureHeader, secret: [previousSecret, secret] })).toBe(true);
     expect(verifyWebhookSignature({ rawBody: body, signatureHeader, secret: previousSecret })).toBe(false);
     // A delivery signed before the rotation still verifies for a receiver holding both.
-    const before = signatureHeaders({ deliveryId: "dlv_1", timestamp, rawBody: body, secret: previousSecret });
+    const before = signatureHeaders({ messageId: "evt_1", timestamp, rawBody: body, secret: previousSecret });
     expect(verifyStandardWebhook({ rawBody: body, headers: before, secret: [secret, previousSecret], now })).toBe(true);
     expect(
       verifyWebhookSignature({

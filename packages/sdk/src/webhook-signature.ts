@@ -50,21 +50,23 @@ export function signStandardWebhook(input: {
 }
 
 /**
- * Every signature header of one delivery attempt, keyed by header name. `previousSecret` (a rotated
- * secret not expired yet) adds its signature after the current one in `webhook-signature`.
+ * Every signature header of one delivery attempt, keyed by header name. `messageId` is the
+ * Standard Webhooks message id (`webhook-id`): the event's id, the same on every attempt,
+ * redelivery and recover of that event, so a receiver de-duplicates on it. `previousSecret` (a
+ * rotated secret not expired yet) adds its signature after the current one in `webhook-signature`.
  */
 export function signatureHeaders(input: {
-  deliveryId: string;
+  messageId: string;
   timestamp: number;
   rawBody: RawBody;
   secret: string;
   previousSecret?: string | null | undefined;
 }): Record<string, string> {
   const signWith = (secret: string) =>
-    signStandardWebhook({ id: input.deliveryId, timestamp: input.timestamp, rawBody: input.rawBody, secret });
+    signStandardWebhook({ id: input.messageId, timestamp: input.timestamp, rawBody: input.rawBody, secret });
   return {
     "X-Service-Signature": signPayload(input.rawBody, input.secret),
-    "webhook-id": input.deliveryId,
+    "webhook-id": input.messageId,
     "webhook-timestamp": String(input.timestamp),
     "webhook-signature": [input.secret, ...(input.previousSecret ? [input.previousSecret] : [])]
       .map(signWith)

@@ -1,5 +1,5 @@
 import { newId } from "@outcomes/core";
-import { insertEvent, webhookDeliveries } from "@outcomes/db";
+import { type Database, insertEvent, webhookDeliveries } from "@outcomes/db";
 import { eq, sql } from "drizzle-orm";
 import type { TestApi } from "./api.js";
 
@@ -63,7 +63,7 @@ export async function deliveryRow(api: TestApi, id: string) {
  * deliveries' statistics are brought up to date after it.
  */
 export async function seedFailedDeliveries(
-  api: TestApi,
+  api: { database: { db: Database } },
   target: { partnerId: string; webhookId: string; count: number },
 ): Promise<void> {
   const tag = newId("bk").slice(3);

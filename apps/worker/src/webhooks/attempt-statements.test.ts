@@ -1,6 +1,7 @@
-import { sqlClientOf } from "@outcomes/db";
+import { type ClaimedAttempt, sqlClientOf, webhooks } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { deliveryRow, webhookWithDeliveries } from "@outcomes/testkit/deliveries";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AttemptStatements } from "./attempt-statements.js";
 
@@ -20,13 +21,13 @@ describe("attempt statements shared by the deliveries in flight", () => {
 
     // All in one turn of the event loop: the repeated id waits for the next statement (the two
     // statements may reach Postgres in either order; the row lock orders the two counts).
-    const claims = await Promise.all([
-      statements.claim(first),
-      statements.claim(second),
-      statements.claim(first),
-      statements.claim(retrying),
-      statements.claim(succeeded),
-    ]);
+    const claims = (await Promise.all([
+      statements.claim({ id: first }),
+      statements.claim({ id: second }),
+      statements.claim({ id: first }),
+      statements.claim({ id: retrying }),
+      statements.claim({ id: succeeded }),
+    ])) as Array<ClaimedAttempt | undefined>;
     expect([claims[0]?.attempt, claims[2]?.attempt].sort()).toEqual([1, 2]);
     expect([claims[1]?.attempt, claims[3]?.attempt, claims[4]]).toEqual([1, 2, undefined]);
     expect(JSON.parse(claims[1]!.body).id).toBe(JSON.parse((await deliveryRow(api, second))!.body).id);
@@ -34,22 +35,51 @@ describe("attempt statements shared by the deliveries in flight", () => {
     expect((await deliveryRow(api, succeeded))?.attempts).toBe(5);
   });
 
-  it("marks each delivery succeeded with its own status and time, and leaves a closed one alone", async () => {
-    const { deliveryIds } = await webhookWithDeliveries(api, ["pending", "retrying", "failed"]);
-    const [pending, retrying, failed] = deliveryIds as [string, string, string];
+  it("claims a paced webhook's delivery only for the attempt whose send slot was reserved", async () => {
+    const { webhookId, deliveryIds } = await webhookWithDeliveries(api, ["pending", "retrying"]);
+    const [pending, retrying] = deliveryIds as [string, string];
+    await api.database.db.update(webhooks).set({ rateLimitPerSecond: 5 }).where(eq(webhooks.id, webhookId));
+    const statements = new AttemptStatements(sqlClientOf(api.database.db));
+
+    const paced = await Promise.all([statements.claim({ id: pending }), statements.claimFirst({ id: pending })]);
+    const turn = { paced: { webhookId, ratePerSecond: 5, nextAttempt: 1 } };
+    expect(paced).toEqual([turn, turn]);
+    expect(await statements.claim({ id: retrying })).toEqual({ paced: { ...turn.paced, nextAttempt: 2 } });
+    // A slot reserved for another attempt (a stale one) claims nothing either.
+    expect(await statements.claim({ id: retrying, cleared: 1 })).toEqual({ paced: { ...turn.paced, nextAttempt: 2 } });
+    expect((await deliveryRow(api, pending))?.attempts).toBe(0);
+
+    const claimed = (await Promise.all([
+      statements.claim({ id: pending, cleared: 1 }),
+      statements.claim({ id: retrying, cleared: 2 }),
+    ])) as ClaimedAttempt[];
+    expect(claimed.map((claim) => [claim.attempt, claim.webhookId])).toEqual([
+      [1, webhookId],
+      [2, webhookId],
+    ]);
+    expect((await deliveryRow(api, retrying))?.attempts).toBe(2);
+  });
+
+  it("marks each delivery succeeded with its own status and time, and leaves one closed after another attempt alone", async () => {
+    const { deliveryIds } = await webhookWithDeliveries(api, ["pending", "retrying", "failed", "failed"]);
+    const [pending, retrying, failed, closedInFlight] = deliveryIds as [string, string, string, string];
     const statements = new AttemptStatements(sqlClientOf(api.database.db));
     const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
 
     await Promise.all([
-      statements.succeeded(pending, 200, at),
-      statements.succeeded(retrying, 204, new Date(at.getTime() + 1)),
-      statements.succeeded(failed, 200, at),
+      statements.succeeded({ id: pending, status: 200, at, attempt: 1 }),
+      statements.succeeded({ id: retrying, status: 204, at: new Date(at.getTime() + 1), attempt: 2 }),
+      // An answer to attempt 4 of a delivery whose attempt 5 was counted and failed: it stays failed.
+      statements.succeeded({ id: failed, status: 200, at, attempt: 4 }),
+      // Closed while its last counted attempt was on its way (its webhook deleted): the answer wins.
+      statements.succeeded({ id: closedInFlight, status: 202, at, attempt: 5 }),
     ]);
     const rows = await Promise.all(deliveryIds.map((id) => deliveryRow(api, id)));
     expect(rows.map((row) => [row?.status, row?.lastResponseStatus, row?.completedAt?.getTime()])).toEqual([
       ["succeeded", 200, at.getTime()],
       ["succeeded", 204, at.getTime() + 1],
       ["failed", 500, rows[2]?.completedAt?.getTime()],
+      ["succeeded", 202, at.getTime()],
     ]);
     expect(rows[1]?.lastError).toBeNull();
     expect(rows[1]?.nextAttemptAt).toBeNull();

@@ -1,4 +1,11 @@
-import { type ClaimedAttempt, claimDeliveryAttempts, markDeliveriesSucceeded, type SqlPool } from "@outcomes/db";
+import {
+  type ClaimResult,
+  claimDeliveryAttempts,
+  type DeliverySuccess,
+  markDeliveriesPaced,
+  markDeliveriesSucceeded,
+  type SqlPool,
+} from "@outcomes/db";
 
 interface Waiting<In, Out> {
   input: In;
@@ -62,21 +69,28 @@ class Grouped<In, Out> {
   }
 }
 
+/** A delivery to claim, with the attempt whose send slot was reserved if its webhook is paced. */
+export interface Claim {
+  id: string;
+  cleared?: number | undefined;
+}
+
 /** The two statements of every delivery attempt, grouped across the attempts in flight (see Grouped). */
 export class AttemptStatements {
-  private readonly claims: Grouped<string, ClaimedAttempt | undefined>;
-  private readonly firstClaims: Grouped<string, ClaimedAttempt | undefined>;
-  private readonly successes: Grouped<{ id: string; status: number; at: Date }, undefined>;
+  private readonly claims: Grouped<Claim, ClaimResult | undefined>;
+  private readonly firstClaims: Grouped<Claim, ClaimResult | undefined>;
+  private readonly successes: Grouped<DeliverySuccess, undefined>;
+  private readonly turns: Grouped<{ id: string; at: Date }, undefined>;
 
   constructor(sql: SqlPool) {
     this.claims = new Grouped(
-      (id) => id,
-      (ids) => claimDeliveryAttempts(sql, ids),
+      (claim) => claim.id,
+      (claims) => claimDeliveryAttempts(sql, claims),
       undefined,
     );
     this.firstClaims = new Grouped(
-      (id) => id,
-      (ids) => claimDeliveryAttempts(sql, ids, true),
+      (claim) => claim.id,
+      (claims) => claimDeliveryAttempts(sql, claims, true),
       undefined,
     );
     this.successes = new Grouped(
@@ -87,24 +101,38 @@ export class AttemptStatements {
       },
       undefined,
     );
+    this.turns = new Grouped(
+      (turn) => turn.id,
+      async (list) => {
+        await markDeliveriesPaced(sql, list);
+        return new Map();
+      },
+      undefined,
+    );
   }
 
   /**
    * Counts the attempt before anything is sent, only while the delivery is open and its webhook is
-   * active and not deleted: the attempt number in the header is the one recorded. Undefined when
-   * it could not be claimed.
+   * active and not deleted: the attempt number in the header is the one recorded. A paced
+   * webhook's delivery is counted only for the attempt `cleared` names; otherwise it comes back
+   * paced. Undefined when it could not be claimed.
    */
-  claim(deliveryId: string): Promise<ClaimedAttempt | undefined> {
-    return this.claims.call(deliveryId);
+  claim(claim: Claim): Promise<ClaimResult | undefined> {
+    return this.claims.call(claim);
   }
 
   /** The same for a batch's delivery, only while it has had no attempt (see `claimDeliveryAttempts`). */
-  claimFirst(deliveryId: string): Promise<ClaimedAttempt | undefined> {
-    return this.firstClaims.call(deliveryId);
+  claimFirst(claim: Claim): Promise<ClaimResult | undefined> {
+    return this.firstClaims.call(claim);
   }
 
-  /** `succeeded`, with the receiver's status, unless the delivery was closed meanwhile. */
-  async succeeded(deliveryId: string, status: number, at: Date): Promise<void> {
-    await this.successes.call({ id: deliveryId, status, at });
+  /** A paced delivery's turn: its `nextAttemptAt`. */
+  async paced(deliveryId: string, at: Date): Promise<void> {
+    await this.turns.call({ id: deliveryId, at });
+  }
+
+  /** `succeeded`, with the receiver's status, also when its webhook was deleted during the send. */
+  async succeeded(success: DeliverySuccess): Promise<void> {
+    await this.successes.call(success);
   }
 }

@@ -1,6 +1,7 @@
 import { checkWebhookUrl } from "@outcomes/core";
 import {
   type ClaimedAttempt,
+  type ClaimResult,
   closeDeliveryAsFailed,
   type Database,
   recordFailedAttempt,
@@ -10,13 +11,16 @@ import {
 import { enqueueDeliveryRetry, type JobPayload, type Producers } from "@outcomes/queue";
 import { countWebhookAttempt, type Logger } from "@outcomes/runtime";
 import { signatureHeaders } from "@outcomes/sdk";
-import { type Job, UnrecoverableError } from "bullmq";
+import { DelayedError, type Job, UnrecoverableError } from "bullmq";
 import pLimit from "p-limit";
-import { AttemptStatements } from "./attempt-statements.js";
+import type { JobRun } from "../queue-worker.js";
+import { AttemptStatements, type Claim } from "./attempt-statements.js";
 import { AttemptFailedError, retryDelayMs } from "./backoff.js";
+import { afterFailedAttempt, type EndpointHealthDeps } from "./endpoint-health.js";
 import { describeFailure, type WebhookHttpClient } from "./http-client.js";
+import type { SendPacer } from "./pacing.js";
 
-export interface DeliverDeps {
+export interface DeliverDeps extends EndpointHealthDeps {
   db: Database;
   http: WebhookHttpClient;
   delaysMs: readonly number[];
@@ -37,7 +41,9 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
     "X-Service-Delivery-Id": deliveryId,
     "X-Service-Attempt": String(claim.attempt),
     ...signatureHeaders({
-      deliveryId,
+      // Standard Webhooks' message id: the event's, so a receiver sees a retry, a redelivery or a
+      // recover of the event as the same message (CONTRACT §18).
+      messageId: claim.eventId,
       timestamp: Math.floor(Date.now() / 1000),
       rawBody: claim.body,
       secret: claim.secret,
@@ -54,6 +60,11 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
   }
 }
 
+/** An attempt sent, and how the receiver answered. */
+type Sent = { claim: ClaimedAttempt; outcome: SendOutcome };
+/** A paced webhook's delivery whose turn (for attempt `pacedAttempt`) comes in `waitMs`. */
+type Paced = { pacedAttempt: number; waitMs: number };
+
 /** An attempt's end: delivered, or failed with the time of the next attempt (null after the last). */
 type AttemptEnd = { ok: true; status: number } | { ok: false; error: string; retryAt: Date | null; stillOpen: boolean };
 
@@ -62,11 +73,11 @@ async function record(
   deps: DeliverDeps,
   statements: AttemptStatements,
   deliveryId: string,
-  { claim, outcome }: { claim: ClaimedAttempt; outcome: SendOutcome },
+  { claim, outcome }: Sent,
 ): Promise<AttemptEnd> {
   const now = new Date();
   if (outcome.ok) {
-    await statements.succeeded(deliveryId, outcome.status, now);
+    await statements.succeeded({ id: deliveryId, status: outcome.status, at: now, attempt: claim.attempt });
     countWebhookAttempt("succeeded", claim.attempt);
     return outcome;
   }
@@ -80,7 +91,9 @@ async function record(
   });
   deps.logger.info({ deliveryId, attempt: claim.attempt, status: outcome.status, last }, "webhook attempt failed");
   countWebhookAttempt(last ? "failed" : "retrying", claim.attempt);
-  return { ok: false, error: outcome.error, retryAt, stillOpen };
+  // Disabling the endpoint closes this delivery too: no retry.
+  const disabled = await afterFailedAttempt(deps, claim, outcome);
+  return { ok: false, error: outcome.error, retryAt, stillOpen: stillOpen && !disabled };
 }
 
 /** Why a delivery could not be claimed; one that can go no further is closed as failed. */
@@ -103,19 +116,37 @@ async function unclaimed(deps: DeliverDeps, deliveryId: string) {
  * `webhook.deliver` job of its own, delayed to its next attempt, for the rest of its schedule; if
  * queueing it fails, the reconciler queues it.
  */
-export function deliverProcessors(deps: DeliverDeps & { producers: Producers; inFlight: number }) {
+export function deliverProcessors(deps: DeliverDeps & { producers: Producers; inFlight: number; pacer: SendPacer }) {
   const statements = new AttemptStatements(sqlClientOf(deps.db));
   const sending = pLimit(deps.inFlight);
   // A send slot is held from the claim (the attempt counted, the secrets read) to the answer; the
-  // outcome is written after the slot is free for the next send.
-  const claimAndSend = (claimOf: (deliveryId: string) => Promise<ClaimedAttempt | undefined>, deliveryId: string) =>
-    sending(async () => {
-      const claim = await claimOf(deliveryId);
-      return claim && { claim, outcome: await send(deps, deliveryId, claim) };
+  // outcome is written after the slot is free for the next send. A paced webhook's delivery whose
+  // turn has not come holds none: it gets its turn and waits for it in BullMQ's delayed set.
+  const claimAndSend = (claimOf: (claim: Claim) => Promise<ClaimResult | undefined>, claim: Claim) =>
+    sending(async (): Promise<Sent | Paced | undefined> => {
+      let claimed = await claimOf(claim);
+      if (claimed && "paced" in claimed) {
+        const { webhookId, ratePerSecond, nextAttempt } = claimed.paced;
+        const waitMs = await deps.pacer.reserve(webhookId, ratePerSecond);
+        if (waitMs > 0) {
+          await statements.paced(claim.id, new Date(Date.now() + waitMs));
+          return { pacedAttempt: nextAttempt, waitMs };
+        }
+        claimed = await claimOf({ id: claim.id, cleared: nextAttempt });
+      }
+      if (!claimed || "paced" in claimed) return undefined;
+      return { claim: claimed, outcome: await send(deps, claim.id, claimed) };
     });
 
-  const deliver = async ({ deliveryId }: JobPayload<"webhook.deliver">) => {
-    const sent = await claimAndSend((id) => statements.claim(id), deliveryId);
+  const deliver = async ({ deliveryId, pacedAttempt }: JobPayload<"webhook.deliver">, job: Job, run: JobRun) => {
+    const sent = await claimAndSend((claim) => statements.claim(claim), { id: deliveryId, cleared: pacedAttempt });
+    if (sent && "waitMs" in sent) {
+      // Its turn is later: back to the delayed set until then, not counted as an attempt (BullMQ's
+      // own or ours), and the next run claims the attempt the slot was reserved for.
+      await job.updateData({ deliveryId, pacedAttempt: sent.pacedAttempt });
+      await job.moveToDelayed(Date.now() + sent.waitMs, run.token);
+      throw new DelayedError();
+    }
     if (!sent) {
       const why = await unclaimed(deps, deliveryId);
       if ("stop" in why) throw new UnrecoverableError(why.stop);
@@ -123,16 +154,21 @@ export function deliverProcessors(deps: DeliverDeps & { producers: Producers; in
     }
     const end = await record(deps, statements, deliveryId, sent);
     if (end.ok) return { status: end.status, attempt: sent.claim.attempt };
-    // Closed meanwhile (the webhook was deleted): no retry either.
+    // Closed meanwhile (the webhook was deleted or disabled): no retry either.
     if (!end.retryAt || !end.stillOpen) throw new UnrecoverableError(end.error);
     throw new AttemptFailedError(sent.claim.attempt, end.error);
   };
 
   const deliverBatch = async ({ deliveryIds }: JobPayload<"webhook.deliver-batch">, job: Job) => {
-    const tally = { succeeded: 0, retrying: 0, failed: 0, skipped: 0 };
-    const handOver = (deliveryId: string, at: Date | null) =>
-      enqueueDeliveryRetry(deps.producers, deliveryId, Math.max(0, (at?.getTime() ?? 0) - Date.now())).catch(
-        (error: unknown) => deps.logger.warn({ err: error, deliveryId }, "retry job not queued; the reconciler will"),
+    const tally = { succeeded: 0, retrying: 0, failed: 0, skipped: 0, paced: 0 };
+    const handOver = (deliveryId: string, at: Date | null, pacedAttempt?: number) =>
+      enqueueDeliveryRetry(
+        deps.producers,
+        deliveryId,
+        Math.max(0, (at?.getTime() ?? 0) - Date.now()),
+        pacedAttempt,
+      ).catch((error: unknown) =>
+        deps.logger.warn({ err: error, deliveryId }, "retry job not queued; the reconciler will"),
       );
     // Every delivery settles before the job ends: a send still running when the job failed would
     // otherwise meet the re-run's hand-over, which could send it again at once.
@@ -140,7 +176,13 @@ export function deliverProcessors(deps: DeliverDeps & { producers: Producers; in
       deliveryIds.map(async (deliveryId) => {
         // Claimed as its send begins (the secrets read then), only while it has had no attempt:
         // a re-run of the job after a crash sends none of those the dead run claimed.
-        const sent = await claimAndSend((id) => statements.claimFirst(id), deliveryId);
+        const sent = await claimAndSend((claim) => statements.claimFirst(claim), { id: deliveryId });
+        if (sent && "waitMs" in sent) {
+          // A paced webhook's: a job of its own makes the attempt in its turn.
+          tally.paced += 1;
+          await handOver(deliveryId, new Date(Date.now() + sent.waitMs), sent.pacedAttempt);
+          return;
+        }
         if (!sent) {
           const why = await unclaimed(deps, deliveryId);
           // Claimed by this job's run that died (its attempt counts: the receiver may have seen it),

@@ -54,7 +54,7 @@ describe("signed delivery", () => {
     expect(header(request!, "x-service-event")).toBe("spin.large_win");
     expect(header(request!, "x-service-attempt")).toBe("1");
     const deliveryId = header(request!, "x-service-delivery-id");
-    expect(header(request!, "webhook-id")).toBe(deliveryId);
+    expect(header(request!, "webhook-id")).toBe(event.id);
     expect(verifyWebhookSignature({ rawBody, signatureHeader: header(request!, "x-service-signature"), secret })).toBe(
       true,
     );
@@ -166,6 +166,28 @@ describe("signed delivery", () => {
     await emitEvent(api, partnerId);
     await sleep(400);
     expect(await deliveriesOf(api, apiKey, webhookId)).toHaveLength(1);
+  });
+
+  it("records a delivery the receiver answered 2xx as succeeded although the webhook was deleted during the send", async () => {
+    const target = await receiver(() => "hang");
+    const { partnerId, webhookId, apiKey } = await registerWebhook(api, target.url);
+    await Promise.all([emitEvent(api, partnerId), emitEvent(api, partnerId), emitEvent(api, partnerId)]);
+    await eventually(() => target.requests.length === 3);
+
+    // Deleted while the receiver holds all three: the delete closes them as failed at once...
+    await api.request(`/api/partner/v1/webhooks/${webhookId}`, { method: "DELETE", apiKey });
+    const closed = await deliveriesOf(api, apiKey, webhookId);
+    expect(closed.map((delivery) => delivery.status)).toEqual(["failed", "failed", "failed"]);
+    // ...and then the receiver accepts them: that is what the record says (issue #33, item 2).
+    target.release(200);
+    const answered = await eventually(async () => {
+      const deliveries = await deliveriesOf(api, apiKey, webhookId);
+      return deliveries.every((delivery) => delivery.status === "succeeded") && deliveries;
+    });
+    for (const delivery of answered) {
+      expect(delivery).toMatchObject({ attempts: 1, lastResponseStatus: 200, lastError: null, nextAttemptAt: null });
+    }
+    expect(target.requests).toHaveLength(3);
   });
 
   it("redelivers an event as a new delivery with the same body", async () => {

@@ -1,5 +1,11 @@
 import type { HostResolver } from "@outcomes/core";
-import { createDatabase, DISPATCH_BATCH_SIZE, dispatchEvents, WORKER_CONNECTION_LIMITS } from "@outcomes/db";
+import {
+  createDatabase,
+  DISPATCH_BATCH_SIZE,
+  dispatchEvents,
+  RolloutSwitch,
+  WORKER_CONNECTION_LIMITS,
+} from "@outcomes/db";
 import { DELIVERIES_PER_BATCH, enqueueDeliveryBatches } from "@outcomes/queue";
 import type { RoleStarter, WorkerContext } from "../context.js";
 import { startQueueWorker } from "../queue-worker.js";
@@ -7,6 +13,7 @@ import { webhookBackoffStrategy } from "./backoff.js";
 import { deliverProcessors } from "./deliver.js";
 import { createWebhookHttpClient } from "./http-client.js";
 import { startLoop } from "./loop.js";
+import { queuePacedTurns, SendPacer } from "./pacing.js";
 import { reconcileDeliveries, reconcileRecoveries } from "./reconcile.js";
 import { recoverProcessor } from "./recover.js";
 
@@ -33,6 +40,8 @@ export interface WebhooksRoleOptions {
   /** BullMQ job lock (default WORKER_JOB_LOCK_MS); a killed worker's job is taken over after it lapses. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** The clock endpoint health reads (failing since, disabled at); tests move it instead of waiting days. */
+  now?: () => Date;
 }
 
 const DEFAULTS = {
@@ -80,10 +89,15 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       connectionsPerOrigin: options.concurrency,
       loopbackPorts: env.SANDBOX_LOOPBACK_PORTS,
     });
+    const pacer = new SendPacer(ctx.redis, ctx.keys);
     const { deliver, deliverBatch } = deliverProcessors({
       db,
       http,
       producers,
+      pacer,
+      rollout: new RolloutSwitch(db),
+      disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
+      now: options.now ?? (() => new Date()),
       inFlight: options.concurrency,
       delaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
@@ -94,6 +108,7 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       const result = await dispatchEvents(db, DISPATCH_BATCH_SIZE, DELIVERIES_PER_BATCH);
       // After the commit: a crash right here leaves open rows, which the reconciler re-queues.
       await enqueueDeliveryBatches(producers, result.batches);
+      await queuePacedTurns(db, producers, pacer, result.paced);
       return result.events;
     };
 
@@ -140,6 +155,7 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
           logger,
           chunkSize: options.recoveryChunkSize,
           queueAhead: options.recoveryQueueAhead,
+          pacer,
         }),
       },
       {

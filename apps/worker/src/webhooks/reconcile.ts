@@ -36,7 +36,12 @@ export async function reconcileDeliveries(
       if (ids) ids.push(id);
       else firstAttempts.set(batchId, [id]);
     }
-    const batches = [...firstAttempts].map(([batchId, deliveryIds]) => ({ batchId, deliveryIds }));
+    // A paced delivery of a finished batch waits for its turn in a job of its own: not lost.
+    const ownJobsOfFirsts = await lostJobs(producers.queues.webhooks, [...firstAttempts.values()].flat());
+    const withoutJob = new Set(ownJobsOfFirsts);
+    const batches = [...firstAttempts]
+      .map(([batchId, deliveryIds]) => ({ batchId, deliveryIds: deliveryIds.filter((id) => withoutJob.has(id)) }))
+      .filter((batch) => batch.deliveryIds.length > 0);
     await enqueueDeliveryBatches(producers, batches);
     const lost = await lostJobs(producers.queues.webhooks, ownJobs);
     await enqueueDeliveries(producers, lost);

@@ -4,6 +4,7 @@ import { enqueueDeliveries, type JobPayload, type Producers } from "@outcomes/qu
 import type { Logger } from "@outcomes/runtime";
 import { type Job, UnrecoverableError, WaitingError } from "bullmq";
 import type { JobRun } from "../queue-worker.js";
+import type { SendPacer } from "./pacing.js";
 
 export interface RecoverDeps {
   db: Database;
@@ -17,15 +18,30 @@ export interface RecoverDeps {
    * partners' deliveries queue behind those waiting).
    */
   queueAhead: number;
+  /** A paced webhook's schedule: its recovery waits while its turns are booked far ahead. */
+  pacer: SendPacer;
 }
 
 /** How often a recovery waiting for room looks at the queue again. */
 const ROOM_POLL_MS = 250;
 
-/** Resolves once the `webhooks` queue has fewer than `queueAhead` waiting jobs, or the run is aborted. */
-async function roomInQueue(deps: RecoverDeps, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * A paced webhook's recovered deliveries wait for their turns as delayed jobs, which the waiting
+ * count does not see: the next chunk waits while its turns are booked this far ahead (at 1/s, about
+ * 60 jobs; at 1,000/s, a chunk or two more).
+ */
+const PACED_AHEAD_MS = 60_000;
+
+/**
+ * Resolves once the `webhooks` queue has fewer than `queueAhead` waiting jobs and the webhook's pace
+ * (if any) is booked less than PACED_AHEAD_MS ahead, or the run is aborted.
+ */
+async function roomInQueue(deps: RecoverDeps, signal: AbortSignal | undefined, webhookId?: string): Promise<void> {
   const deliver = deps.producers.queues.webhooks;
-  while (!signal?.aborted && (await deliver.getWaitingCount()) >= deps.queueAhead) {
+  const full = async () =>
+    (await deliver.getWaitingCount()) >= deps.queueAhead ||
+    (webhookId !== undefined && (await deps.pacer.horizon(webhookId)) >= PACED_AHEAD_MS);
+  while (!signal?.aborted && (await full())) {
     await sleep(ROOM_POLL_MS, undefined, { signal }).catch(() => {});
   }
 }
@@ -44,9 +60,10 @@ export function recoverProcessor(deps: RecoverDeps) {
     deps.logger.info({ recoveryId, attempt: job.attemptsMade + 1 }, "recovery started");
     let made = 0;
     let queueing: Promise<void> = Promise.resolve();
+    let webhookId: string | undefined;
     for (;;) {
       // With the previous chunk's jobs still being queued: at most 2 chunks past `queueAhead`.
-      await roomInQueue(deps, run.signal);
+      await roomInQueue(deps, run.signal, webhookId);
       const step = run.signal?.aborted ? undefined : await recoverNextChunk(deps.db, recoveryId, deps.chunkSize);
       await queueing;
       if (step === null) throw new UnrecoverableError(`Recovery ${recoveryId} not found`);
@@ -60,7 +77,8 @@ export function recoverProcessor(deps: RecoverDeps) {
       // Awaited after the next chunk is written; a failure meanwhile must not count as unhandled.
       queueing.catch(() => {});
       made += step.deliveryIds.length;
-      const { webhookId, status, counted, redelivered } = step.recovery;
+      webhookId = step.recovery.webhookId;
+      const { status, counted, redelivered } = step.recovery;
       if (status === "running") {
         await job.updateProgress({ status, redelivered, counted });
         deps.logger.debug(

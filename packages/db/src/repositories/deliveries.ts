@@ -1,4 +1,4 @@
-import { type Environment, newId, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
+import { newId, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
 import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Database, Executor, Transaction } from "../client.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
@@ -110,97 +110,6 @@ export async function insertRedeliveriesOnce(
   return new Set(inserted.map((row) => row.id));
 }
 
-/** A delivery's attempt as counted in Postgres, with what sending it needs. */
-export interface ClaimedAttempt {
-  attempt: number;
-  maxAttempts: number;
-  body: string;
-  eventType: string;
-  url: string;
-  secret: string;
-  /** A rotated secret until it expires: attempts are signed with it too. */
-  previousSecret: string | null;
-  environment: Environment;
-}
-
-/**
- * Counts one attempt of each delivery that is open, has attempts left and whose webhook is active
- * and not deleted, and returns them. The secrets are read here, at every attempt, so a retry after
- * a rotation is signed as a new delivery would be.
- */
-const CLAIM_ATTEMPTS = `
-  update webhook_deliveries d set attempts = d.attempts + 1
-  from webhooks w
-  where d.id = any($1::text[]) and w.id = d.webhook_id and d.status in ('pending', 'retrying')
-    and d.attempts < d.max_attempts and w.is_active and w.deleted_at is null
-    and (not $2::boolean or d.attempts = 0)
-  returning d.id, d.attempts, d.max_attempts, d.body, d.event_type, w.url, w.secret,
-    case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret, w.environment`;
-
-/**
- * Counts the next attempt of each of these deliveries before anything is sent, only while the
- * delivery is open and its webhook active and not deleted (see `CLAIM_ATTEMPTS`): the attempt
- * number in the header is the one recorded. Those that could not be claimed are missing.
- */
-export async function claimDeliveryAttempts(
-  sql: SqlClient,
-  ids: string[],
-  /** Only deliveries with no attempt yet (a batch's first attempts; a retry has a job of its own). */
-  firstOnly = false,
-): Promise<Map<string, ClaimedAttempt>> {
-  const rows = await sql.unsafe<
-    Array<{
-      id: string;
-      attempts: number;
-      max_attempts: number;
-      body: string;
-      event_type: string;
-      url: string;
-      secret: string;
-      previous_secret: string | null;
-      environment: Environment;
-    }>
-  >(CLAIM_ATTEMPTS, [ids, firstOnly], { prepare: true });
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        attempt: row.attempts,
-        maxAttempts: row.max_attempts,
-        body: row.body,
-        eventType: row.event_type,
-        url: row.url,
-        secret: row.secret,
-        previousSecret: row.previous_secret,
-        environment: row.environment,
-      },
-    ]),
-  );
-}
-
-/** Closes deliveries as succeeded, each with its answer's status and time, if they are still open. */
-const MARK_SUCCEEDED = `
-  update webhook_deliveries d set status = 'succeeded', last_response_status = x.status, last_error = null,
-    next_attempt_at = null, completed_at = x.at
-  from unnest($1::text[], $2::int[], $3::text[]::timestamptz[]) as x(id, status, at)
-  where d.id = x.id and d.status in ('pending', 'retrying')`;
-
-/** `succeeded`, each with the receiver's status and the answer's time, unless it was closed meanwhile. */
-export async function markDeliveriesSucceeded(
-  sql: SqlClient,
-  successes: readonly { id: string; status: number; at: Date }[],
-): Promise<void> {
-  await sql.unsafe(
-    MARK_SUCCEEDED,
-    [
-      successes.map((each) => each.id),
-      successes.map((each) => each.status),
-      successes.map((each) => each.at.toISOString()),
-    ],
-    { prepare: true },
-  );
-}
-
 /**
  * An attempt that got no 2xx: `retrying` until `nextAttemptAt`, or `failed` when it was the last
  * (`nextAttemptAt` null). False when the delivery was closed meanwhile (its webhook deleted).
@@ -241,6 +150,7 @@ export async function whyNotClaimed(
       maxAttempts: webhookDeliveries.maxAttempts,
       isActive: webhooks.isActive,
       deletedAt: webhooks.deletedAt,
+      disabledReason: webhooks.disabledReason,
     })
     .from(webhookDeliveries)
     .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
@@ -248,6 +158,9 @@ export async function whyNotClaimed(
   if (!row) return { stop: "Delivery not found" };
   if (row.status === "succeeded" || row.status === "failed") return { finished: true };
   if (row.deletedAt) return { stop: WEBHOOK_DELETED_ERROR };
+  if (!row.isActive && row.disabledReason) {
+    return { stop: `Webhook was disabled (${row.disabledReason}); no further attempts are made` };
+  }
   if (!row.isActive) return { stop: "Webhook is inactive; no further attempts are made" };
   if (row.attempts < row.maxAttempts) return { taken: true, nextAttemptAt: row.nextAttemptAt };
   return { stop: `All ${row.maxAttempts} attempts were made` };
@@ -261,11 +174,16 @@ export async function closeDeliveryAsFailed(db: Database, deliveryId: string, la
     .where(and(eq(webhookDeliveries.id, deliveryId), open));
 }
 
-/** Every open delivery of a webhook being deleted (in its transaction): `failed`, nothing more will be sent. */
-export async function closeOpenDeliveriesOfWebhook(tx: Transaction, webhookId: string, at: Date): Promise<void> {
+/** Every open delivery of a webhook being deleted or disabled (in its transaction): `failed`, nothing more will be sent. */
+export async function closeOpenDeliveriesOfWebhook(
+  tx: Transaction,
+  webhookId: string,
+  at: Date,
+  lastError = WEBHOOK_DELETED_ERROR,
+): Promise<void> {
   await tx
     .update(webhookDeliveries)
-    .set({ status: "failed", lastError: WEBHOOK_DELETED_ERROR, nextAttemptAt: null, completedAt: at })
+    .set({ status: "failed", lastError, nextAttemptAt: null, completedAt: at })
     .where(and(eq(webhookDeliveries.webhookId, webhookId), open));
 }
 

@@ -15,7 +15,7 @@ const CLAIM_UNDISPATCHED = `
   where dispatched_at is null order by created_at limit $1 for update skip locked`;
 /** The active, non-deleted webhooks of these partners: fan-out's targets. */
 const TARGETS = `
-  select id, partner_id, environment, events from webhooks
+  select id, partner_id, environment, events, rate_limit_per_second from webhooks
   where partner_id = any($1::text[]) and is_active and deleted_at is null`;
 /** The batch's time range bounds the search to its partitions. */
 const MARK_DISPATCHED = `
@@ -27,6 +27,8 @@ export interface Dispatched {
   events: number;
   deliveryIds: string[];
   batches: Array<{ batchId: string; deliveryIds: string[] }>;
+  /** Paced webhooks' new deliveries, in event order: each gets a job of its own at its turn. */
+  paced: Array<{ webhookId: string; ratePerSecond: number; deliveryIds: string[] }>;
 }
 
 /**
@@ -49,14 +51,13 @@ export async function dispatchEvents(db: Database, batchSize: number, deliveries
         created_at_text: string;
       }[]
     >(CLAIM_UNDISPATCHED, [batchSize], { prepare: true });
-    if (batch.length === 0) return { events: 0, deliveryIds: [], batches: [] };
+    if (batch.length === 0) return { events: 0, deliveryIds: [], batches: [], paced: [] };
 
     const partnerIds = [...new Set(batch.map((event) => event.partner_id))];
-    const targets = await tx.unsafe<{ id: string; partner_id: string; environment: string; events: string[] }[]>(
-      TARGETS,
-      [partnerIds],
-      { prepare: true },
-    );
+    const targets = await tx.unsafe<
+      { id: string; partner_id: string; environment: string; events: string[]; rate_limit_per_second: number | null }[]
+    >(TARGETS, [partnerIds], { prepare: true });
+    const rates = new Map(targets.map((target) => [target.id, target.rate_limit_per_second]));
 
     const now = new Date();
     const rows = batch.flatMap((event): FanOutDelivery[] => {
@@ -76,25 +77,36 @@ export async function dispatchEvents(db: Database, batchSize: number, deliveries
           batchId: "",
         }));
     });
-    for (let start = 0; start < rows.length; start += deliveriesPerBatch) {
+    // A paced webhook's deliveries take no batch: each waits for its turn in a job of its own.
+    const batched = rows.filter((row) => rates.get(row.webhookId) === null);
+    for (const row of rows) if (rates.get(row.webhookId) !== null) row.batchId = null;
+    for (let start = 0; start < batched.length; start += deliveriesPerBatch) {
       const batchId = newId("dlb");
-      for (const row of rows.slice(start, start + deliveriesPerBatch)) row.batchId = batchId;
+      for (const row of batched.slice(start, start + deliveriesPerBatch)) row.batchId = batchId;
     }
     const inserted = rows.length === 0 ? [] : await insertDeliveries(tx, rows, now);
     await tx.unsafe(MARK_DISPATCHED, [now.toISOString(), batch.map((event) => event.id), batch[0]!.created_at_text], {
       prepare: true,
     });
     const batches = new Map<string, string[]>();
+    const paced = new Map<string, string[]>();
+    const webhookOf = new Map(rows.map((row) => [row.id, row.webhookId]));
     for (const { id, batchId } of inserted) {
-      if (!batchId) continue;
-      const ids = batches.get(batchId);
+      const key = batchId ?? webhookOf.get(id)!;
+      const group = batchId ? batches : paced;
+      const ids = group.get(key);
       if (ids) ids.push(id);
-      else batches.set(batchId, [id]);
+      else group.set(key, [id]);
     }
     return {
       events: batch.length,
       deliveryIds: inserted.map((row) => row.id),
       batches: [...batches].map(([batchId, deliveryIds]) => ({ batchId, deliveryIds })),
+      paced: [...paced].map(([webhookId, deliveryIds]) => ({
+        webhookId,
+        ratePerSecond: rates.get(webhookId)!,
+        deliveryIds,
+      })),
     };
   });
 }

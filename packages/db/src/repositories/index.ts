@@ -4,6 +4,7 @@
 export * from "./api-keys.js";
 export * from "./blocks.js";
 export * from "./deliveries.js";
+export * from "./delivery-attempts.js";
 export * from "./delivery-operator.js";
 export * from "./delivery-replay.js";
 export * from "./event-dispatch.js";
@@ -27,5 +28,6 @@ export * from "./settlements.js";
 export * from "./spin-voids.js";
 export * from "./spins.js";
 export * from "./sql-client.js";
+export * from "./webhook-health.js";
 export * from "./webhook-recovery.js";
 export * from "./webhooks.js";

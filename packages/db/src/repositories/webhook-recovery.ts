@@ -5,7 +5,7 @@ import type { Database, Executor, Transaction } from "../client.js";
 import { type WebhookRecoveryRecord, webhookRecoveries } from "../schema/webhook-recoveries.js";
 import { webhookDeliveries, webhooks } from "../schema/webhooks.js";
 import { notRedelivered, replayFailedOnce } from "./delivery-replay.js";
-import { assertNotDeleted, requireOwnWebhook, type WebhookOwner } from "./webhooks.js";
+import { assertNotDeleted, assertNotDisabled, requireOwnWebhook, type WebhookOwner } from "./webhooks.js";
 
 /**
  * The recovery's cut-off as its `created_at` stores it (a timestamp of 3 digits rounds `now()`), so
@@ -54,6 +54,7 @@ export async function requestRecovery(
   return db.transaction(async (tx) => {
     const webhook = await requireOwnWebhook(tx, owner, webhookId, { lock: "share" });
     assertNotDeleted(webhook);
+    assertNotDisabled(webhook);
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-recover:${webhook.id}`}, 0))`);
     // A statement after the lock: its snapshot sees the recovery the previous holder committed.
     const [found] = await tx

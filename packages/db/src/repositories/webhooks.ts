@@ -22,13 +22,39 @@ export function newWebhookSecret(): string {
 export async function createWebhook(
   db: Database,
   owner: WebhookOwner,
-  input: { url: string; events: EventType[] },
+  input: { url: string; events: EventType[]; rateLimitPerSecond?: number | undefined },
 ): Promise<WebhookRecord> {
   const [created] = await db
     .insert(webhooks)
-    .values({ id: newId("whk"), ...owner, url: input.url, events: input.events, secret: newWebhookSecret() })
+    .values({
+      id: newId("whk"),
+      ...owner,
+      url: input.url,
+      events: input.events,
+      secret: newWebhookSecret(),
+      rateLimitPerSecond: input.rateLimitPerSecond ?? null,
+    })
     .returning();
   return created!;
+}
+
+/** `PATCH /webhooks/{id}`: only the fields given change. A deleted webhook is 404 KS-4206. */
+export async function updateWebhook(
+  db: Database,
+  owner: WebhookOwner,
+  webhookId: string,
+  changes: { rateLimitPerSecond?: number | null | undefined },
+): Promise<WebhookRecord> {
+  const current = await requireOwnWebhook(db, owner, webhookId);
+  assertNotDeleted(current);
+  if (changes.rateLimitPerSecond === undefined) return current;
+  const [updated] = await db
+    .update(webhooks)
+    .set({ rateLimitPerSecond: changes.rateLimitPerSecond })
+    .where(and(eq(webhooks.id, webhookId), isNull(webhooks.deletedAt)))
+    .returning();
+  if (!updated) throw deletedWebhook();
+  return updated;
 }
 
 /** Newest first, soft-deleted ones included (they are the audit trail). */
@@ -89,9 +115,25 @@ export async function deleteWebhook(db: Database, owner: WebhookOwner, webhookId
 const deletedWebhook = () =>
   new ServiceError(ErrorCode.WebhookNotFound, { message: "Webhook was deleted; it receives nothing more" });
 
-/** Recover and rotate-secret answer a deleted webhook 404 KS-4206 (CONTRACT §11): it is gone for them. */
+/**
+ * Recover, rotate-secret and update answer a deleted webhook 404 KS-4206 (CONTRACT §11): it is gone
+ * for them. A disabled one is still there (CONTRACT §18).
+ */
 export function assertNotDeleted(webhook: WebhookRecord): void {
-  if (webhook.deletedAt || !webhook.isActive) throw deletedWebhook();
+  if (webhook.deletedAt || (!webhook.isActive && !webhook.disabledAt)) throw deletedWebhook();
+}
+
+/** Disabled by the service (CONTRACT §18), not deleted: `enable` turns it back on. */
+export function isDisabled(webhook: WebhookRecord): boolean {
+  return !webhook.isActive && webhook.disabledAt !== null && webhook.deletedAt === null;
+}
+
+/** Recover and redeliver to a disabled webhook: nothing can be sent to it until it is enabled. */
+export function assertNotDisabled(webhook: WebhookRecord): void {
+  if (!isDisabled(webhook)) return;
+  throw new ServiceError(ErrorCode.InvalidRequest, {
+    message: "Webhook is disabled: enable it first (POST /webhooks/{webhookId}/enable)",
+  });
 }
 
 /**
@@ -114,7 +156,7 @@ export async function rotateWebhookSecret(
       previousSecret: sql`${webhooks.secret}`,
       previousSecretExpiresAt: sql`now() + make_interval(secs => ${overlapSeconds})`,
     })
-    .where(and(eq(webhooks.id, webhookId), eq(webhooks.isActive, true), isNull(webhooks.deletedAt)))
+    .where(and(eq(webhooks.id, webhookId), isNull(webhooks.deletedAt)))
     .returning();
   // Deleted between the check and the update.
   if (!rotated) throw deletedWebhook();
@@ -152,6 +194,7 @@ export async function createRedelivery(
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhook.id)));
   if (!original) throw new ServiceError(ErrorCode.NotFound, { message: "Webhook delivery not found" });
+  assertNotDisabled(webhook);
   if (webhook.deletedAt || !webhook.isActive) {
     throw new ServiceError(ErrorCode.InvalidRequest, { message: "Webhook is deleted: nothing can be delivered to it" });
   }

@@ -19,8 +19,20 @@ export const webhooks = pgTable(
     /** The secret a rotation replaced: deliveries are signed with it too until it expires. */
     previousSecret: text("previous_secret"),
     previousSecretExpiresAt: at("previous_secret_expires_at"),
+    /** False once deleted or disabled; either way nothing is sent to it (both releases read it so). */
     isActive: boolean("is_active").notNull().default(true),
     deletedAt: at("deleted_at"),
+    /** Set when the endpoint was disabled (CONTRACT §18: failing too long, or a 410); cleared by enable. */
+    disabledAt: at("disabled_at"),
+    disabledReason: text("disabled_reason"),
+    /**
+     * Health: the first failed attempt since the last success (null while healthy), and the failed
+     * attempts since, counted up to the disable threshold only (no write per failure after it).
+     */
+    failingSince: at("failing_since"),
+    failedAttempts: integer("failed_attempts").notNull().default(0),
+    /** Deliveries per second at most (1..1000); null: unpaced. */
+    rateLimitPerSecond: integer("rate_limit_per_second"),
     createdAt: createdAt(),
   },
   (table) => [index("webhooks_partner_idx").on(table.partnerId, table.environment)],
@@ -29,7 +41,7 @@ export const webhooks = pgTable(
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
-    /** Sent as `X-Service-Delivery-Id` and `webhook-id`; the same on every attempt. */
+    /** Sent as `X-Service-Delivery-Id`, the same on every attempt (`webhook-id` is the event id). */
     id: text("id").primaryKey(),
     webhookId: text("webhook_id")
       .notNull()

@@ -9,6 +9,7 @@ import { adminParSheetsRouter } from "./par-sheets.js";
 import { partnersRouter } from "./partners.js";
 import { releaseRouter } from "./release.js";
 import { adminSettlementsRouter } from "./settlements.js";
+import { adminWebhooksRouter } from "./webhooks.js";
 
 /** Every operator route group, mounted under /api/admin/v1 (operator token checked in app.ts). */
 export function registerAdminRoutes(app: OpenAPIHono<AppEnv>) {
@@ -21,6 +22,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>) {
     adminParSheetsRouter,
     adminGamesRouter,
     releaseRouter,
+    adminWebhooksRouter,
   ] as OpenAPIHono<AppEnv>[])
     app.route(ADMIN_BASE, router);
 }

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorCode, EVENT_TYPES } from "@outcomes/core";
+import { ErrorCode, EVENT_TYPES, ServiceError } from "@outcomes/core";
 import { eventLogPage } from "@outcomes/db";
 import { EventSchema } from "@outcomes/records";
 import type { JSONParsed } from "hono/utils/types";
@@ -48,6 +48,12 @@ const listEventsRoute = createRoute({
 export const eventsRouter = createRouter().openapi(listEventsRoute, async (c) => {
   const { partner, deps } = c.var;
   const query = c.req.valid("query");
+  // Release 2 knows no such type (KS-4101) and none is written before the gate opens.
+  if (query.type === "webhook.disabled" && !(await deps.rollout.on("webhook-endpoint-health"))) {
+    throw new ServiceError(ErrorCode.InvalidRequest, {
+      details: [{ path: "type", message: "webhook.disabled is available once the rollout has finished" }],
+    });
+  }
   // Any replica shows a prefix of the primary's commits, and sequences follow commit order: a lagging
   // read returns fewer events, never a gap (docs/partitioning.md).
   const page = await eventLogPage(deps.readDb, {

@@ -10,6 +10,8 @@ import { playersRouter } from "./players.js";
 import { settlementsRouter } from "./settlements.js";
 import { spinRecallRouter } from "./spin-recall.js";
 import { spinsRouter } from "./spins.js";
+import { webhookDeliveriesRouter } from "./webhook-deliveries.js";
+import { webhookSecretsRouter } from "./webhook-secrets.js";
 import { webhooksRouter } from "./webhooks.js";
 
 /** Every partner route group, mounted under /api/partner/v1 (auth and rate limit are applied in app.ts). */
@@ -22,6 +24,8 @@ export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
     blocksRouter,
     playersRouter,
     webhooksRouter,
+    webhookDeliveriesRouter,
+    webhookSecretsRouter,
     eventsRouter,
     settlementsRouter,
     freeRoundsRouter,

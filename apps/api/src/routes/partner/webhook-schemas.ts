@@ -4,6 +4,7 @@ import {
   type Environment,
   ErrorCode,
   EVENT_TYPES,
+  type EventType,
   type HostResolver,
   loopbackPortAllowed,
   ServiceError,
@@ -12,11 +13,27 @@ import {
 import { resolveWithin, systemResolver } from "@outcomes/runtime";
 import type { Context } from "hono";
 import type { ZodError } from "zod";
-import type { AppEnv } from "../../context.js";
+import type { AppDeps, AppEnv } from "../../context.js";
 import { formatPath, validationError } from "../../errors.js";
+
+export const WEBHOOK_OWNERSHIP_ERRORS = [ErrorCode.WebhookNotFound, ErrorCode.WebhookNotOwned] as const;
 
 /** Registration waits at most this long for DNS; a host that does not answer is vetted at delivery. */
 const REGISTRATION_DNS_TIMEOUT_MS = 2000;
+
+/** Deliveries per second a webhook takes at most (CONTRACT §18); the rest wait their turn. */
+export const MAX_RATE_LIMIT_PER_SECOND = 1000;
+const RateLimitPerSecond = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_RATE_LIMIT_PER_SECOND)
+  .openapi({
+    example: 50,
+    description:
+      "Deliveries per second at most (1..1000), evenly spaced; the rest wait in order, without counting as " +
+      "failed attempts. Leave out for no pacing.",
+  });
 
 export const RegisterWebhookBody = z
   .strictObject({
@@ -35,8 +52,17 @@ export const RegisterWebhookBody = z
       .min(1)
       .refine((events) => new Set(events).size === events.length, "must not repeat an event type")
       .openapi({ example: ["spin.large_win", "block.low_reserve"] }),
+    rateLimitPerSecond: RateLimitPerSecond.optional(),
   })
   .openapi("RegisterWebhook");
+
+export const UpdateWebhookBody = z
+  .strictObject({
+    rateLimitPerSecond: RateLimitPerSecond.nullable()
+      .optional()
+      .openapi({ description: "1..1000 deliveries per second at most; null stops pacing" }),
+  })
+  .openapi("UpdateWebhook", { description: "Only the fields sent change; unknown fields are refused (KS-4101)." });
 
 export const WebhookParams = z.object({
   webhookId: z
@@ -50,6 +76,29 @@ export const DeliveryParams = WebhookParams.extend({
     .min(1)
     .openapi({ param: { in: "path" } }),
 });
+
+/**
+ * Until release 2's processes are gone (the `webhook-endpoint-health` gate) a registration answers
+ * as release 2 does: `webhook.disabled` is an unknown event type (KS-4107), `rateLimitPerSecond` an
+ * unknown field (KS-4101).
+ */
+export async function refuseUnreleasedFields(
+  deps: AppDeps,
+  body: { events: readonly EventType[]; rateLimitPerSecond?: number | null | undefined },
+): Promise<void> {
+  const at = body.events.indexOf("webhook.disabled");
+  if ((at === -1 && body.rateLimitPerSecond === undefined) || (await deps.rollout.on("webhook-endpoint-health")))
+    return;
+  const message = "is available once the rollout has finished";
+  if (at !== -1) {
+    throw new ServiceError(ErrorCode.InvalidWebhookEvents, {
+      details: [{ path: `events[${at}]`, message: `webhook.disabled ${message}` }],
+    });
+  }
+  throw new ServiceError(ErrorCode.InvalidRequest, {
+    details: [{ path: "rateLimitPerSecond", message: `rateLimitPerSecond ${message}` }],
+  });
+}
 
 const absent = (value: unknown) => value === undefined || value === null || value === "";
 

@@ -32,7 +32,15 @@ describe("POST /webhooks", () => {
     const { apiKey } = await api.createPartner();
     const created = await register(apiKey, { url: "https://hooks.partner.test/ks", events: ["spin.large_win"] });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(["createdAt", "events", "id", "isActive", "secret", "url"]);
+    expect(Object.keys(created.body).sort()).toEqual([
+      "createdAt",
+      "events",
+      "id",
+      "isActive",
+      "rateLimitPerSecond",
+      "secret",
+      "url",
+    ]);
     expect(created.body).toMatchObject({
       url: "https://hooks.partner.test/ks",
       events: ["spin.large_win"],

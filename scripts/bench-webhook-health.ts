@@ -1,0 +1,250 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { createWriteStream, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseArgs } from "node:util";
+import { newId } from "@outcomes/core";
+import {
+  createDatabase,
+  type Database,
+  insertEvents,
+  migrateDatabase,
+  newWebhookSecret,
+  partners,
+  requestRecovery,
+  webhookDeliveries,
+  webhooks,
+} from "@outcomes/db";
+import { createWorkerRedis, deleteKeysUnder, enqueueRecovery, notifyEvents, Producers } from "@outcomes/queue";
+import { parseEnv } from "@outcomes/runtime";
+import { seedFailedDeliveries } from "@outcomes/testkit/deliveries";
+import { count, eq } from "drizzle-orm";
+import postgres from "postgres";
+import { loadAverage } from "./bench/cpu.js";
+import { productionNodeArgs } from "./bench/processes.js";
+
+/**
+ * `npx tsx scripts/bench-webhook-health.ts --scenario paced|recover [--backlog 10000 --rate 5 --probes 300]`
+ *
+ * Measurements of webhook endpoint health (CONTRACT §18, issue #36) and of recover's memory (#33
+ * item 8), each on a throwaway database and Redis prefix, against one `webhooks` worker process run
+ * as production runs it (the bundle) and a node:http receiver on loopback.
+ *
+ * - `paced`: a webhook paced at `--rate`/s with a backlog of `--backlog` events, beside a normal
+ *   webhook of the same partner and one of another partner. `--probes` events for each of those two
+ *   arrive at 20/s meanwhile; prints their delivery latency (event written → request received), p50
+ *   and p99. `--backlog 0` is the same run without the backlog: the baseline.
+ * - `recover`: `--backlog` failed deliveries recovered and delivered; prints the worker's RSS idle,
+ *   at its peak and at the end (from /proc).
+ */
+const { values: args } = parseArgs({
+  options: {
+    scenario: { type: "string", default: "paced" },
+    backlog: { type: "string", default: "10000" },
+    rate: { type: "string", default: "5" },
+    probes: { type: "string", default: "300" },
+    "worker-bundle": { type: "string" },
+    /** Writes the worker's output (its log, and `--trace-gc` lines with that flag) to this file. */
+    "worker-log": { type: "string" },
+    /** A node flag for the worker process (repeatable), e.g. `--worker-flag=--trace-gc`. */
+    "worker-flag": { type: "string", multiple: true, default: [] },
+  },
+});
+const backlog = Number(args.backlog);
+
+const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/outcomes";
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const runId = randomBytes(4).toString("hex");
+const DB_NAME = `outcomes_bench_health_${runId}`;
+const prefix = `bench:${runId}`;
+const withDatabase = (url: string, name: string) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+const benchUrl = withDatabase(baseUrl, DB_NAME);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function dropBenchDatabase(): Promise<void> {
+  const admin = postgres(withDatabase(baseUrl, "postgres"), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists "${DB_NAME}" with (force)`);
+  await admin.end();
+}
+
+/** Records when each request arrived, by path (one path per webhook), and answers 200 at once. */
+async function startReceiver() {
+  const received = new Map<string, Array<{ at: number; body: Buffer }>>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const list = received.get(req.url ?? "") ?? [];
+      list.push({ at: Date.now(), body: Buffer.concat(chunks) });
+      received.set(req.url ?? "", list);
+      res.writeHead(200).end();
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const requests = (path: string) => received.get(path)?.length ?? 0;
+  return { server, received, base, count: requests };
+}
+
+async function startWorker(): Promise<ChildProcess> {
+  const bundle = args["worker-bundle"];
+  if (!bundle) execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
+  const node = bundle
+    ? [...productionNodeArgs("start:worker").slice(0, -1), bundle]
+    : productionNodeArgs("start:worker");
+  const child = spawn(process.execPath, [...(args["worker-flag"] ?? []), ...node, "--role", "webhooks"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: benchUrl,
+      REDIS_URL: redisUrl,
+      REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? "",
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: "info",
+      WORKER_METRICS_PORT: "0",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  if (args["worker-log"]) child.stdout?.pipe(createWriteStream(args["worker-log"]));
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-10_000);
+  });
+  for (let tries = 0; tries < 300 && !output.includes('"msg":"role started"'); tries++) {
+    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}`);
+    await sleep(50);
+  }
+  return child;
+}
+
+/** Resident set of a process now, in MB (VmRSS). */
+function rssMb(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function addPartner(db: Database) {
+  const partnerId = newId("ptr");
+  await db.insert(partners).values({ id: partnerId, slug: `bench-${randomBytes(4).toString("hex")}`, name: "Bench" });
+  return partnerId;
+}
+
+async function addWebhook(db: Database, partnerId: string, url: string, events: string[], rate?: number) {
+  const id = newId("whk");
+  await db.insert(webhooks).values({
+    id,
+    partnerId,
+    environment: "sandbox",
+    url,
+    events: events as never,
+    secret: newWebhookSecret(),
+    rateLimitPerSecond: rate ?? null,
+  });
+  return id;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+
+async function paced(db: Database, producers: Producers, receiver: Awaited<ReturnType<typeof startReceiver>>) {
+  const probes = Number(args.probes);
+  const [one, other] = [await addPartner(db), await addPartner(db)];
+  const pacedId = await addWebhook(db, one, `${receiver.base}/paced`, ["block.low_reserve"], Number(args.rate));
+  await addWebhook(db, one, `${receiver.base}/same-partner`, ["spin.large_win"]);
+  await addWebhook(db, other, `${receiver.base}/other-partner`, ["spin.large_win"]);
+  const lowReserve = { gameId: 1, readyBlocks: 1, minReadyBlocks: 2, remainingOutcomes: 10 };
+  for (let start = 0; start < backlog; start += 1000) {
+    const size = Math.min(1000, backlog - start);
+    const event = {
+      partnerId: one,
+      environment: "sandbox" as const,
+      type: "block.low_reserve" as const,
+      data: lowReserve,
+    };
+    await insertEvents(db, Array(size).fill(event));
+  }
+  const worker = await startWorker();
+  const startedAt = Date.now();
+  // Fan-out and the paced webhook's turns handed out: the backlog then waits in the delayed set.
+  await notifyEvents(producers);
+  const made = async () =>
+    (await db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, pacedId)))[0]!.n;
+  while ((await made()) < backlog) await sleep(50);
+  console.log(`\nbacklog of ${backlog} fanned out, turns handed out, in ${Date.now() - startedAt} ms`);
+  const written = new Map<string, number>();
+  for (let i = 0; i < probes; i++) {
+    for (const partnerId of [one, other]) {
+      const data = { spinId: newId("spn"), payoutUsd: 5000 };
+      const [event] = await insertEvents(db, [{ partnerId, environment: "sandbox", type: "spin.large_win", data }]);
+      written.set(event!.id, Date.now());
+    }
+    await notifyEvents(producers);
+    await sleep(50);
+  }
+  while (receiver.count("/same-partner") + receiver.count("/other-partner") < 2 * probes) await sleep(50);
+  const pacedSoFar = receiver.count("/paced");
+  const seconds = (Date.now() - startedAt) / 1000;
+  worker.kill("SIGTERM");
+  await once(worker, "exit");
+  console.log(
+    `\npaced webhook at ${args.rate}/s with a backlog of ${backlog}; ${probes} probe events per other webhook`,
+  );
+  for (const path of ["/same-partner", "/other-partner"]) {
+    const latencies = (receiver.received.get(path) ?? [])
+      .map((request) => request.at - written.get(JSON.parse(request.body.toString("utf8")).id)!)
+      .sort((a, b) => a - b);
+    console.log(
+      `${path.slice(1).padEnd(14)} ${latencies.length} delivered, latency p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms, max ${latencies.at(-1)} ms`,
+    );
+  }
+  console.log(
+    `paced          ${pacedSoFar} delivered in ${seconds.toFixed(1)} s (${(pacedSoFar / seconds).toFixed(2)}/s)`,
+  );
+}
+
+async function recover(db: Database, producers: Producers, receiver: Awaited<ReturnType<typeof startReceiver>>) {
+  const partnerId = await addPartner(db);
+  const webhookId = await addWebhook(db, partnerId, `${receiver.base}/recovered`, ["block.low_reserve"]);
+  await seedFailedDeliveries({ database: { db } }, { partnerId, webhookId, count: backlog });
+  const worker = await startWorker();
+  await sleep(3000);
+  const idle = rssMb(worker.pid);
+  const started = Date.now();
+  const owner = { partnerId, environment: "sandbox" as const };
+  const { recoveryId } = await requestRecovery(db, owner, webhookId, new Date(Date.now() - 3 * 3_600_000));
+  await enqueueRecovery(producers, recoveryId!);
+  let peak = idle;
+  while (receiver.count("/recovered") < backlog) {
+    peak = Math.max(peak, rssMb(worker.pid));
+    await sleep(100);
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const end = rssMb(worker.pid);
+  worker.kill("SIGTERM");
+  await once(worker, "exit");
+  console.log(`\nrecover of ${backlog} failed deliveries, all delivered in ${seconds.toFixed(1)} s`);
+  console.log(`worker RSS: idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, at the end ${end.toFixed(0)} MB`);
+}
+
+await dropBenchDatabase();
+await migrateDatabase(benchUrl);
+const database = createDatabase(benchUrl, { max: 4 });
+const redis = createWorkerRedis(
+  parseEnv({ REDIS_URL: redisUrl, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES }),
+);
+const producers = new Producers(redis, prefix);
+const receiver = await startReceiver();
+try {
+  if (args.scenario === "recover") await recover(database.db, producers, receiver);
+  else await paced(database.db, producers, receiver);
+  console.log(`load average ${loadAverage()}`);
+} finally {
+  receiver.server.closeAllConnections();
+  receiver.server.close();
+  await producers.close();
+  await database.close();
+  await deleteKeysUnder(redis, prefix);
+  redis.disconnect();
+  await dropBenchDatabase();
+}
