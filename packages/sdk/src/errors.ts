@@ -41,7 +41,10 @@ export class PartnerApiError extends Error {
     details?: ErrorDetail[] | undefined;
     retryAfterSeconds?: number | undefined;
   }) {
-    super(`${input.errorCode}: ${input.message}`);
+    // The service's words alone: the code is `errorCode` (logging `${status} ${errorCode} ${message}`
+    // must not print it twice); the stack's first line names it, as Node's own coded errors do.
+    super(input.message);
+    this.stack = this.stack?.replace(/^PartnerApiError:/, `PartnerApiError [${input.errorCode}]:`);
     this.status = input.status;
     this.errorCode = input.errorCode;
     this.requestId = input.requestId;

@@ -66,6 +66,9 @@ describe("PartnerClient requests", () => {
     expect(failure).toBeInstanceOf(PartnerApiError);
     expect(failure).toMatchObject({ status: 400, errorCode: "KS-4101", requestId: "req_9", retryable: false });
     expect(failure.details).toEqual([{ path: "x", message: "y" }]);
+    // The service's message alone (the code is its own field), the code still named in the stack.
+    expect(failure.message).toBe("bad");
+    expect(String(failure.stack).split("\n")[0]).toBe("PartnerApiError [KS-4101]: bad");
     expect(calls).toHaveLength(1);
   });
 });

@@ -74,12 +74,12 @@ export function nodeBody(maxBytes: number): MiddlewareHandler {
 }
 
 /**
- * For a route whose JSON body is optional (createRouter adds it to each): an empty body sent with a
- * JSON Content-Type is no body, which the route's validator takes as `{}`, rather than malformed
+ * For a route whose JSON body is optional (createRouter adds it to each): an empty (or blank) body
+ * sent with a JSON Content-Type is no body, which the route's validator takes as `{}`, rather than malformed
  * JSON. A route's own middleware runs before its validators, which read the body from Hono's cache.
  */
 export const emptyBodyIsAbsent: MiddlewareHandler = async (c, next) => {
-  if (JSON_TYPE.test(c.req.header("Content-Type") ?? "") && (await c.req.text()) === "") {
+  if (JSON_TYPE.test(c.req.header("Content-Type") ?? "") && (await c.req.text()).trim() === "") {
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve("{}");
   }
   await next();

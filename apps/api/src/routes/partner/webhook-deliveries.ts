@@ -23,7 +23,8 @@ const RecoverBody = z
     since: z.iso
       .datetime({ offset: true })
       .refine(
-        (text) => Date.parse(text) >= Date.now() - RECOVER_WINDOW_DAYS * DAY_MS - RECOVER_CLOCK_SKEW_MS,
+        // A text that is no date at all is named once, by the format check (NaN passes here).
+        (text) => !(Date.parse(text) < Date.now() - RECOVER_WINDOW_DAYS * DAY_MS - RECOVER_CLOCK_SKEW_MS),
         `must be at most ${RECOVER_WINDOW_DAYS} days back`,
       )
       .openapi({

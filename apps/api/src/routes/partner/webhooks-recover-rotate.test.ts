@@ -89,6 +89,27 @@ describe("POST /webhooks/{webhookId}/recover", () => {
     expect(await recoveriesOf(world.webhookId)).toEqual([]);
   });
 
+  it("names a `since` that is no date once, as no date (not also as too old)", async () => {
+    const world = await webhookWithDeliveries(api, ["failed"]);
+    const response = await recover(world.apiKey, world.webhookId, { since: "garbage" });
+    expect([response.status, response.body.errorCode]).toEqual([400, "KS-4101"]);
+    expect(response.body.details).toHaveLength(1);
+    expect(response.body.details[0].message).not.toMatch(/days back/);
+  });
+
+  it("takes a blank body with a JSON Content-Type as no body where the body is optional", async () => {
+    const world = await webhookWithDeliveries(api, ["failed"]);
+    for (const body of ["", "  ", "\n"]) {
+      const rotated = await api.request(`${WEBHOOKS}/${world.webhookId}/rotate-secret`, {
+        method: "POST",
+        apiKey: world.apiKey,
+        headers: { "Content-Type": "application/json" },
+        body,
+      });
+      expect([rotated.status, JSON.stringify(body)]).toEqual([200, JSON.stringify(body)]);
+    }
+  });
+
   it("counts each failed delivery once under concurrent recovers", async () => {
     const world = await webhookWithDeliveries(api, Array(40).fill("failed"));
     const since = new Date(Date.now() - DAY_MS).toISOString();
