@@ -119,7 +119,6 @@ export class PartnerClient {
   readonly games = {
     list: (page?: PageRequest) => this.get<{ games: Game[] } & PageInfo>("/games", pageQuery(page)),
     get: (gameId: number) => this.get<Game>(`/games/${segment(gameId)}`),
-    /** Retried safely with its `Idempotency-Key` (given, or generated): one game, whatever the retries. */
     register: (input: RegisterGameInput, options: CreateOptions = {}) => this.create<Game>("/games", input, options),
     update: (gameId: number, input: UpdateGameInput) => this.write<Game>("PATCH", `/games/${segment(gameId)}`, input),
   };
@@ -150,7 +149,6 @@ export class PartnerClient {
   };
 
   readonly parSheets = {
-    /** Retried safely with its `Idempotency-Key` (given, or generated): one sheet, whatever the retries. */
     upload: (document: ParSheetDocument, options: CreateOptions = {}) =>
       this.create<ParSheet>("/par-sheets", document, options),
     list: (page?: PageRequest) => this.get<{ parSheets: ParSheet[] } & PageInfo>("/par-sheets", pageQuery(page)),
