@@ -164,13 +164,15 @@ let games = 0;
 async function fill(drawMode: "independent" | "finite_pool", blocks = blockCount) {
   const document = { ...SAMPLE_PAR_SHEET, drawMode };
   const sheet = await insertParSheet(database.db, owner, assertValidParSheet(document), JSON.stringify(document));
-  const game = await createGame(database.db, owner, {
-    parSheetId: sheet.id,
-    name: `${drawMode} ${++games}`,
-    minWagerMicros: null,
-    maxWagerMicros: 100_000_000,
-    largeWinThresholdMicros: null,
-  });
+  const game = await database.db.transaction((tx) =>
+    createGame(tx, owner, {
+      parSheetId: sheet.id,
+      name: `${drawMode} ${++games}`,
+      minWagerMicros: null,
+      maxWagerMicros: 100_000_000,
+      largeWinThresholdMicros: null,
+    }),
+  );
   const deps: ReserveDeps = {
     db: database.db,
     redis,

@@ -239,16 +239,18 @@ try {
     : findPgbench(step);
   let pgbenchScript: PgbenchScript | null = null;
   if ("path" in pgbench) {
-    const game = await createGame(
-      database.db,
-      { partnerId: seeded.partnerId, environment: "sandbox" },
-      {
-        parSheetId: seeded.parSheetId,
-        name: "pgbench anchor",
-        minWagerMicros: null,
-        maxWagerMicros: 100_000_000,
-        largeWinThresholdMicros: null,
-      },
+    const game = await database.db.transaction((tx) =>
+      createGame(
+        tx,
+        { partnerId: seeded.partnerId, environment: "sandbox" },
+        {
+          parSheetId: seeded.parSheetId,
+          name: "pgbench anchor",
+          minWagerMicros: null,
+          maxWagerMicros: 100_000_000,
+          largeWinThresholdMicros: null,
+        },
+      ),
     );
     const item = await redis.lindex(keys.outcomeQueue(seeded.game), 0);
     if (!item) throw new Error("the seeded queue is empty");

@@ -27,16 +27,18 @@ export async function measureGeneration(
 ): Promise<{ oneBlock: MedianRun; targetFill: MedianRun }> {
   let games = 0;
   const run = async (blocks: number): Promise<GenerationRun> => {
-    const game = await createGame(
-      db,
-      { partnerId: owner.partnerId, environment: "sandbox" },
-      {
-        parSheetId: owner.parSheetId,
-        name: `generation ${++games}`,
-        minWagerMicros: null,
-        maxWagerMicros: 100_000_000,
-        largeWinThresholdMicros: null,
-      },
+    const game = await db.transaction((tx) =>
+      createGame(
+        tx,
+        { partnerId: owner.partnerId, environment: "sandbox" },
+        {
+          parSheetId: owner.parSheetId,
+          name: `generation ${++games}`,
+          minWagerMicros: null,
+          maxWagerMicros: 100_000_000,
+          largeWinThresholdMicros: null,
+        },
+      ),
     );
     const started = performance.now();
     const filled = await fillReserve(reserveDeps(db, redis, keys, options.blockSize, blocks), game.id);

@@ -36,16 +36,18 @@ const TOP_TIER = { tier: "T6", multiplier: 1000 };
  * forced spins take no outcome.
  */
 export async function createLargeWinGame(db: Database, seeded: BenchSeed): Promise<number> {
-  const game = await createGame(
-    db,
-    { partnerId: seeded.partnerId, environment: "sandbox" },
-    {
-      parSheetId: seeded.parSheetId,
-      name: "Bench large wins",
-      minWagerMicros: null,
-      maxWagerMicros: 100_000_000,
-      largeWinThresholdMicros: WAGER_USD * TOP_TIER.multiplier * 1_000_000,
-    },
+  const game = await db.transaction((tx) =>
+    createGame(
+      tx,
+      { partnerId: seeded.partnerId, environment: "sandbox" },
+      {
+        parSheetId: seeded.parSheetId,
+        name: "Bench large wins",
+        minWagerMicros: null,
+        maxWagerMicros: 100_000_000,
+        largeWinThresholdMicros: WAGER_USD * TOP_TIER.multiplier * 1_000_000,
+      },
+    ),
   );
   return game.id;
 }
@@ -58,19 +60,20 @@ const FREE_ROUND_PLAYERS = 1000;
  * run uses), at the mix's wager.
  */
 export async function createBenchGrant(db: Database, seeded: BenchSeed, players: number): Promise<string> {
-  const made = await createFreeRoundGrant(
-    db,
-    { partnerId: seeded.partnerId, environment: "sandbox" },
-    {
-      gameId: seeded.gameId,
-      playerIds: Array.from({ length: Math.min(players, FREE_ROUND_PLAYERS) }, (_, n) => `player-${n}`),
-      rounds: 1000,
-      wagerMicros: WAGER_USD * 1_000_000,
-      expiresAt: new Date(Date.now() + 86_400_000),
-    },
+  const grant = await db.transaction((tx) =>
+    createFreeRoundGrant(
+      tx,
+      { partnerId: seeded.partnerId, environment: "sandbox" },
+      {
+        gameId: seeded.gameId,
+        playerIds: Array.from({ length: Math.min(players, FREE_ROUND_PLAYERS) }, (_, n) => `player-${n}`),
+        rounds: 1000,
+        wagerMicros: WAGER_USD * 1_000_000,
+        expiresAt: new Date(Date.now() + 86_400_000),
+      },
+    ),
   );
-  if (!("created" in made)) throw new Error("a grant sent without a key is always made");
-  return made.created.id;
+  return grant.id;
 }
 
 export interface MixSetup {

@@ -29,6 +29,16 @@ const ALLOWED: Array<{ file: string; contains: string; why: string }> = [
     contains: "on.unsafe<",
     why: "rowsOf runs the text drizzle renders from a sql`…` template, whose values are all parameters (drizzle's own execute does the same)",
   },
+  {
+    file: "packages/db/src/repositories/record-spins.ts",
+    contains: "client.unsafe<batchrow[]>(",
+    why: "the batch statements are fixed text of this file and of player-figures.ts (a spin's move of its player's figures, shared with the void); values are parameters",
+  },
+  {
+    file: "packages/db/src/repositories/spin-voids.ts",
+    contains: "sql.raw(",
+    why: "player-figures.ts's fixed text (a spin's move of its player's figures, written once for the spin batch and the void)",
+  },
 ];
 
 function calleeName(call: ts.CallExpression): { object: string | null; method: string } | null {

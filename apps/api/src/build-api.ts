@@ -2,9 +2,12 @@ import { type Environment, usdToMicros } from "@outcomes/core";
 import {
   API_CONNECTION_LIMITS,
   createDatabase,
+  createFreeRoundGrant,
   type DatabaseClient,
   findIdempotencyRecord,
+  lockSpinForVoid,
   RolloutSwitch,
+  recordSpinVoid,
   sqlClientOf,
 } from "@outcomes/db";
 import {
@@ -19,6 +22,8 @@ import { countSpin, type Env, type Logger, ShutdownManager } from "@outcomes/run
 import { createApp } from "./app.js";
 import { KeyVerifier } from "./auth/key-verifier.js";
 import type { AppDeps } from "./context.js";
+import { GrantService } from "./free-rounds/grant-service.js";
+import { KeyedCreates } from "./idempotency.js";
 import { subscribeInvalidations } from "./invalidation.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
 import { RateLimiter, TurnDraws, withDraws } from "./ratelimit/index.js";
@@ -31,6 +36,10 @@ import { GroupCommit } from "./spins/group-commit.js";
 import { OutcomeTaker, withGiveBack } from "./spins/outcome-taker.js";
 import { SpinPlanner } from "./spins/spin-plan.js";
 import { SpinService } from "./spins/spin-service.js";
+import { VoidService } from "./voids/void-service.js";
+
+/** What the services are built from. */
+type Services = Omit<AppDeps, "spins" | "voids" | "grants" | "creates" | "revealedPages">;
 
 /** Postgres connections of one API process. */
 const DATABASE_POOL_SIZE = 10;
@@ -111,7 +120,20 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
       rollout,
       limiter,
     };
-    const deps: AppDeps = { ...services, spins: spinService(services), revealedPages: revealedPageCache() };
+    const creates = new KeyedCreates(database.db);
+    const deps: AppDeps = {
+      ...services,
+      spins: spinService(services),
+      voids: voidService(services),
+      grants: new GrantService({
+        games,
+        creates,
+        createGrant: createFreeRoundGrant,
+        now: Date.now,
+      }),
+      creates,
+      revealedPages: revealedPageCache(),
+    };
     return { app: createApp(deps), deps, close: () => shutdown.shutdown() };
   } catch (error) {
     // A start-up that fails half-way closes what it had opened.
@@ -120,8 +142,23 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
   }
 }
 
+/** Voids over this process's pool: each in a transaction of its own, the outbox poked after it. */
+function voidService({ env, db, producers }: Services): VoidService {
+  return new VoidService({
+    inTransaction: (work) =>
+      db.transaction((tx) =>
+        work({
+          lockForVoid: (owner, spinId) => lockSpinForVoid(tx, owner, spinId),
+          recordVoid: (found, reason) => recordSpinVoid(tx, found, reason),
+        }),
+      ),
+    windowHours: env.VOID_WINDOW_HOURS,
+    eventsWritten: () => void notifyEvents(producers),
+  });
+}
+
 /** The spin pipeline over this process's clients: its stages, caches and signals. */
-function spinService(deps: Omit<AppDeps, "spins" | "revealedPages">): SpinService {
+function spinService(deps: Services): SpinService {
   const { env, db, redis, keys, producers, logger, limiter } = deps;
   // The spin path's own statements are prepared on postgres.js directly (see `SqlClient`).
   const sql = sqlClientOf(db);

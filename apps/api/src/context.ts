@@ -4,10 +4,13 @@ import type { Producers, RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
 import type { KeyVerifier, PartnerAuth } from "./auth/key-verifier.js";
 import type { ByteBoundedCache } from "./byte-bounded-cache.js";
+import type { GrantService } from "./free-rounds/grant-service.js";
+import type { KeyedCreates } from "./idempotency.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";
 import type { Decision, RateLimiter } from "./ratelimit/index.js";
 import type { GameCache } from "./spins/game-cache.js";
 import type { SpinService } from "./spins/spin-service.js";
+import type { VoidService } from "./voids/void-service.js";
 
 /** Everything a request handler may use; built once per process by buildApi (build-api.ts). */
 export interface AppDeps {
@@ -32,6 +35,12 @@ export interface AppDeps {
   games: GameCache;
   /** The spin path (POST /spins); it holds the process's group-commit batcher. */
   spins: SpinService;
+  /** Voids (POST /spins/{spinId}/void). */
+  voids: VoidService;
+  /** Free-round grants (POST /free-rounds). */
+  grants: GrantService;
+  /** Every create, keyed by its `Idempotency-Key` or not (`createOnce`). */
+  creates: KeyedCreates;
   /** Serialised pages of revealed blocks' entries (routes/partner/revealed-pages.ts). */
   revealedPages: ByteBoundedCache;
   /** DNS for webhook URL checks; the OS resolver when absent (tests set one, needing no DNS). */

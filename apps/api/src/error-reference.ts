@@ -44,8 +44,8 @@ const RETRY_RULE = [
   "Repeat a request only when repeating it is harmless or nothing was done:",
   "",
   "- **Harmless to repeat**: a read (`GET`); a request idempotent by nature (deleting a webhook, voiding a spin, " +
-    "cancelling a grant: each answers its first result again); a spin or a free-round grant sent again with the " +
-    "same `Idempotency-Key` and the same body (kept 24 hours: the repeat answers the first result and does " +
+    "cancelling a grant: each answers its first result again); a spin or a create (a game, a PAR sheet, a " +
+    "free-round grant) sent again with the same `Idempotency-Key` and the same body (kept 24 hours: the repeat answers the first result and does " +
     "nothing twice).",
   "- **Nothing was done**: the code's **Retry** below says so (`Retry-After` or backoff). Such a request may be " +
     "sent again as it is, whatever it is.",
@@ -60,7 +60,7 @@ const RETRY_RULE = [
   "",
   "The SDK (`@outcomes/sdk`) follows this rule: it retries 429 and the nothing-was-done codes for " +
     "every request, and KS-5001, KS-5003 and lost answers only for reads, deletes, voids, cancels and requests " +
-    "with an `Idempotency-Key` (`autoIdempotencyKeys: true` gives every spin and grant one).",
+    "with an `Idempotency-Key` (it sends one with every create; `autoIdempotencyKeys: true` gives every spin one).",
 ];
 
 function sortedCodes(): ErrorCode[] {

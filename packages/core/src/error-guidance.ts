@@ -295,7 +295,7 @@ export const ERROR_GUIDANCE: Record<ErrorCode, ErrorGuidance> = {
     wagerDeducted: "unknown",
     retry: "idempotent-only",
     action:
-      "Repeat a read, a delete, a void or a cancel as it is, and a spin or grant with the same `Idempotency-Key` " +
+      "Repeat a read, a delete, a void or a cancel as it is, and a spin or create with the same `Idempotency-Key` " +
       "(it answers the first result if one was recorded); before repeating any other write, look whether it took " +
       "effect (e.g. `GET /webhooks`). Quote the `requestId` to support.",
   },

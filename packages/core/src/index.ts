@@ -9,6 +9,7 @@ export * from "./key-expiry.js";
 export * from "./key-policy.js";
 export * from "./money.js";
 export * from "./outcome.js";
+export * from "./ownership.js";
 export * from "./par/index.js";
 export * from "./partner.js";
 export * from "./release.js";

@@ -41,6 +41,13 @@ export const RELEASE_GATES = {
       "no such event type, has no enable or update route and would not pace a webhook: until then no endpoint " +
       "is disabled, no `webhook.disabled` event is written, and both fields and both routes answer as release 2",
   },
+  "keyed-creates": {
+    addedIn: 3,
+    deleteIn: 4,
+    why:
+      "Idempotency-Key on POST /games and POST /par-sheets: release 2 ignores the header (a retry it answers " +
+      "registers a second sheet, or KS-4108 for a game), so until then release 3 ignores it too",
+  },
 } as const satisfies Record<string, ReleaseGate>;
 
 export type GateName = keyof typeof RELEASE_GATES;

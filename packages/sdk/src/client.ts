@@ -43,7 +43,7 @@ export interface PartnerClientOptions {
   apiKey: string;
   /** The deployment's address, e.g. `https://outcomes.example.com` (the `/api/partner/v1` prefix is added). */
   baseUrl: string;
-  /** Generate an `Idempotency-Key` for every spin and grant that has none, so they are retried safely too. */
+  /** Generate an `Idempotency-Key` for every spin that has none, so spins are retried safely too (creates always get one). */
   autoIdempotencyKeys?: boolean;
   retry?: Partial<RetryPolicy>;
   /** Per attempt (default 30 s). */
@@ -60,6 +60,11 @@ export interface SpinOptions {
    * one, a spin is retried only after an answer saying nothing was done (429, KS-4203, KS-5002,
    * KS-5004), never after KS-5001, KS-5003 or a lost answer (it might have happened).
    */
+  idempotencyKey?: string;
+}
+
+/** A create's key (same key and body within 24 h: the first result); your own keeps it safe across your restarts. */
+export interface CreateOptions {
   idempotencyKey?: string;
 }
 
@@ -95,6 +100,12 @@ export class PartnerClient {
     });
   }
 
+  /** A create (game, sheet, grant), always keyed (given, or generated for the call): its retries make no second one. */
+  private create<T>(path: string, body: unknown, options: CreateOptions) {
+    const headers = { "Idempotency-Key": options.idempotencyKey ?? globalThis.crypto.randomUUID() };
+    return this.transport.request<T>({ method: "POST", path: PREFIX + path, body, headers, safety: "idempotent" });
+  }
+
   private get<T>(path: string, query?: Record<string, string | number | undefined>) {
     return this.transport.request<T>({ method: "GET", path: PREFIX + path, query, safety: "idempotent" });
   }
@@ -108,7 +119,7 @@ export class PartnerClient {
   readonly games = {
     list: (page?: PageRequest) => this.get<{ games: Game[] } & PageInfo>("/games", pageQuery(page)),
     get: (gameId: number) => this.get<Game>(`/games/${segment(gameId)}`),
-    register: (input: RegisterGameInput) => this.write<Game>("POST", "/games", input),
+    register: (input: RegisterGameInput, options: CreateOptions = {}) => this.create<Game>("/games", input, options),
     update: (gameId: number, input: UpdateGameInput) => this.write<Game>("PATCH", `/games/${segment(gameId)}`, input),
   };
 
@@ -138,7 +149,8 @@ export class PartnerClient {
   };
 
   readonly parSheets = {
-    upload: (document: ParSheetDocument) => this.write<ParSheet>("POST", "/par-sheets", document),
+    upload: (document: ParSheetDocument, options: CreateOptions = {}) =>
+      this.create<ParSheet>("/par-sheets", document, options),
     list: (page?: PageRequest) => this.get<{ parSheets: ParSheet[] } & PageInfo>("/par-sheets", pageQuery(page)),
     get: (parSheetId: string) => this.get<ParSheetWithDocument>(`/par-sheets/${segment(parSheetId)}`),
   };
@@ -151,20 +163,10 @@ export class PartnerClient {
 
   /** Free rounds (docs/free-rounds.md): spin one with `spin({ gameId, playerId, freeRoundsId })`. */
   readonly freeRounds = {
-    /** With an `Idempotency-Key` (given, or generated when `autoIdempotencyKeys` is on) it is retried safely. */
-    grant: (input: GrantFreeRoundsInput, options: SpinOptions = {}) => {
-      const idempotencyKey =
-        options.idempotencyKey ?? (this.autoIdempotencyKeys ? globalThis.crypto.randomUUID() : undefined);
-      return this.transport.request<FreeRoundGrant>({
-        method: "POST",
-        path: `${PREFIX}/free-rounds`,
-        body: {
-          ...input,
-          expiresAt: input.expiresAt instanceof Date ? input.expiresAt.toISOString() : input.expiresAt,
-        },
-        headers: idempotencyKey ? { "Idempotency-Key": idempotencyKey } : undefined,
-        safety: idempotencyKey === undefined ? "unsafe" : "idempotent",
-      });
+    /** Retried safely with its `Idempotency-Key` (given, or generated): one grant, whatever the retries. */
+    grant: (input: GrantFreeRoundsInput, options: CreateOptions = {}) => {
+      const expiresAt = input.expiresAt instanceof Date ? input.expiresAt.toISOString() : input.expiresAt;
+      return this.create<FreeRoundGrant>("/free-rounds", { ...input, expiresAt }, options);
     },
     list: (page?: PageRequest) =>
       this.get<{ freeRounds: FreeRoundGrant[] } & PageInfo>("/free-rounds", pageQuery(page)),

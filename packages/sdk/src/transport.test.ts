@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PartnerClient } from "./client.js";
 import { PartnerApiError, PartnerNetworkError } from "./errors.js";
+import { SAMPLE_PAR_SHEET } from "./sample-par-sheet.js";
 import { backoffDelay, retryAfterMs } from "./transport.js";
 
 type Answer = { status: number; body?: unknown; headers?: Record<string, string> } | Error;
@@ -153,6 +154,46 @@ describe("retry classification", () => {
     const lost = client([new TypeError("fetch failed"), ok()]);
     await expect(lost.sdk.settlements.acknowledge("2026-01-01")).rejects.toBeInstanceOf(PartnerNetworkError);
     expect(lost.calls).toHaveLength(1);
+  });
+
+  it("sends every create with an Idempotency-Key, generated per call, and retries any 5xx or lost answer with it", async () => {
+    const game = { parSheetId: "par_1", name: "g", maxWagerUsd: 10 };
+    const { sdk, calls, header } = client([
+      error(500, "KS-5001"),
+      new TypeError("socket hang up"),
+      ok({ gameConfigId: 1 }),
+      ok({ gameConfigId: 2 }),
+    ]);
+    await expect(sdk.games.register(game)).resolves.toEqual({ gameConfigId: 1 });
+    await sdk.games.register(game);
+    const keys = [0, 1, 2, 3].map((index) => header(index, "idempotency-key"));
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys.slice(0, 3)).toEqual([keys[0], keys[0], keys[0]]);
+    expect(keys[3]).not.toBe(keys[0]);
+    expect(calls.map((call) => JSON.parse(String(call.init.body)))).toEqual([game, game, game, game]);
+  });
+
+  it("sends the key given to a create, for a sheet and a grant as for a game", async () => {
+    const { sdk, calls, header } = client([
+      error(502, "HTTP-502"),
+      ok({ id: "par_1" }),
+      new TypeError("fetch failed"),
+      ok({ freeRoundsId: "fr_1" }),
+    ]);
+    await sdk.parSheets.upload(SAMPLE_PAR_SHEET, { idempotencyKey: "sheet-7" });
+    const expiresAt = new Date("2030-01-01T00:00:00Z");
+    await sdk.freeRounds.grant({ gameId: 1, playerIds: ["p-1"], rounds: 3, wagerUsd: 0.5, expiresAt });
+    expect(calls.map((call) => new URL(call.url).pathname.replace("/base/api/partner/v1", ""))).toEqual([
+      "/par-sheets",
+      "/par-sheets",
+      "/free-rounds",
+      "/free-rounds",
+    ]);
+    expect([0, 1].map((index) => header(index, "idempotency-key"))).toEqual(["sheet-7", "sheet-7"]);
+    // A grant is keyed without autoIdempotencyKeys too (that option is the spins').
+    expect(header(2, "idempotency-key")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(header(3, "idempotency-key")).toBe(header(2, "idempotency-key"));
+    expect(JSON.parse(String(calls[3]?.init.body)).expiresAt).toBe("2030-01-01T00:00:00.000Z");
   });
 
   it("retries reads and deletes after a lost answer", async () => {

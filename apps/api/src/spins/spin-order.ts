@@ -1,4 +1,4 @@
-import { ErrorCode, microsToUsd, ServiceError } from "@outcomes/core";
+import { ErrorCode, microsToUsd, type Owner, requireOwned, ServiceError } from "@outcomes/core";
 import type { FreeRoundRefusal } from "@outcomes/db";
 import type { PartnerAuth } from "../auth/key-verifier.js";
 import type { FreeRoundTerms } from "./free-round-cache.js";
@@ -28,6 +28,19 @@ export interface SpinOrder {
   forceTier: string | null;
 }
 
+const grantNotFound = () =>
+  new ServiceError(ErrorCode.FreeRoundsNotFound, {
+    details: [{ path: "freeRoundsId", message: "no such grant of this partner and environment" }],
+  });
+const gameNotOwned = () => new ServiceError(ErrorCode.GameNotOwned);
+
+/** The partner's own game (else 403 KS-4006), active (else 400 KS-4202): what a spin and a grant play. */
+export function playableGame(owner: Owner, game: GameRules | null): GameRules {
+  const own = requireOwned(owner, game, gameNotOwned);
+  if (!own.isActive) throw new ServiceError(ErrorCode.GameInactive);
+  return own;
+}
+
 /**
  * What the request says on its own, before any rule of its game: a paid spin needs `wagerUsd`
  * (KS-4102) greater than 0 (KS-4103); a free-round spin's grant must be the partner's (404 KS-4219)
@@ -49,15 +62,11 @@ export function checkRequest(partner: PartnerAuth, request: SpinRequest, grant: 
     assertPositiveWager(request.wagerUsd);
     return;
   }
-  if (!grant || grant.partnerId !== partner.partnerId || grant.environment !== partner.environment) {
-    throw new ServiceError(ErrorCode.FreeRoundsNotFound, {
-      details: [{ path: "freeRoundsId", message: "no such grant of this partner and environment" }],
-    });
-  }
-  if (request.wagerUsd !== undefined && exactWager(request.wagerUsd) !== String(grant.wagerMicros)) {
+  const { wagerMicros } = requireOwned(partner, grant, grantNotFound);
+  if (request.wagerUsd !== undefined && exactWager(request.wagerUsd) !== String(wagerMicros)) {
     throw new ServiceError(ErrorCode.InvalidRequest, {
       message: "wagerUsd must be the grant's wager (or be left out) on a free-round spin",
-      details: [{ path: "wagerUsd", message: `must equal the grant's wagerUsd, ${microsToUsd(grant.wagerMicros)}` }],
+      details: [{ path: "wagerUsd", message: `must equal the grant's wagerUsd, ${microsToUsd(wagerMicros)}` }],
     });
   }
 }
@@ -69,17 +78,14 @@ export function orderUnderRules(
   game: GameRules | null,
   grant: FreeRoundTerms | null,
 ): SpinOrder {
-  if (!game || game.partnerId !== partner.partnerId || game.environment !== partner.environment) {
-    throw new ServiceError(ErrorCode.GameNotOwned);
-  }
-  if (!game.isActive) throw new ServiceError(ErrorCode.GameInactive);
-  if (grant && grant.gameId !== game.id) throw freeRoundUnavailable("another_game", grant.gameId);
+  const own = playableGame(partner, game);
+  if (grant && grant.gameId !== own.id) throw freeRoundUnavailable("another_game", grant.gameId);
   return {
     partner,
-    game,
+    game: own,
     playerId: request.playerId,
     // A grant's wager was within the game's bounds when it was made; it stays the round's wager.
-    wagerMicros: grant ? grant.wagerMicros : wagerMicrosWithin(request.wagerUsd!, game),
+    wagerMicros: grant ? grant.wagerMicros : wagerMicrosWithin(request.wagerUsd!, own),
     freeRoundsId: grant?.id ?? null,
     forceTier: request.forceTier ?? null,
   };

@@ -9,9 +9,9 @@ import {
 } from "@outcomes/core";
 import type { NewSpin, SqlClient } from "@outcomes/db";
 import type { PartnerAuth } from "../auth/key-verifier.js";
+import type { IdempotentRequest } from "../idempotency.js";
 import type { BlockFactsCache } from "./block-facts.js";
 import type { ForcedOutcomes } from "./forced-outcomes.js";
-import type { IdempotentRequest } from "./idempotency.js";
 import { type TakenOutcome, UnusableOutcomeError } from "./outcome-taker.js";
 import type { SpinOrder } from "./spin-order.js";
 

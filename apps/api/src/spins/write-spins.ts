@@ -15,7 +15,7 @@ import {
   saveIdempotencyRecords,
 } from "@outcomes/db";
 import { presentSpin, type SpinResultBody } from "@outcomes/records";
-import { replayOf } from "./idempotency.js";
+import { replayOf } from "../idempotency.js";
 import { UnusableOutcomeError } from "./outcome-taker.js";
 import { freeRoundUnavailable } from "./spin-order.js";
 import type { SpinPlan } from "./spin-plan.js";
@@ -62,7 +62,9 @@ export async function writeSpins(
     await saveIdempotencyRecords(
       tx,
       committed.flatMap(({ plan, done }) =>
-        plan.key ? [{ scope: plan.key.scope, requestHash: plan.key.hash, responseBody: done.body }] : [],
+        plan.key
+          ? [{ scope: plan.key.scope, requestHash: plan.key.hash, responseStatus: 200, responseBody: done.body }]
+          : [],
       ),
     );
     return answers as Array<SpinDone | Error>;

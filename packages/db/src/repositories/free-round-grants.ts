@@ -1,13 +1,7 @@
 import { couldBeId, type Environment, ErrorCode, type FreeRoundStatus, newId, ServiceError } from "@outcomes/core";
 import { and, count, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
-import type { Database, Executor } from "../client.js";
+import type { Database, Executor, Transaction } from "../client.js";
 import { freeRoundGrants, freeRoundPlayers } from "../schema/free-rounds.js";
-import {
-  type IdempotencyRecord,
-  type IdempotencyScope,
-  lockAndFindIdempotencyRecord,
-  saveIdempotencyRecord,
-} from "./idempotency-keys.js";
 import type { Paged, PageWindow } from "./paging.js";
 
 // Free-round grants (CONTRACT §14, docs/free-rounds.md).
@@ -47,54 +41,33 @@ const withStatus = { ...getTableColumns(freeRoundGrants), status };
 const ownedBy = (owner: FreeRoundGrantOwner) =>
   and(eq(freeRoundGrants.partnerId, owner.partnerId), eq(freeRoundGrants.environment, owner.environment));
 
-/** Sent with `Idempotency-Key`: the key, the request's hash, and the answer its record stores. */
-export interface GrantKey {
-  scope: IdempotencyScope;
-  requestHash: string;
-  answer: (grant: FreeRoundGrantWithStatus) => { status: number; body: unknown };
-}
-
 /**
- * The grant and one row per player, in one transaction: a grant is never seen without its players.
- * With a key, under the key's lock: a key whose first request committed is answered from its record
- * (`prior`) and nothing is made; otherwise the answer is stored with the grant.
+ * The grant and one row per player, in the caller's transaction (the keyed-create concern's, which
+ * stores the key's record with them): a grant is never seen without its players.
  */
 export async function createFreeRoundGrant(
-  db: Database,
+  tx: Transaction,
   owner: FreeRoundGrantOwner,
   input: NewFreeRoundGrant,
-  key?: GrantKey,
-): Promise<{ created: FreeRoundGrantWithStatus } | { prior: IdempotencyRecord }> {
+): Promise<FreeRoundGrantWithStatus> {
   const playerIds = [...new Set(input.playerIds)];
-  return db.transaction(async (tx) => {
-    const prior = key ? await lockAndFindIdempotencyRecord(tx, key.scope) : null;
-    if (prior) return { prior };
-    const [grant] = await tx
-      .insert(freeRoundGrants)
-      .values({
-        id: newId("fr"),
-        ...owner,
-        gameId: input.gameId,
-        wagerMicros: input.wagerMicros,
-        rounds: input.rounds,
-        playerCount: playerIds.length,
-        expiresAt: input.expiresAt,
-      })
-      .returning(withStatus);
-    await tx
-      .insert(freeRoundPlayers)
-      .values(playerIds.map((externalPlayerId) => ({ grantId: grant!.id, externalPlayerId, rounds: input.rounds })));
-    if (key) {
-      const answer = key.answer(grant!);
-      await saveIdempotencyRecord(tx, {
-        scope: key.scope,
-        requestHash: key.requestHash,
-        responseStatus: answer.status,
-        responseBody: answer.body,
-      });
-    }
-    return { created: grant! };
-  });
+  const [grant] = await tx
+    .insert(freeRoundGrants)
+    .values({
+      id: newId("fr"),
+      ...owner,
+      gameId: input.gameId,
+      wagerMicros: input.wagerMicros,
+      rounds: input.rounds,
+      playerCount: playerIds.length,
+      expiresAt: input.expiresAt,
+    })
+    .returning(withStatus);
+  if (!grant) throw new Error("grant insert returned no row");
+  await tx
+    .insert(freeRoundPlayers)
+    .values(playerIds.map((externalPlayerId) => ({ grantId: grant.id, externalPlayerId, rounds: input.rounds })));
+  return grant;
 }
 
 async function pageOfGrants(db: Executor, where: SQL | undefined, page: PageWindow) {

@@ -10,7 +10,7 @@ import {
   spinCeilingOf,
 } from "@outcomes/core";
 import { and, asc, count, eq, sql } from "drizzle-orm";
-import type { Database, Executor } from "../client.js";
+import type { Database, Executor, Transaction } from "../client.js";
 import { games } from "../schema/games.js";
 import { parSheets } from "../schema/par-sheets.js";
 import { partners } from "../schema/partners.js";
@@ -79,43 +79,42 @@ async function spinCeilingFor(tx: Executor, owner: GameOwner): Promise<number> {
 }
 
 /**
- * Registers a game from the owner's ACTIVE sheet. The sheet row is share-locked until the insert
- * commits, so an operator retiring it concurrently either happens before (KS-4208) or after.
- * The name is unique per partner and environment (the unique index decides: 409 KS-4108).
+ * Registers a game from the owner's ACTIVE sheet, in the caller's transaction (the keyed-create
+ * concern's). The sheet row is share-locked until the insert commits, so an operator retiring it
+ * concurrently either happens before (KS-4208) or after. The name is unique per partner and
+ * environment (the unique index decides: 409 KS-4108).
  */
 export async function createGame(
-  db: Database,
+  tx: Transaction,
   owner: GameOwner,
   input: GameLimits & { parSheetId: string; name: string },
 ): Promise<GameWithRtp> {
   assertWagerBounds(input);
-  try {
-    return await db.transaction(async (tx) => {
-      const [sheet] = await tx
-        .select({
-          status: parSheets.status,
-          rtp: parSheets.rtp,
-          drawMode: parSheets.drawMode,
-          prizeTiers: prizeTiersText,
-        })
-        .from(parSheets)
-        .where(ownedSheet(owner, input.parSheetId))
-        .for("share")
-        .limit(1);
-      if (!sheet) throw new ServiceError(ErrorCode.ParSheetNotFound);
-      if (sheet.status !== "ACTIVE") {
-        throw new ServiceError(ErrorCode.ParSheetNotActive, {
-          message: `PAR sheet is not active (status ${sheet.status})`,
-        });
-      }
-      assertWithinSpinCeiling(sheet.prizeTiers, input.maxWagerMicros, await spinCeilingFor(tx, owner));
-      const [game] = await tx
-        .insert(games)
-        .values({ ...owner, ...input })
-        .returning();
-      if (!game) throw new Error("game insert returned no row");
-      return { ...game, rtp: sheet.rtp, drawMode: sheet.drawMode };
+  const [sheet] = await tx
+    .select({
+      status: parSheets.status,
+      rtp: parSheets.rtp,
+      drawMode: parSheets.drawMode,
+      prizeTiers: prizeTiersText,
+    })
+    .from(parSheets)
+    .where(ownedSheet(owner, input.parSheetId))
+    .for("share")
+    .limit(1);
+  if (!sheet) throw new ServiceError(ErrorCode.ParSheetNotFound);
+  if (sheet.status !== "ACTIVE") {
+    throw new ServiceError(ErrorCode.ParSheetNotActive, {
+      message: `PAR sheet is not active (status ${sheet.status})`,
     });
+  }
+  assertWithinSpinCeiling(sheet.prizeTiers, input.maxWagerMicros, await spinCeilingFor(tx, owner));
+  try {
+    const [game] = await tx
+      .insert(games)
+      .values({ ...owner, ...input })
+      .returning();
+    if (!game) throw new Error("game insert returned no row");
+    return { ...game, rtp: sheet.rtp, drawMode: sheet.drawMode };
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw new ServiceError(ErrorCode.GameNameTaken, {

@@ -23,7 +23,12 @@ describe("the keyed batch's record statements", () => {
           const fresh = keys.filter((_, i) => found[i] === null);
           await saveIdempotencyRecords(
             tx,
-            fresh.map((key) => ({ scope: scope(key), requestHash: `h-${key}`, responseBody: { key } })),
+            fresh.map((key) => ({
+              scope: scope(key),
+              requestHash: `h-${key}`,
+              responseStatus: 200,
+              responseBody: { key },
+            })),
           );
           return found;
         });

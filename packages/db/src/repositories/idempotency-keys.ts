@@ -1,16 +1,21 @@
 import type { Environment } from "@outcomes/core";
-import { and, desc, eq, sql } from "drizzle-orm";
-import type { Transaction } from "../client.js";
-import { idempotencyKeys } from "../schema/idempotency-keys.js";
-import type { SqlClient, SqlTransaction } from "./sql-client.js";
+import { type SQL, sql } from "drizzle-orm";
+import { type Queryable, rowsOf } from "./sql-client.js";
 
 /**
+ * The one idempotency protocol of every keyed command (a spin batch, a grant, a game, a sheet):
+ * 1. `findIdempotencyRecord`, unlocked, answers a repeat of a committed request before any rule runs;
+ * 2. in the command's transaction, `lockAndFindIdempotencyRecords` takes the keys' locks and reads
+ *    their live records by a statement after the locks (a first request that committed meanwhile);
+ * 3. the command writes, and `saveIdempotencyRecords` stores its answers in that same transaction,
+ *    so a request that failed leaves no record.
+ *
  * Records are honoured for 24 h; older ones are ignored, a new use of the key stores a new record
  * beside them, and the day partition holding them is dropped whole once it has expired
- * (`dropExpiredIdempotencyPartitions`). Statements run on the spin's postgres.js transaction,
- * prepared (see `SqlClient`); their age condition prunes the partitions that hold only expired records.
+ * (`dropExpiredIdempotencyPartitions`). The statements run on either client (`rowsOf`): prepared on
+ * the spin path's postgres.js transaction, through drizzle elsewhere. Their age condition prunes the
+ * partitions that hold only expired records.
  */
-const RETENTION = "interval '24 hours'";
 
 export interface IdempotencyScope {
   partnerId: string;
@@ -24,27 +29,29 @@ export interface IdempotencyRecord {
   responseBody: unknown;
 }
 
+/** A record to store: the key, the hash of the request as understood, and its answer. */
+export interface NewIdempotencyRecord extends IdempotencyRecord {
+  scope: IdempotencyScope;
+}
+
 /** A key's scope in one string: a newline cannot occur in an HTTP header value, so it separates the parts unambiguously. */
 const scopeText = (scope: IdempotencyScope) => `${scope.partnerId}\n${scope.environment}\n${scope.key}`;
 
 /**
- * A live record (`created_at` is only idempotency_keys' own in every statement here). Bounded above
- * too, so the days ahead are pruned: a record written by a transaction that started after the
- * reader's is at most minutes younger than the reader's now().
+ * A live record of `r` (idempotency_keys). Bounded above too, so the days ahead are pruned: a record
+ * written by a transaction that started after the reader's is at most minutes younger than the
+ * reader's now().
  */
-const LIVE = `created_at > now() - ${RETENTION} and created_at < now() + interval '1 hour'`;
-const FIND = `
-  select request_hash, response_status, response_body from idempotency_keys
-  where partner_id = $1 and environment = $2 and key = $3 and ${LIVE}
-  order by created_at desc limit 1`;
-/**
- * Every key's lock (an advisory lock on a hash of its scope, held until the transaction ends; a
- * collision of two keys only makes them wait for each other), taken in one order (sorted by the
- * subquery), so two batches sharing keys wait for each other rather than deadlock.
- */
-const LOCK_MANY = `
-  select count(pg_advisory_xact_lock(hashtextextended(k, 0)))
-  from (select unnest($1::text[]) as k order by 1) keys`;
+const LIVE = sql.raw(`r.created_at > now() - interval '24 hours' and r.created_at < now() + interval '1 hour'`);
+
+/** Arrays sent as one Postgres array parameter each, so a statement's text is the same for any number of keys. */
+const textArray = (values: readonly string[]) => sql`${sql.param(values)}::text[]`;
+const columns = (scopes: readonly IdempotencyScope[]) => ({
+  partners: textArray(scopes.map((s) => s.partnerId)),
+  environments: textArray(scopes.map((s) => s.environment)),
+  keys: textArray(scopes.map((s) => s.key)),
+});
+
 /**
  * Each key's live record, if any (n: the key's place in the arrays). One index probe per key (a
  * lateral `limit 1`), whatever the partition's statistics say: a day's partition is empty when the
@@ -52,25 +59,28 @@ const LOCK_MANY = `
  * scan, which grew with every record until autoanalyze ran (measured: 13.5 M rows read in 18 s of
  * keyed spins, 753 → 483 spins/s).
  */
-const FIND_MANY = `
-  select x.n::int as n, r.request_hash, r.response_status, r.response_body
-  from unnest($1::text[], $2::text[], $3::text[]) with ordinality as x(partner_id, environment, key, n)
-  cross join lateral (
-    select request_hash, response_status, response_body from idempotency_keys r
-    where r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key
-      and ${LIVE}
-    order by r.created_at desc limit 1) r`;
-/** Under the keys' locks: a live record cannot appear meanwhile, and the condition (a probe per key, as above) says so again. */
-const SAVE_MANY = `
-  insert into idempotency_keys (partner_id, environment, key, request_hash, response_status, response_body)
-  select x.partner_id, x.environment, x.key, x.request_hash, 200, x.response_body::jsonb
-  from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-    as x(partner_id, environment, key, request_hash, response_body)
-  where (select 1 from idempotency_keys r
-    where r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key and ${LIVE}
-    limit 1) is null`;
+function findMany(scopes: readonly IdempotencyScope[]): SQL {
+  const { partners, environments, keys } = columns(scopes);
+  return sql`
+    select x.n::int as n, r.request_hash, r.response_status, r.response_body
+    from unnest(${partners}, ${environments}, ${keys}) with ordinality as x(partner_id, environment, key, n)
+    cross join lateral (
+      select request_hash, response_status, response_body from idempotency_keys r
+      where r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key and ${LIVE}
+      order by r.created_at desc limit 1) r`;
+}
 
-type RecordRow = { request_hash: string; response_status: number; response_body: unknown };
+/**
+ * Every key's lock (an advisory lock on a hash of its scope, held until the transaction ends; a
+ * collision of two keys only makes them wait for each other), taken in one order (sorted by the
+ * subquery), so two batches sharing keys wait for each other rather than deadlock. Release 2 takes
+ * the same locks: a key is serialised whichever release or command uses it.
+ */
+const lockMany = (scopes: readonly IdempotencyScope[]) => sql`
+  select count(pg_advisory_xact_lock(hashtextextended(k, 0)))
+  from (select unnest(${textArray(scopes.map(scopeText))}) as k order by 1) keys`;
+
+type RecordRow = { n: number; request_hash: string; response_status: number; response_body: unknown };
 const recordOf = (row: RecordRow): IdempotencyRecord => ({
   requestHash: row.request_hash,
   responseStatus: row.response_status,
@@ -78,18 +88,12 @@ const recordOf = (row: RecordRow): IdempotencyRecord => ({
 });
 
 /**
- * The key's live record, read without its lock: a keyed spin that could not be planned or was
- * refused is answered from it when its request was seen before (a replay stands whatever changed
- * since). One that is still running is not seen here; a duplicate that gets as far as the group
- * commit waits for it under the lock (`lockAndFindIdempotencyRecords`).
+ * The key's live record, read without its lock: a repeat of a request that committed is answered
+ * from it before any rule runs (a replay stands whatever changed since). One that is still running
+ * is not seen here; the duplicate then waits for it under the lock (`lockAndFindIdempotencyRecords`).
  */
-export async function findIdempotencyRecord(
-  client: SqlClient,
-  scope: IdempotencyScope,
-): Promise<IdempotencyRecord | null> {
-  const [row] = await client.unsafe<RecordRow[]>(FIND, [scope.partnerId, scope.environment, scope.key], {
-    prepare: true,
-  });
+export async function findIdempotencyRecord(on: Queryable, scope: IdempotencyScope): Promise<IdempotencyRecord | null> {
+  const [row] = await rowsOf<RecordRow>(on, findMany([scope]));
   return row ? recordOf(row) : null;
 }
 
@@ -100,84 +104,36 @@ export async function findIdempotencyRecord(
  * statement that first waited for a lock would not see the record the first request committed meanwhile.
  */
 export async function lockAndFindIdempotencyRecords(
-  tx: SqlTransaction,
+  tx: Queryable,
   scopes: readonly IdempotencyScope[],
 ): Promise<(IdempotencyRecord | null)[]> {
   // Sent together (one round trip): Postgres runs the read once the locks are held, and its
   // snapshot is taken then.
-  const locked = tx.unsafe(LOCK_MANY, [scopes.map(scopeText)], { prepare: true });
-  const column = (pick: (scope: IdempotencyScope) => string) => scopes.map(pick);
-  const found = tx.unsafe<(RecordRow & { n: number })[]>(
-    FIND_MANY,
-    [column((s) => s.partnerId), column((s) => s.environment), column((s) => s.key)],
-    { prepare: true },
-  );
-  const [, rows] = await Promise.all([locked, found]);
+  const [, rows] = await Promise.all([rowsOf(tx, lockMany(scopes)), rowsOf<RecordRow>(tx, findMany(scopes))]);
   const records: (IdempotencyRecord | null)[] = scopes.map(() => null);
   for (const row of rows) records[row.n - 1] = recordOf(row);
   return records;
 }
 
-/** Stores the responses in the caller's transaction, under the keys' locks, beside any expired record of a key. */
-export async function saveIdempotencyRecords(
-  tx: SqlTransaction,
-  records: readonly { scope: IdempotencyScope; requestHash: string; responseBody: unknown }[],
-): Promise<void> {
+/** Stores the answers in the caller's transaction, under the keys' locks, beside any expired record of a key. */
+export async function saveIdempotencyRecords(tx: Queryable, records: readonly NewIdempotencyRecord[]): Promise<void> {
   if (records.length === 0) return;
-  const column = (pick: (record: (typeof records)[number]) => string) => records.map(pick);
-  const saved = await tx.unsafe(
-    SAVE_MANY,
-    [
-      column((r) => r.scope.partnerId),
-      column((r) => r.scope.environment),
-      column((r) => r.scope.key),
-      column((r) => r.requestHash),
-      column((r) => JSON.stringify(r.responseBody)),
-    ],
-    { prepare: true },
+  const { partners, environments, keys } = columns(records.map((r) => r.scope));
+  // Under the keys' locks a live record cannot appear meanwhile; the condition (a probe per key, as
+  // in `findMany`) says so again.
+  const saved = await rowsOf(
+    tx,
+    sql`
+      insert into idempotency_keys (partner_id, environment, key, request_hash, response_status, response_body)
+      select x.partner_id, x.environment, x.key, x.request_hash, x.response_status, x.response_body::jsonb
+      from unnest(${partners}, ${environments}, ${keys}, ${textArray(records.map((r) => r.requestHash))},
+        ${sql.param(records.map((r) => r.responseStatus))}::int[],
+        ${textArray(records.map((r) => JSON.stringify(r.responseBody)))})
+        as x(partner_id, environment, key, request_hash, response_status, response_body)
+      where (select 1 from idempotency_keys r
+        where r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key and ${LIVE}
+        limit 1) is null
+      returning 1`,
   );
-  if (saved.count !== records.length) throw new Error("a live idempotency record appeared under the lock");
-}
-
-/**
- * The one-key form on a drizzle transaction, for writes outside the spin path (a free-round grant):
- * the key's lock (the same advisory lock as the spin path's, so a key is serialised whichever route
- * uses it), then its live record, read by a statement of its own after the lock.
- */
-export async function lockAndFindIdempotencyRecord(
-  tx: Transaction,
-  scope: IdempotencyScope,
-): Promise<IdempotencyRecord | null> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${scopeText(scope)}, 0))`);
-  const [record] = await tx
-    .select({
-      requestHash: idempotencyKeys.requestHash,
-      responseStatus: idempotencyKeys.responseStatus,
-      responseBody: idempotencyKeys.responseBody,
-    })
-    .from(idempotencyKeys)
-    .where(
-      and(
-        eq(idempotencyKeys.partnerId, scope.partnerId),
-        eq(idempotencyKeys.environment, scope.environment),
-        eq(idempotencyKeys.key, scope.key),
-        sql.raw(LIVE),
-      ),
-    )
-    .orderBy(desc(idempotencyKeys.createdAt))
-    .limit(1);
-  return record ?? null;
-}
-
-/** Stores a response under the key's lock (`lockAndFindIdempotencyRecord` found no live record). */
-export async function saveIdempotencyRecord(
-  tx: Transaction,
-  record: { scope: IdempotencyScope; requestHash: string; responseStatus: number; responseBody: unknown },
-): Promise<void> {
-  await tx.insert(idempotencyKeys).values({
-    ...record.scope,
-    requestHash: record.requestHash,
-    responseStatus: record.responseStatus,
-    responseBody: record.responseBody,
-  });
+  if (saved.length !== records.length) throw new Error("a live idempotency record appeared under the lock");
 }

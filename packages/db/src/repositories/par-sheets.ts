@@ -26,7 +26,7 @@ export interface SheetOwner {
  * column). Sandbox sheets are ACTIVE at once; production ones wait for an operator.
  */
 export async function insertParSheet(
-  db: Database,
+  db: Executor,
   owner: SheetOwner,
   sheet: ParSheetAnalysis,
   rawDocument: string,

@@ -1,4 +1,5 @@
 import type { Environment, Outcome, OutcomePosition, Presentation } from "@outcomes/core";
+import { BALANCE_MOVE, CHARGED_MICROS } from "./player-figures.js";
 import type { SqlClient } from "./sql-client.js";
 
 export interface NewSpin {
@@ -81,7 +82,7 @@ const GIVEN = `
 /** A batch of paid spins: each player pays its whole wager. */
 const PAID_INPUT = `
   input as (
-    select *, wager_micros as charged_micros from given
+    select *, ${CHARGED_MICROS} as charged_micros from given
     where block_id is null or block_id in (select id from open_block)
   )`;
 
@@ -102,7 +103,7 @@ const FREE_ROUND_INPUT = `
   ),
   placeable as (
     select g.*, (g.block_id is null or g.block_id in (select id from open_block)) as block_open,
-      case when g.free_rounds_id is null then g.wager_micros else 0 end as charged_micros
+      ${CHARGED_MICROS} as charged_micros
     from given g
   ),
   ranked as (
@@ -128,7 +129,7 @@ const FREE_ROUND_INPUT = `
 /** The players' figures and the outcomes used: the same for every batch. */
 const PLAYERS_AND_OUTCOMES = `
   totals as (
-    select partner_id, environment, external_id, sum(payout_micros - charged_micros)::bigint as delta,
+    select partner_id, environment, external_id, sum${BALANCE_MOVE}::bigint as delta,
       count(*)::int as spin_count, sum(charged_micros)::bigint as wagered, sum(payout_micros)::bigint as paid
     from input group by partner_id, environment, external_id
   ),
@@ -150,7 +151,7 @@ const PLAYERS_AND_OUTCOMES = `
   ),
   placed as (
     select i.*, p.id as player_id,
-      (p.balance_micros - t.delta + sum(i.payout_micros - i.charged_micros) over w)::bigint as balance_after,
+      (p.balance_micros - t.delta + sum${BALANCE_MOVE} over w)::bigint as balance_after,
       p.updated_at - (t.spin_count - row_number() over w) * interval '1 millisecond' as spun_at
     from input i
     join totals t on t.partner_id = i.partner_id and t.environment = i.environment and t.external_id = i.external_id

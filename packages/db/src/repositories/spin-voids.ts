@@ -1,16 +1,17 @@
-import { type Environment, ErrorCode, formatScaledDecimal, microsToUsd, ServiceError } from "@outcomes/core";
+import { type Environment, ErrorCode, microsToUsd, ServiceError } from "@outcomes/core";
 import { and, eq, sql } from "drizzle-orm";
-import type { Database, Executor, Transaction } from "../client.js";
+import type { Executor, Transaction } from "../client.js";
 import { freeRoundGrants, freeRoundPlayers, freeRoundSpins } from "../schema/free-rounds.js";
 import { players } from "../schema/players.js";
 import { spinVoids } from "../schema/spin-voids.js";
 import { spins } from "../schema/spins.js";
 import { insertEvent } from "./events.js";
-import { exceededPlayerBound } from "./pg-errors.js";
+import { BALANCE_MOVE, CHARGED_MICROS } from "./player-figures.js";
 import { type SpinVoidFacts, type StoredSpin, spinTimeWindow, withVoidAndFreeRound } from "./spins.js";
+import { rowsOf } from "./sql-client.js";
 
-// Voids and recall (CONTRACT §13, docs/spins.md "Voids"): a spin looked up again by its id, and
-// undone in one transaction with its player's figures and the `spin.voided` event.
+// Voids and recall (CONTRACT §13, docs/spins.md "Voids"): a spin looked up again by its id, and the
+// statements of its void (the rules, the window among them, are the API's void service's).
 
 /** A stored spin with its player's own id and its void, as `GET /spins/{spinId}` shows it. */
 export interface RecalledSpin extends StoredSpin {
@@ -84,66 +85,33 @@ export async function findSpinVoid(db: Executor, spinId: string): Promise<SpinVo
   return row ?? null;
 }
 
-export interface VoidRequest {
-  reason: string;
-  /** How long after its `createdAt` a spin can be voided (VOID_WINDOW_HOURS). */
-  windowHours: number;
-}
-
-export interface VoidResult {
-  spin: RecalledSpin;
-  /** False when the spin had been voided before: the first void is shown and nothing changed. */
-  voidedNow: boolean;
+/** The owner's spin, locked for its void, with the database's clock then and its earlier void if any. */
+export interface SpinForVoid {
+  found: RecalledSpin;
+  /** Postgres's clock once the locks were held: the void window is measured on it. */
+  now: Date;
+  /** The spin's void, when one committed before: a void is made once. */
+  earlier: SpinVoidFacts | null;
 }
 
 /**
- * Voids the owner's spin: the void's row, the player's figures reversed (balance += wager − payout,
- * one spin, its wager and its payout fewer) and the `spin.voided` event, in one transaction.
- *
- * A free-round spin's void (CONTRACT §14) reverses its payout only (the player paid no wager, so
- * `voided_wager_micros` is 0 for it) and gives the round back while its grant is active.
- *
- * Locks in the spin path's order: a free-round spin's row of its grant first, then the player's row (`FOR UPDATE`, which also gives the
- * transaction its id before `voided_at` is read, as the roll-ups' seal needs), then the event
- * counter last (`insertEvent`). Concurrent voids of one spin queue on that row; each then finds the
- * void committed by the one before and answers it, so exactly one takes effect (the primary key of
- * `spin_voids` would refuse a second anyway). The spin row is never written.
- *
- * 404 KS-4215 for a spin that is not the owner's; 409 KS-4217 past the window (a spin already voided
- * answers its void whenever asked); 400 KS-4103 when reversing it would take a figure of the player
- * past 2^53 − 1 micro-USD.
+ * The owner's spin for its void (404 KS-4215 when it is not the owner's), locked in the spin path's
+ * order: a free-round spin's row of its grant first, then the player's row (`FOR UPDATE`, which also
+ * gives the transaction its id before `voided_at` is read, as the roll-ups' seal needs); the event
+ * counter comes last (`recordSpinVoid`). Concurrent voids of one spin queue on that row; each then
+ * finds the void committed by the one before (`earlier`), so exactly one takes effect (the primary
+ * key of `spin_voids` would refuse a second anyway). The spin row is never written.
  */
-export async function voidSpin(
-  db: Database,
+export async function lockSpinForVoid(
+  tx: Transaction,
   owner: { partnerId: string; environment: Environment },
   spinId: string,
-  request: VoidRequest,
-): Promise<VoidResult> {
-  try {
-    return await db.transaction(async (tx) => {
-      const found = await requireOwnSpin(tx, owner, spinId);
-      const { spin } = found;
-      if (found.freeRound) await lockFreeRoundPlayer(tx, found.freeRound.freeRoundsId, found.externalPlayerId);
-      const [locked] = await tx.execute<{ now: Date }>(sql`
-        select now() as now, pg_current_xact_id() from ${players} where id = ${spin.playerId} for update`);
-      const earlier = await findSpinVoid(tx, spinId);
-      if (earlier) return { spin: { ...found, voided: earlier }, voidedNow: false };
-      if (new Date(locked!.now).getTime() >= spin.createdAt.getTime() + request.windowHours * 3_600_000) {
-        throw new ServiceError(ErrorCode.SpinNotVoidable, {
-          message: `Spin can no longer be voided: spins can be voided within ${request.windowHours} hours of their createdAt`,
-        });
-      }
-      const voided = await recordVoid(tx, found, request.reason);
-      return { spin: { ...found, voided }, voidedNow: true };
-    });
-  } catch (error) {
-    const figure = exceededPlayerBound(error);
-    if (figure === null) throw error;
-    const bound = `${formatScaledDecimal(Number.MAX_SAFE_INTEGER)} USD`;
-    throw new ServiceError(ErrorCode.WagerOutOfRange, {
-      message: `Void refused: reversing the spin would take the player's ${figure} past ${bound}, the most it can show exactly; nothing was written`,
-    });
-  }
+): Promise<SpinForVoid> {
+  const found = await requireOwnSpin(tx, owner, spinId);
+  if (found.freeRound) await lockFreeRoundPlayer(tx, found.freeRound.freeRoundsId, found.externalPlayerId);
+  const [locked] = await tx.execute<{ now: Date | string }>(sql`
+    select now() as now, pg_current_xact_id() from ${players} where id = ${found.spin.playerId} for update`);
+  return { found, now: new Date(locked!.now), earlier: await findSpinVoid(tx, spinId) };
 }
 
 function lockFreeRoundPlayer(tx: Transaction, grantId: string, externalPlayerId: string) {
@@ -153,39 +121,42 @@ function lockFreeRoundPlayer(tx: Transaction, grantId: string, externalPlayerId:
     for update`);
 }
 
-async function recordVoid(tx: Transaction, found: RecalledSpin, reason: string): Promise<SpinVoidFacts> {
+/**
+ * Voids a spin locked by `lockSpinForVoid` in the same transaction: the void's row, the player's
+ * figures moved back by the spin's own move (player-figures.ts: a free-round spin's payout only, and
+ * 0 in `voided_wager_micros`), the round given back while its grant is active (CONTRACT §14), and
+ * the `spin.voided` event. A figure of the player taken past 2^53 − 1 fails the statement
+ * (`exceededPlayerBound` tells which). The player's `updated_at` stays: it is the time of its latest
+ * spin, which the next spin's `created_at` follows.
+ */
+export async function recordSpinVoid(tx: Transaction, found: RecalledSpin, reason: string): Promise<SpinVoidFacts> {
   const { spin, freeRound } = found;
-  // What the player paid: nothing for a free round (the partner paid its wager).
-  const chargedMicros = freeRound ? 0 : spin.wagerMicros;
-  const [inserted] = await tx
-    .insert(spinVoids)
-    .values({
-      spinId: spin.id,
-      partnerId: spin.partnerId,
-      environment: spin.environment,
-      gameId: spin.gameId,
-      playerId: spin.playerId,
-      spinCreatedAt: spin.createdAt,
-      blockId: spin.blockId,
-      outcomeIndex: spin.outcomeIndex,
-      prizeTier: spin.prizeTier,
-      wagerMicros: chargedMicros,
-      payoutMicros: spin.payoutMicros,
-      reason,
-      voidedAt: sql`clock_timestamp()`,
-    })
-    .returning({ voidedAt: spinVoids.voidedAt });
-  const voidedAt = inserted!.voidedAt;
-  // `updated_at` stays: it is the player's latest spin's time, which the next spin's `created_at` follows.
-  await tx
-    .update(players)
-    .set({
-      balanceMicros: sql`${players.balanceMicros} + ${chargedMicros} - ${spin.payoutMicros}`,
-      totalSpins: sql`${players.totalSpins} - 1`,
-      totalWageredMicros: sql`${players.totalWageredMicros} - ${chargedMicros}`,
-      totalPaidMicros: sql`${players.totalPaidMicros} - ${spin.payoutMicros}`,
-    })
-    .where(eq(players.id, spin.playerId));
+  const [row] = await rowsOf<{ voided_at: Date | string }>(
+    tx,
+    sql`
+      with spin as (
+        select ${spin.wagerMicros}::bigint as wager_micros, ${spin.payoutMicros}::bigint as payout_micros,
+          ${freeRound?.freeRoundsId ?? null}::text as free_rounds_id
+      ),
+      charged as (select payout_micros, ${sql.raw(CHARGED_MICROS)} as charged_micros from spin),
+      player as (
+        update ${players} set
+          balance_micros = balance_micros - ${sql.raw(BALANCE_MOVE)},
+          total_spins = total_spins - 1,
+          total_wagered_micros = total_wagered_micros - charged_micros,
+          total_paid_micros = total_paid_micros - payout_micros
+        from charged where id = ${spin.playerId}::bigint
+      )
+      insert into ${spinVoids} (spin_id, partner_id, environment, game_id, player_id, spin_created_at, block_id,
+        outcome_index, prize_tier, wager_micros, payout_micros, reason, voided_at)
+      select ${spin.id}::text, ${spin.partnerId}::text, ${spin.environment}::text, ${spin.gameId}::int,
+        ${spin.playerId}::bigint, ${spin.createdAt.toISOString()}::timestamptz, ${spin.blockId}::bigint,
+        ${spin.outcomeIndex}::int, ${spin.prizeTier}::text, charged_micros, payout_micros, ${reason}::text,
+        clock_timestamp()
+      from charged
+      returning voided_at`,
+  );
+  const voidedAt = new Date(row!.voided_at);
   if (freeRound) await giveRoundBack(tx, freeRound.freeRoundsId, found.externalPlayerId, spin.payoutMicros);
   await insertEvent(tx, {
     partnerId: spin.partnerId,

@@ -1,110 +1,22 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { ErrorCode, ServiceError } from "@outcomes/core";
-import {
-  cancelFreeRoundGrant,
-  createFreeRoundGrant,
-  findFreeRoundPlayer,
-  findIdempotencyRecord,
-  type IdempotencyRecord,
-  listFreeRoundGrants,
-  requireOwnFreeRoundGrant,
-  sqlClientOf,
-} from "@outcomes/db";
+import { cancelFreeRoundGrant, findFreeRoundPlayer, listFreeRoundGrants, requireOwnFreeRoundGrant } from "@outcomes/db";
 import {
   FreeRoundGrantSchema,
   FreeRoundPlayerSchema,
   presentFreeRoundGrant,
   presentFreeRoundPlayer,
 } from "@outcomes/records";
-import type { PartnerAuth } from "../../auth/key-verifier.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { assertSameRequest, type IdempotentRequest, idempotentRequest } from "../../spins/idempotency.js";
-import { exactWager, hasAtMostSixDecimals, wagerMicrosWithin } from "../../spins/wager.js";
+import { markReplay } from "../keyed-create.js";
 import { pagedListRoute } from "../paged-list.js";
+import { GrantBody, GrantParams, grantExample, PlayerParams } from "./free-round-schemas.js";
 import { PLAYER_ID_PATTERN } from "./spin-json.js";
 import { idempotencyKeyHeader } from "./spins.js";
 
-// Free-round grants (CONTRACT §14, docs/free-rounds.md). Spinning a round is POST /spins's.
-
-const MAX_PLAYERS = 1000;
-const MAX_ROUNDS = 1000;
-const MAX_DAYS_AHEAD = 90;
-const DAY_MS = 86_400_000;
-/** An `expiresAt` of exactly 90 days ahead, computed on a client whose clock runs a little ahead, still counts. */
-const CLOCK_SKEW_MS = 60_000;
-
-/** Each repeat of an earlier id, named with the index of its first occurrence. */
-function refuseDuplicates(playerIds: string[], ctx: z.RefinementCtx): void {
-  const firstAt = new Map<string, number>();
-  playerIds.forEach((playerId, index) => {
-    const first = firstAt.get(playerId);
-    if (first === undefined) firstAt.set(playerId, index);
-    else ctx.addIssue({ code: "custom", path: [index], message: `duplicate of playerIds[${first}] (${playerId})` });
-  });
-}
-
-const GrantBody = z
-  .object({
-    gameId: z
-      .number()
-      .int()
-      .openapi({ description: "The game's gameConfigId: the only game the rounds play", example: 1 }),
-    playerIds: z
-      .array(z.string().max(128).regex(PLAYER_ID_PATTERN, "1..128 characters of letters, digits and -_.:@"))
-      .min(1)
-      .max(MAX_PLAYERS)
-      .superRefine(refuseDuplicates)
-      .openapi({
-        description: `1..${MAX_PLAYERS} distinct player ids of yours (players need not have spun yet)`,
-        example: ["player-42", "player-43"],
-      }),
-    rounds: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_ROUNDS)
-      .openapi({ description: `Rounds for each player, 1..${MAX_ROUNDS}`, example: 10 }),
-    wagerUsd: z
-      .number()
-      .refine(hasAtMostSixDecimals, "at most 6 decimal places")
-      .openapi({
-        description:
-          "The wager of every round, at most 6 decimals, within the game's limits (else KS-4103); you pay it, " +
-          "the player's balance moves by the payout only",
-        example: 0.5,
-      }),
-    // Checked against the clock after a key's replay (`expiryWithin`): a retry of a grant made a
-    // minute before its expiry still answers the grant.
-    expiresAt: z.iso.datetime({ offset: true }).openapi({
-      format: "date-time",
-      description:
-        `ISO 8601 with a time zone, in the future and at most ${MAX_DAYS_AHEAD} days ahead (a minute of clock ` +
-        "skew allowed). From then on the grant is `expired`: its rounds can no longer be spun",
-    }),
-  })
-  .openapi("GrantFreeRounds");
-
-/** A month ahead of whenever the document is served: a getter, so the example stays valid. */
-const grantExample = {
-  gameId: 1,
-  playerIds: ["player-42", "player-43"],
-  rounds: 10,
-  wagerUsd: 0.5,
-  get expiresAt() {
-    return `${new Date(Date.now() + 30 * DAY_MS).toISOString().slice(0, 10)}T00:00:00Z`;
-  },
-};
-
-const GrantParams = z.object({
-  freeRoundsId: z
-    .string()
-    .openapi({ param: { name: "freeRoundsId", in: "path" }, example: "fr_0VbemLSzdCLq6R9z4t6IYn" }),
-});
-
-const PlayerParams = GrantParams.extend({
-  playerId: z.string().openapi({ param: { name: "playerId", in: "path" }, example: "player-42" }),
-});
+// Free-round grants (CONTRACT §14, docs/free-rounds.md): parse, call the grant service, present.
+// Spinning a round is POST /spins's.
 
 const tags = ["Free rounds"];
 const NOT_OWNED = "Another partner's or environment's grant, or an unknown id: 404 KS-4219.";
@@ -139,76 +51,11 @@ freeRoundsRouter.openapi(
   }),
   async (c) => {
     const { deps, partner } = c.var;
-    const body = c.req.valid("json");
-    const key = keyedGrant(partner, body, c.req.valid("header")["Idempotency-Key"]);
-    // A repeat is answered before the game's rules, which may have changed since the first request.
-    const replay = (record: IdempotencyRecord) => {
-      c.header("Idempotent-Replayed", "true");
-      return c.json(replayedGrant(key!, record), 201);
-    };
-    const seen = key && (await findIdempotencyRecord(sqlClientOf(deps.db), key.scope));
-    if (seen) return replay(seen);
-    const expiresAt = expiryWithin(body.expiresAt);
-    const game = await deps.games.get(body.gameId);
-    if (!game || game.partnerId !== partner.partnerId || game.environment !== partner.environment) {
-      throw new ServiceError(ErrorCode.GameNotOwned);
-    }
-    if (!game.isActive) throw new ServiceError(ErrorCode.GameInactive);
-    const made = await createFreeRoundGrant(
-      deps.db,
-      partner,
-      {
-        gameId: game.id,
-        wagerMicros: wagerMicrosWithin(body.wagerUsd, game),
-        rounds: body.rounds,
-        expiresAt,
-        playerIds: body.playerIds,
-      },
-      key && {
-        scope: key.scope,
-        requestHash: key.hash,
-        answer: (grant) => ({ status: 201, body: presentFreeRoundGrant(grant) }),
-      },
-    );
-    // A first request with the key committed while this one ran: its grant is the answer.
-    if ("prior" in made) return replay(made.prior);
-    return c.json(presentFreeRoundGrant(made.created), 201);
+    const granted = await deps.grants.grant(partner, c.req.valid("json"), c.req.valid("header")["Idempotency-Key"]);
+    markReplay(c, granted);
+    return c.json(granted.body, 201);
   },
 );
-
-/** `expiresAt` in the future and at most 90 days ahead (KS-4101). */
-function expiryWithin(text: string): Date {
-  const at = Date.parse(text);
-  const problem =
-    at <= Date.now()
-      ? "must be in the future"
-      : at > Date.now() + MAX_DAYS_AHEAD * DAY_MS + CLOCK_SKEW_MS
-        ? `must be at most ${MAX_DAYS_AHEAD} days ahead`
-        : null;
-  if (problem) throw new ServiceError(ErrorCode.InvalidRequest, { details: [{ path: "expiresAt", message: problem }] });
-  return new Date(at);
-}
-
-/** The grant as understood (the wager as an exact decimal, the expiry as an instant), keyed. */
-function keyedGrant(partner: PartnerAuth, body: z.infer<typeof GrantBody>, key: string | undefined) {
-  if (key === undefined) return undefined;
-  const scope = { partnerId: partner.partnerId, environment: partner.environment, key };
-  return idempotentRequest(scope, {
-    route: "POST /free-rounds",
-    gameId: body.gameId,
-    playerIds: JSON.stringify(body.playerIds),
-    rounds: body.rounds,
-    wager: exactWager(body.wagerUsd),
-    expiresAt: new Date(body.expiresAt).toISOString(),
-  });
-}
-
-/** The first grant made with the key; the same key with another body (or a spin's) is KS-4101. */
-function replayedGrant(key: IdempotentRequest, record: IdempotencyRecord) {
-  assertSameRequest(key, record);
-  // jsonb keeps keys in its own order: parsing gives them back in the documented one.
-  return FreeRoundGrantSchema.parse(record.responseBody);
-}
 
 pagedListRoute(freeRoundsRouter, {
   path: "/free-rounds",

@@ -5,9 +5,11 @@ import { createGame, listGames, requireOwnGame, updateGame } from "@outcomes/db"
 import { blocksWorkerCount, enqueueGeneration, type GameOwner } from "@outcomes/queue";
 import { GameSchema, presentGame } from "@outcomes/records";
 import type { AppDeps } from "../../context.js";
+import { keyedRequest } from "../../idempotency.js";
 import { announceChange } from "../../invalidation.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { createKeyOf, gatedKeyHeader, markReplay } from "../keyed-create.js";
 import { pagedListRoute } from "../paged-list.js";
 import { GameParams, parseGameId, RegisterGameBody, toMicros, UpdateGameBody } from "./game-schemas.js";
 
@@ -62,8 +64,12 @@ gamesRouter.openapi(
       "after it succeeds. With no blocks worker running it answers at once, and until blocks are loaded a " +
       "spin answers 503 KS-4203 with Retry-After. `maxWagerUsd`, and `maxWagerUsd` × the sheet's largest " +
       "multiplier, may be at most your spin ceiling (1,000,000 USD unless the operator set another; at most " +
-      "2^53 − 1 micro-USD): else KS-4101 naming the largest allowed maxWagerUsd and the ceiling.",
+      "2^53 − 1 micro-USD): else KS-4101 naming the largest allowed maxWagerUsd and the ceiling. With " +
+      "`Idempotency-Key` (kept 24 h per partner and environment, one key space with spins) a repeat of the same " +
+      "body answers the first game (`Idempotent-Replayed: true`), whatever changed since, and registers nothing " +
+      "more; another body with the key is KS-4101.",
     request: {
+      headers: gatedKeyHeader("game"),
       body: jsonBody(RegisterGameBody, {
         parSheetId: "par_0Nf3kQ2h7yXwz3KpL0aBcDeFg1",
         name: "Lucky Sevens",
@@ -87,23 +93,42 @@ gamesRouter.openapi(
   async (c) => {
     const { deps, partner } = c.var;
     const body = c.req.valid("json");
-    const game = await createGame(deps.db, partner, {
+    const input = {
       parSheetId: body.parSheetId,
       name: body.name,
       minWagerMicros: toMicros(body.minWagerUsd) ?? null,
       maxWagerMicros: toMicros(body.maxWagerUsd),
       largeWinThresholdMicros: toMicros(body.largeWinThresholdUsd) ?? null,
+    };
+    const key = await createKeyOf(c, "game", "keyed-creates");
+    const created = await deps.creates.createOnce({
+      // The game as understood: its amounts in micro-USD, so `1` and `1.0` are one request.
+      key: keyedRequest(partner, key, {
+        route: "POST /games",
+        ...input,
+        minWagerMicros: input.minWagerMicros ?? "none",
+        largeWinThresholdMicros: input.largeWinThresholdMicros ?? "default",
+      }),
+      admit: async () => (tx) => createGame(tx, partner, input),
+      present: (game) => presentGame(game, defaultThresholdMicros(deps)),
+      replay: (stored) => GameSchema.parse(stored),
     });
-    try {
-      await enqueueGeneration(deps.producers, game.id);
-      await awaitFirstOutcomes(deps, game);
-    } catch (error) {
-      // The game is registered; its first spin's KS-4203 asks for generation again.
-      deps.logger.error({ err: error, gameId: game.id }, "could not enqueue or await the first block generation");
-    }
-    return c.json(presentGame(game, defaultThresholdMicros(deps)), 201);
+    if (created.made) await generateFirstBlock(deps, created.made);
+    markReplay(c, created);
+    return c.json(created.body, 201);
   },
 );
+
+/** Asks for the new game's first block and waits for it (bounded); a replay's game had its own. */
+async function generateFirstBlock(deps: AppDeps, game: GameOwner): Promise<void> {
+  try {
+    await enqueueGeneration(deps.producers, game.id);
+    await awaitFirstOutcomes(deps, game);
+  } catch (error) {
+    // The game is registered; its first spin's KS-4203 asks for generation again.
+    deps.logger.error({ err: error, gameId: game.id }, "could not enqueue or await the first block generation");
+  }
+}
 
 pagedListRoute(gamesRouter, {
   path: "/games",

@@ -15,10 +15,13 @@ import {
   presentParSheetWithDocument,
 } from "@outcomes/records";
 import type { MiddlewareHandler } from "hono";
+import stableStringify from "safe-stable-stringify";
 import type { ZodError } from "zod";
 import type { AppEnv } from "../../context.js";
+import { keyedRequest } from "../../idempotency.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { createKeyOf, gatedKeyHeader, markReplay } from "../keyed-create.js";
 import { pagedListRoute } from "../paged-list.js";
 
 const tags = ["PAR sheets"];
@@ -51,9 +54,12 @@ parSheetsRouter.openapi(
       "Checks the document completely (schema, exact RTP within 0.00005 of certifiedRtp, tier names T0..Tn, " +
       "combinations, the 1 in 100 million tier floor) and answers every problem at once in `details` " +
       "(400 KS-4104). A sandbox sheet is ACTIVE at once; a production sheet is PENDING_APPROVAL until an " +
-      "operator approves it. Unknown top-level fields are kept in the stored document and otherwise ignored.",
+      "operator approves it. Unknown top-level fields are kept in the stored document and otherwise ignored. " +
+      "With `Idempotency-Key` (kept 24 h per partner and environment) a repeat of the same document (whitespace " +
+      "and key order aside) answers the first sheet as first answered (`Idempotent-Replayed: true`) and stores " +
+      "nothing more; another document with the key is KS-4101.",
     middleware: [keepRawBody] as const,
-    request: { body: jsonBody(ParSheetDocumentSchema, SAMPLE_PAR_SHEET) },
+    request: { headers: gatedKeyHeader("PAR sheet"), body: jsonBody(ParSheetDocumentSchema, SAMPLE_PAR_SHEET) },
     responses: {
       201: jsonResponse(ParSheetSchema, "The stored sheet and its figures"),
       ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.InvalidParSheet),
@@ -62,10 +68,21 @@ parSheetsRouter.openapi(
   async (c) => {
     const { deps, partner } = c.var;
     const raw = await c.req.text();
-    const check = analyzeParSheet(JSON.parse(raw));
-    if (!check.ok) throw new ServiceError(ErrorCode.InvalidParSheet, { details: check.details });
-    const record = await insertParSheet(deps.db, partner, check.sheet, raw);
-    return c.json(presentParSheet(record), 201);
+    const document: unknown = JSON.parse(raw);
+    const key = await createKeyOf(c, "PAR sheet", "keyed-creates");
+    const created = await deps.creates.createOnce({
+      // The document as understood: parsed, its keys in one order (whitespace and key order are not the request).
+      key: keyedRequest(partner, key, { route: "POST /par-sheets", document: stableStringify(document) ?? "" }),
+      admit: async () => {
+        const check = analyzeParSheet(document);
+        if (!check.ok) throw new ServiceError(ErrorCode.InvalidParSheet, { details: check.details });
+        return (tx) => insertParSheet(tx, partner, check.sheet, raw);
+      },
+      present: presentParSheet,
+      replay: (stored) => ParSheetSchema.parse(stored),
+    });
+    markReplay(c, created);
+    return c.json(created.body, 201);
   },
   documentHook,
 );

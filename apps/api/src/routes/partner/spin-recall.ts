@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { couldBeId, ErrorCode, ServiceError } from "@outcomes/core";
-import { findSpinVoid, requireOwnSpin, voidSpin } from "@outcomes/db";
-import { notifyEvents } from "@outcomes/queue";
+import { findSpinVoid, requireOwnSpin } from "@outcomes/db";
 import { presentStoredSpin, presentVoid, type SpinResultBody, SpinResultSchema } from "@outcomes/records";
 import type { AppDeps } from "../../context.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 
-// Game recall and voids (CONTRACT §13, docs/spins.md "Voids and recall").
+// Game recall and voids (CONTRACT §13, docs/spins.md "Voids and recall"): parse, call the void
+// service (voids/void-service.ts), present.
 
 /** A replayed spin as first answered, with its void if one came since. */
 export async function withVoidSince(deps: AppDeps, body: SpinResultBody): Promise<SpinResultBody> {
@@ -110,13 +110,7 @@ spinRecallRouter.openapi(
         details: [{ path: "reason", message: "A void needs a reason" }],
       });
     }
-    const { deps } = c.var;
-    const voided = await voidSpin(deps.db, c.var.partner, spinId, {
-      reason,
-      windowHours: deps.env.VOID_WINDOW_HOURS,
-    });
-    // A hint after the commit: the webhooks worker polls the outbox anyway.
-    if (voided.voidedNow) void notifyEvents(deps.producers);
+    const voided = await c.var.deps.voids.void(c.var.partner, spinId, reason);
     return c.json(presentStoredSpin(voided.spin, voided.spin.externalPlayerId), 200);
   },
 );
