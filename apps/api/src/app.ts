@@ -10,6 +10,7 @@ import { nodeBody } from "./middleware/body.js";
 import { jsonGuard } from "./middleware/json-guard.js";
 import { partnerAuth, withoutKey } from "./middleware/partner-auth.js";
 import { rateLimit } from "./ratelimit/middleware.js";
+import { registerReplayRoutes } from "./replay/replay-routes.js";
 import { ADMIN_BASE, createRouter, PARTNER_BASE, routeDeclares } from "./router.js";
 import { registerAdminRoutes } from "./routes/admin/index.js";
 import { registerHealthRoutes } from "./routes/health.js";
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps) {
 
   registerPartnerRoutes(app);
   registerAdminRoutes(app);
+  registerReplayRoutes(app);
 
   app.notFound(() => {
     throw new ServiceError(ErrorCode.NotFound);

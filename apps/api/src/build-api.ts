@@ -1,5 +1,12 @@
 import { type Environment, usdToMicros } from "@outcomes/core";
-import { API_CONNECTION_LIMITS, createDatabase, type DatabaseClient, RolloutSwitch, sqlClientOf } from "@outcomes/db";
+import {
+  API_CONNECTION_LIMITS,
+  createDatabase,
+  type DatabaseClient,
+  ReplayLinks,
+  RolloutSwitch,
+  sqlClientOf,
+} from "@outcomes/db";
 import {
   createRequestRedis,
   createWorkerRedis,
@@ -10,11 +17,13 @@ import {
 } from "@outcomes/queue";
 import { countSpin, type Env, type Logger, ShutdownManager } from "@outcomes/runtime";
 import { createApp } from "./app.js";
+import { clientAddresses } from "./auth/client-address.js";
 import { KeyVerifier } from "./auth/key-verifier.js";
 import type { AppDeps } from "./context.js";
 import { subscribeInvalidations } from "./invalidation.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
 import { drawOnce, withGcra, withSpinTake } from "./ratelimit/index.js";
+import { withWindowedGcra } from "./replay/address-limit.js";
 import { revealedPageCache } from "./routes/partner/revealed-pages.js";
 import { BlockFactsCache } from "./spins/block-facts.js";
 import { ForcedOutcomes } from "./spins/forced-outcomes.js";
@@ -71,6 +80,7 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     withGcra(redis);
     withSpinTake(redis);
     withGiveBack(redis);
+    withWindowedGcra(redis);
     const queueRedis = createWorkerRedis(env);
     shutdown.register("queue redis", () => queueRedis.quit());
     const producers = new Producers(queueRedis, env.REDIS_PREFIX);
@@ -99,7 +109,13 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
       games,
       rollout,
     };
-    const deps: AppDeps = { ...services, spins: spinService(services), revealedPages: revealedPageCache() };
+    const deps: AppDeps = {
+      ...services,
+      spins: spinService(services),
+      revealedPages: revealedPageCache(),
+      replayLinks: new ReplayLinks(database.db, env.REPLAY_SECRETS),
+      clientAddress: clientAddresses(env.TRUSTED_PROXIES),
+    };
     return { app: createApp(deps), deps, close: () => shutdown.shutdown() };
   } catch (error) {
     // A start-up that fails half-way closes what it had opened.
@@ -109,7 +125,9 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
 }
 
 /** The spin path over this process's clients: its queue, caches, and the two committers. */
-function spinService(deps: Omit<AppDeps, "spins" | "revealedPages">): SpinService {
+function spinService(
+  deps: Omit<AppDeps, "spins" | "revealedPages" | "replayLinks" | "clientAddress">,
+): SpinService {
   const { env, db, redis, keys, producers, logger } = deps;
   // The spin path's own statements are prepared on postgres.js directly (see `SqlClient`).
   const sql = sqlClientOf(db);

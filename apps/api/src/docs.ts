@@ -9,6 +9,7 @@ import { compress } from "hono/compress";
 import type { AppEnv } from "./context.js";
 import { withoutKey } from "./middleware/partner-auth.js";
 import { ADMIN_COMMON_ERRORS, errorResponses } from "./openapi.js";
+import { describeReplayRoutes } from "./replay/replay-routes.js";
 import { ADMIN_BASE, createRouter, PARTNER_BASE } from "./router.js";
 import { registerAdminRoutes } from "./routes/admin/index.js";
 import { registerPartnerRoutes } from "./routes/partner/index.js";
@@ -64,6 +65,12 @@ const PARTNER_TAGS: Tag[] = [
     description:
       "Blocks' commitments (Merkle root and seed hash, published before any entry is served), each spin's " +
       "inclusion proof, and each block's seed and entries once it is exhausted (docs/fairness.md)",
+  },
+  {
+    name: "Replay pages",
+    description:
+      "A spin as played, on a page anyone with its link can open, with its proof checked in the browser; its data " +
+      "as JSON for your own pages (docs/fairness.md)",
   },
   { name: "Webhooks", description: "Signed event notifications and their deliveries" },
   { name: "Events", description: "The event log webhooks deliver from, read in sequence order" },
@@ -148,13 +155,20 @@ function describe(
   };
 }
 
-const partnerDocument = describe(PARTNER_BASE, registerPartnerRoutes, {
+const partnerDocument = describe(
+  PARTNER_BASE,
+  (app) => {
+    registerPartnerRoutes(app);
+    describeReplayRoutes(app);
+  },
+  {
   title: "Partner Game Outcome Service: partner API",
   description: PARTNER_DESCRIPTION,
   tags: PARTNER_TAGS,
   scheme: { name: "ApiKey", value: { type: "apiKey", in: "header", name: "X-API-Key" } },
   route: documentRoute([], errorResponses(ErrorCode.Internal)),
-});
+  },
+);
 
 const adminDocument = describe(ADMIN_BASE, registerAdminRoutes, {
   title: "Partner Game Outcome Service: operator API",

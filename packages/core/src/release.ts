@@ -20,7 +20,16 @@ export interface ReleaseGate {
  * `rollout.on("name")`, never compares release numbers; `release-gates.test.ts` fails when a gate
  * outlives its `deleteIn`, so none rots.
  */
-export const RELEASE_GATES = {} as const satisfies Record<string, ReleaseGate>;
+export const RELEASE_GATES = {
+  "replay-pages": {
+    addedIn: 3,
+    deleteIn: 4,
+    why:
+      "Replay links and pages (POST /spins/{spinId}/replay-link, GET /replay/…) and the `?replayLinks=true` and " +
+      "`?include=proof` views: release 2 has none of them (404 for the routes, the parameters ignored), so the routes " +
+      "answer 404 KS-4215 and the parameters are ignored on every process until the rollout has finished",
+  },
+} as const satisfies Record<string, ReleaseGate>;
 
 export type GateName = keyof typeof RELEASE_GATES;
 

@@ -45,14 +45,15 @@ export type BlockRow = {
 };
 
 /** A block and its cycle; the seed only once revealed (it never leaves the database before). */
-const BLOCK_SELECT = `
-  select b.id, b.game_id, b.sequence, b.size, b.status, b.cycle, b.cycle_offset, b.seed_hash, b.merkle_root,
+const BLOCK_COLUMNS = `
+    b.id, b.game_id, b.sequence, b.size, b.status, b.cycle, b.cycle_offset, b.seed_hash, b.merkle_root,
     b.created_at, b.started_at, b.exhausted_at, b.closed_at, b.revealed_at,
     case when b.revealed_at is not null then coalesce(b.seed, c.seed) end as seed,
     c.seed_hash as cycle_seed_hash, c.revealed_at as cycle_revealed_at,
     case when b.cycle > 0 then
-      (select count(*) from blocks k where k.game_id = b.game_id and k.cycle = b.cycle)::int end as cycle_blocks
-  from blocks b left join pool_cycles c on c.game_id = b.game_id and c.cycle = b.cycle`;
+      (select count(*) from blocks k where k.game_id = b.game_id and k.cycle = b.cycle)::int end as cycle_blocks`;
+const BLOCK_FROM = "from blocks b left join pool_cycles c on c.game_id = b.game_id and c.cycle = b.cycle";
+const BLOCK_SELECT = `select ${BLOCK_COLUMNS} ${BLOCK_FROM}`;
 const blockSelect = sql.raw(BLOCK_SELECT);
 
 /**
@@ -216,4 +217,51 @@ export async function spinProof(db: Executor, owner: GameOwner, spinId: string):
     row.outcome_index,
   );
   return { spinId, blockId, index: row.outcome_index, ...proof };
+}
+
+/** A served entry: a spin's `fairness`. */
+export interface SpinPosition {
+  spinId: string;
+  blockId: number;
+  index: number;
+}
+
+/** What a verifier needs of one spin: its proof and its block, as `GET …/proof` and `GET …/blocks/{blockId}` show them. */
+export interface SpinVerification {
+  proof: SpinProofView;
+  block: BlockRow;
+}
+
+/**
+ * The proofs and blocks of some spins (`?include=proof`, replay pages), each block read once
+ * whatever the number of its spins: one statement for all. A spin whose block was sealed before
+ * provable fairness (no tree) is left out of the answer, as its proof is 404 on its own.
+ */
+export async function spinVerifications(
+  db: Database,
+  positions: readonly SpinPosition[],
+): Promise<Map<string, SpinVerification>> {
+  const found = new Map<string, SpinVerification>();
+  if (positions.length === 0) return found;
+  const blockIds = [...new Set(positions.map((position) => position.blockId))];
+  const rows = await sqlClientOf(db).unsafe<
+    Array<BlockRow & { entries: Buffer; drawn_seed: Buffer | null; merkle_levels: Buffer | null }>
+  >(
+    `select ${BLOCK_COLUMNS}, b.entries, coalesce(b.seed, c.seed) as drawn_seed, b.merkle_levels ${BLOCK_FROM}
+     where b.id = any($1::bigint[])`,
+    [blockIds],
+    { prepare: true },
+  );
+  const blocksById = new Map(rows.map((row) => [Number(row.id), row]));
+  for (const { spinId, blockId, index } of positions) {
+    const stored = blocksById.get(blockId);
+    if (!stored?.drawn_seed || !stored.merkle_levels) continue;
+    const { entries, drawn_seed, merkle_levels, ...block } = stored;
+    const proof = entryProof(
+      { blockId, entries, seed: drawn_seed, position: block.cycle_offset, merkleLevels: merkle_levels },
+      index,
+    );
+    found.set(spinId, { proof: { spinId, blockId, index, ...proof }, block });
+  }
+  return found;
 }

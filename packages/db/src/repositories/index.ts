@@ -21,6 +21,8 @@ export * from "./partners.js";
 export * from "./pg-errors.js";
 export * from "./players.js";
 export * from "./release-rollouts.js";
+export * from "./replays.js";
+export * from "./service-secrets.js";
 export * from "./settlement-operator.js";
 export * from "./settlements.js";
 export * from "./spin-batch.js";
