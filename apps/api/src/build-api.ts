@@ -125,9 +125,7 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
 }
 
 /** The spin path over this process's clients: its queue, caches, and the two committers. */
-function spinService(
-  deps: Omit<AppDeps, "spins" | "revealedPages" | "replayLinks" | "clientAddress">,
-): SpinService {
+function spinService(deps: Omit<AppDeps, "spins" | "revealedPages" | "replayLinks" | "clientAddress">): SpinService {
   const { env, db, redis, keys, producers, logger } = deps;
   // The spin path's own statements are prepared on postgres.js directly (see `SqlClient`).
   const sql = sqlClientOf(db);

@@ -1,8 +1,8 @@
 import type { HostResolver } from "@outcomes/core";
 import type { Database, ReplayLinks, RolloutSwitch } from "@outcomes/db";
 import type { Producers, RedisClient, RedisKeys } from "@outcomes/queue";
-import type { Context } from "hono";
 import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
+import type { Context } from "hono";
 import type { KeyVerifier, PartnerAuth } from "./auth/key-verifier.js";
 import type { ByteBoundedCache } from "./byte-bounded-cache.js";
 import type { MaintenanceSwitch } from "./middleware/maintenance.js";

@@ -19,7 +19,13 @@ afterAll(async () => {
 });
 
 /** Routes outside the two APIs: operations and tooling, deliberately not in either document. */
-const NOT_API = ["/healthz", "/readyz", "/metrics", "/docs", "/docs/assets/{file}"];
+const NOT_API = ["/healthz", "/readyz", "/metrics", "/docs", "/docs/assets/{file}", "/replay/assets/{file}"];
+/**
+ * Replay pages (CONTRACT §17) sit outside /api and need no key, yet partners build on their JSON: the
+ * partner document describes the page and its data, which one route serves (`{token}` or `{token}.json`).
+ */
+const REPLAY_ROUTE = "/replay/{token}";
+const REPLAY_DOCUMENTED = [REPLAY_ROUTE, `${REPLAY_ROUTE}.json`];
 
 async function expectValid(document: unknown) {
   const validator = new Validator();
@@ -59,7 +65,9 @@ describe("OpenAPI documents", () => {
     expect(adminDoc.components.securitySchemes.OperatorToken).toEqual({ type: "http", scheme: "bearer" });
     expect(adminDoc.security).toEqual([{ OperatorToken: [] }]);
     expect(Object.keys(adminDoc.paths).every((path) => path.startsWith(ADMIN_BASE))).toBe(true);
-    expect(Object.keys(partnerDoc.paths).every((path) => path.startsWith(PARTNER_BASE))).toBe(true);
+    expect(
+      Object.keys(partnerDoc.paths).every((path) => path.startsWith(PARTNER_BASE) || REPLAY_DOCUMENTED.includes(path)),
+    ).toBe(true);
   });
 
   it("describes every route the app serves, and nothing it does not", () => {
@@ -71,6 +79,11 @@ describe("OpenAPI documents", () => {
       if (NOT_API.includes(path) || path.startsWith(DASHBOARD_BASE)) continue;
       const key = `${route.method.toLowerCase()} ${path}`;
       served.add(key);
+      if (path === REPLAY_ROUTE) {
+        for (const documented of REPLAY_DOCUMENTED) served.add(`get ${documented}`);
+        for (const documented of REPLAY_DOCUMENTED) expect(partnerDoc.paths[documented]?.get).toBeDefined();
+        continue;
+      }
       const document = path.startsWith(PARTNER_BASE) ? partnerDoc : path.startsWith(ADMIN_BASE) ? adminDoc : undefined;
       expect(document, `${key} is outside both APIs`).toBeDefined();
       expect(document.paths[path]?.[route.method.toLowerCase()], `${key} is not documented`).toBeDefined();
@@ -95,6 +108,11 @@ describe("OpenAPI documents", () => {
   it("lists the common error answers on every operation", () => {
     for (const [path, method, op] of operations(partnerDoc)) {
       if (path.endsWith("/openapi.json")) continue;
+      // Public pages: no key, no maintenance; their own 404 and 429.
+      if (REPLAY_DOCUMENTED.includes(path)) {
+        expect(Object.keys(op.responses).sort(), path).toEqual(["200", "404", "429"]);
+        continue;
+      }
       for (const status of ["401", "429", "500", "503"]) {
         expect(op.responses[status], `${method} ${path} lacks ${status}`).toBeDefined();
       }

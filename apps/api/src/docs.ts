@@ -162,11 +162,11 @@ const partnerDocument = describe(
     describeReplayRoutes(app);
   },
   {
-  title: "Partner Game Outcome Service: partner API",
-  description: PARTNER_DESCRIPTION,
-  tags: PARTNER_TAGS,
-  scheme: { name: "ApiKey", value: { type: "apiKey", in: "header", name: "X-API-Key" } },
-  route: documentRoute([], errorResponses(ErrorCode.Internal)),
+    title: "Partner Game Outcome Service: partner API",
+    description: PARTNER_DESCRIPTION,
+    tags: PARTNER_TAGS,
+    scheme: { name: "ApiKey", value: { type: "apiKey", in: "header", name: "X-API-Key" } },
+    route: documentRoute([], errorResponses(ErrorCode.Internal)),
   },
 );
 

@@ -77,7 +77,11 @@ export class ReplayTokens {
 }
 
 function tagOf(keys: Keys, payload: Buffer): Buffer {
-  return createHmac("sha256", keys.signature).update(Buffer.of(VERSION)).update(payload).digest().subarray(0, TAG_BYTES);
+  return createHmac("sha256", keys.signature)
+    .update(Buffer.of(VERSION))
+    .update(payload)
+    .digest()
+    .subarray(0, TAG_BYTES);
 }
 
 /** AES-256-CTR with the tag as the initial counter block: its own inverse. */

@@ -11,7 +11,8 @@ export const ReplayLinkSchema = z
   .object({
     url: z.string().openapi({
       description: "The replay page: open it in any browser, no API key; add `.json` for its data",
-      example: "https://outcomes.example.com/replay/AZ3kq0V5bY2m1c8Qv7xJtA9s0dLw4ePf6gHiKjLmNoPqRsTuVwXyZ0123456789-_ab",
+      example:
+        "https://outcomes.example.com/replay/AZ3kq0V5bY2m1c8Qv7xJtA9s0dLw4ePf6gHiKjLmNoPqRsTuVwXyZ0123456789-_ab",
     }),
     expiresAt: TimestampSchema.openapi({ description: "After this the link answers 404, as an unknown one" }),
   })
@@ -46,7 +47,8 @@ export const ListedSpinSchema = VerifiableSpinSchema.extend({
     description: "With `?replayLinks=true`: a replay link of the spin with the default expiry (168 hours)",
   }),
 }).openapi("ListedSpin", {
-  description: "A spin of a player's list; with `?include=proof` also its proof and block, with `?replayLinks=true` a replay link",
+  description:
+    "A spin of a player's list; with `?include=proof` also its proof and block, with `?replayLinks=true` a replay link",
 });
 export type ListedSpinBody = z.infer<typeof ListedSpinSchema>;
 

@@ -26,7 +26,7 @@ export interface OfflineBrowser {
  */
 export async function openOffline(
   origin: string,
-  options: Pick<BrowserContextOptions, "httpCredentials" | "viewport" | "javaScriptEnabled"> = {},
+  options: Pick<BrowserContextOptions, "httpCredentials" | "viewport" | "javaScriptEnabled" | "timezoneId"> = {},
 ): Promise<OfflineBrowser> {
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,

@@ -15,7 +15,9 @@ export const WINDOWED_GCRA_SCRIPT = `${GCRA.replace(
 )}
 return result`;
 
-type WithWindowedGcra = RedisClient & { windowedGcra(key: string, limit: number, windowSeconds: number): Promise<number[]> };
+type WithWindowedGcra = RedisClient & {
+  windowedGcra(key: string, limit: number, windowSeconds: number): Promise<number[]>;
+};
 
 /** The script as an ioredis command (EVALSHA); defined before the first request (see build-api.ts). */
 export function withWindowedGcra(redis: RedisClient): WithWindowedGcra {

@@ -23,7 +23,9 @@ afterAll(async () => {
 });
 
 const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = process.env.REPLAY_SCREENSHOTS ? fileURLToPath(new URL("../../../../docs/", import.meta.url)) : null;
+const SCREENSHOTS = process.env.REPLAY_SCREENSHOTS
+  ? fileURLToPath(new URL("../../../../docs/", import.meta.url))
+  : null;
 
 async function withPage<T>(
   options: Parameters<typeof openOffline>[1],
@@ -50,13 +52,17 @@ async function openReplay(page: Page, spinId: string): Promise<string> {
 async function checkResult(page: Page): Promise<{ result: string; text: string }> {
   const box = page.locator("#check[data-result]");
   await box.waitFor();
-  return { result: (await box.getAttribute("data-result")) as string, text: await box.innerText() };
+  return { result: (await box.getAttribute("data-result")) as string, text: (await box.allInnerTexts()).join("\n") };
 }
+
+/** The text the page shows (as rendered: no hidden element, no data). */
+const shownText = async (page: Page) => (await page.locator("main").allInnerTexts()).join("\n");
 
 const widthOverflow = (page: Page) =>
   page.evaluate(() => {
-    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } })
-      .document.documentElement;
+    const root = (
+      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+    ).document.documentElement;
     return root.scrollWidth - root.clientWidth;
   });
 
@@ -65,19 +71,22 @@ describe("a replay page in a browser without internet", () => {
     skip(browserMissing !== undefined, browserMissing);
     await withPage({}, async ({ page }) => {
       await openReplay(page, world.won.spinId);
-      const text = await page.locator("main").innerText();
+      const text = await shownText(page);
       expect(text).toContain("Lucky Sevens");
       expect(text).toContain("$1.25");
       expect(text).toContain(world.won.outcome.prizeTier);
       expect(text).toContain(`×${world.won.outcome.multiplier}`);
       expect(text).toContain(`Won $${world.won.outcome.payoutUsd.toFixed(2)}`);
-      expect(await page.locator("#local-time").innerText()).not.toBe("");
-      const symbols = await page.locator("#reels tbody td").evaluateAll((cells) => cells.map((cell) => cell.getAttribute("data-symbol")));
+      expect((await page.locator("#local-time").allInnerTexts()).join("")).not.toBe("");
+      const symbols = await page
+        .locator("#reels tbody td")
+        .evaluateAll((cells) => cells.map((cell) => cell.getAttribute("data-symbol")));
       const reels = world.won.presentation.reelSymbols as string[][];
       expect(symbols).toEqual(reels[0]!.flatMap((_, row) => reels.map((reel) => reel[row])));
       const check = await checkResult(page);
       expect(check.result).toBe("verified");
       expect(check.text).toContain("Verified in your browser");
+      expect(check.text).toContain("Passed: The outcome, written as the leaf commits to it");
       expect(check.text).toContain("leads from that leaf to the block's committed Merkle root");
     });
   });
@@ -123,16 +132,16 @@ describe("a replay page in a browser without internet", () => {
     skip(browserMissing !== undefined, browserMissing);
     await withPage({}, async ({ page }) => {
       await openReplay(page, world.forced.spinId);
-      expect(await page.locator("main").innerText()).toContain("so it has no proof to check");
+      expect(await shownText(page)).toContain("so it has no proof to check");
       expect(await page.locator("#check").count()).toBe(0);
       await openReplay(page, world.voided.spinId);
-      const voided = await page.locator("main").innerText();
+      const voided = await shownText(page);
       expect(voided).toContain("Voided on");
       expect(voided).toContain("Wallet refused the debit: insufficient funds");
       const voidedCheck = await checkResult(page);
       expect(voidedCheck.result, voidedCheck.text).toBe("verified");
       await openReplay(page, world.freeRound.spinId);
-      expect(await page.locator("main").innerText()).toContain("a free round: paid by the operator");
+      expect(await shownText(page)).toContain("a free round: paid by the operator");
     });
   });
 
@@ -140,7 +149,7 @@ describe("a replay page in a browser without internet", () => {
     skip,
   }) => {
     skip(browserMissing !== undefined, browserMissing);
-    await withPage({ viewport: PHONE }, async ({ page }) => {
+    await withPage({ viewport: PHONE, timezoneId: "Europe/Berlin" }, async ({ page }) => {
       for (const [name, spin] of Object.entries({
         won: world.won,
         lost: world.lost,
@@ -150,11 +159,19 @@ describe("a replay page in a browser without internet", () => {
       })) {
         await openReplay(page, spin.spinId);
         if (spin.fairness) await checkResult(page);
-        await page.locator("details summary").first().click({ timeout: 1000 }).catch(() => {});
+        await page
+          .locator("details summary")
+          .first()
+          .click({ timeout: 1000 })
+          .catch(() => {});
         expect(await widthOverflow(page), name).toBe(0);
         expect(await wcagViolations(page), name).toEqual([]);
         if (SCREENSHOTS && name !== "forced") {
-          await page.locator("details").first().evaluate((details) => details.removeAttribute("open")).catch(() => {});
+          await page
+            .locator("details")
+            .first()
+            .evaluate((details) => details.removeAttribute("open"))
+            .catch(() => {});
           await page.screenshot({ path: `${SCREENSHOTS}replay-${name}.png`, fullPage: true });
         }
       }
@@ -165,7 +182,7 @@ describe("a replay page in a browser without internet", () => {
     skip(browserMissing !== undefined, browserMissing);
     await withPage({ javaScriptEnabled: false }, async ({ page }) => {
       await openReplay(page, world.voided.spinId);
-      const text = await page.locator("main").innerText();
+      const text = await shownText(page);
       for (const figure of ["Lucky Sevens", "Played", "UTC", "$1.25", "Payout", "Balance after", "Voided on"]) {
         expect(text).toContain(figure);
       }

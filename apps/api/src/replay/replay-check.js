@@ -3,7 +3,6 @@
 // Merkle root (RFC 9162), and once the block is revealed, its seed against the committed seed hash
 // and the salt against the seed. The same rules as the SDK's `verifySpinProof`, written for the
 // browser. It reads nothing but the page itself (never the address bar), and says what it found.
-"use strict";
 
 function showLocalTime(iso) {
   const target = document.getElementById("local-time");
@@ -95,48 +94,91 @@ async function check(replay) {
 
   const shown = shownOutcome();
   const sameReels = JSON.stringify(shown.reels) === JSON.stringify(presentation.reelSymbols);
-  if (!step(sameReels && shown.tier === outcome.prizeTier, sameReels && shown.tier === outcome.prizeTier
-    ? "The reels and tier shown above are the outcome this page checks."
-    : "The reels or tier shown above are not the outcome in this page's data.")) return steps;
+  if (
+    !step(
+      sameReels && shown.tier === outcome.prizeTier,
+      sameReels && shown.tier === outcome.prizeTier
+        ? "The reels and tier shown above are the outcome this page checks."
+        : "The reels or tier shown above are not the outcome in this page's data.",
+    )
+  )
+    return steps;
 
   const text = outcomeText(fairness.blockId, fairness.index, outcome, presentation.reelSymbols);
   const sameText = proof.blockId === fairness.blockId && proof.index === fairness.index && proof.outcomeText === text;
-  if (!step(sameText, sameText
-    ? `The outcome, written as the leaf commits to it, is "${text}": the proof's outcome text.`
-    : `The outcome shown, written as the leaf commits to it, is "${text}", but the proof is of "${proof.outcomeText}" (entry ${proof.index} of block ${proof.blockId}).`)) return steps;
+  if (
+    !step(
+      sameText,
+      sameText
+        ? `The outcome, written as the leaf commits to it, is "${text}": the proof's outcome text.`
+        : `The outcome shown, written as the leaf commits to it, is "${text}", but the proof is of "${proof.outcomeText}" (entry ${proof.index} of block ${proof.blockId}).`,
+    )
+  )
+    return steps;
 
   const leaf = await sha256(Uint8Array.of(0), bytesOf(proof.salt), encoder.encode(text));
   const sameLeaf = hexOf(leaf) === proof.leaf;
-  if (!step(sameLeaf, sameLeaf
-    ? `Its leaf, SHA-256(0x00 ‖ salt ‖ outcome text), is ${short(proof.leaf)}, as the proof says.`
-    : `Its leaf, SHA-256(0x00 ‖ salt ‖ outcome text), is ${short(hexOf(leaf))}, not the proof's ${short(proof.leaf)}.`)) return steps;
+  if (
+    !step(
+      sameLeaf,
+      sameLeaf
+        ? `Its leaf, SHA-256(0x00 ‖ salt ‖ outcome text), is ${short(proof.leaf)}, as the proof says.`
+        : `Its leaf, SHA-256(0x00 ‖ salt ‖ outcome text), is ${short(hexOf(leaf))}, not the proof's ${short(proof.leaf)}.`,
+    )
+  )
+    return steps;
 
-  const root = proof.treeSize === block.size && proof.merkleRoot === block.merkleRoot
-    ? await rootFromPath(leaf, proof.index, proof.treeSize, proof.auditPath.map(bytesOf))
-    : null;
+  const root =
+    proof.treeSize === block.size && proof.merkleRoot === block.merkleRoot
+      ? await rootFromPath(leaf, proof.index, proof.treeSize, proof.auditPath.map(bytesOf))
+      : null;
   const included = root !== null && hexOf(root) === block.merkleRoot;
-  if (!step(included, included
-    ? `The audit path of ${proof.auditPath.length} hashes leads from that leaf to the block's committed Merkle root ${short(block.merkleRoot)}: the outcome is entry ${proof.index} of the ${block.size} the block committed to.`
-    : `The audit path does not lead from that leaf to the block's committed Merkle root ${short(block.merkleRoot || "")}.`)) return steps;
+  if (
+    !step(
+      included,
+      included
+        ? `The audit path of ${proof.auditPath.length} hashes leads from that leaf to the block's committed Merkle root ${short(block.merkleRoot)}: the outcome is entry ${proof.index} of the ${block.size} the block committed to.`
+        : `The audit path does not lead from that leaf to the block's committed Merkle root ${short(block.merkleRoot || "")}.`,
+    )
+  )
+    return steps;
 
   const sealedFirst = Date.parse(block.sealedAt) <= Date.parse(replay.createdAt);
-  if (!step(sealedFirst, sealedFirst
-    ? "The block was sealed, its root published, before this spin was played."
-    : "The block's seal time is after the spin.")) return steps;
+  if (
+    !step(
+      sealedFirst,
+      sealedFirst
+        ? "The block was sealed, its root published, before this spin was played."
+        : "The block's seal time is after the spin.",
+    )
+  )
+    return steps;
 
   if (block.seed === null) {
-    steps.push({ ok: null, text: "The block's seed is not revealed yet (it is, once every entry of the block has been played): open this page again then to check the seed too." });
+    steps.push({
+      ok: null,
+      text: "The block's seed is not revealed yet (it is, once every entry of the block has been played): open this page again then to check the seed too.",
+    });
     return steps;
   }
   const seed = bytesOf(block.seed);
   const seedHashOk = seed.length === 32 && hexOf(await sha256(seed)) === block.seedHash;
-  if (!step(seedHashOk, seedHashOk
-    ? `The revealed seed hashes to the seed hash committed at sealing (${short(block.seedHash)}).`
-    : "The revealed seed does not hash to the seed hash committed at sealing.")) return steps;
+  if (
+    !step(
+      seedHashOk,
+      seedHashOk
+        ? `The revealed seed hashes to the seed hash committed at sealing (${short(block.seedHash)}).`
+        : "The revealed seed does not hash to the seed hash committed at sealing.",
+    )
+  )
+    return steps;
   const salt = hexOf(await saltOf(seed, (block.cycle?.offset ?? 0) + proof.index));
-  step(salt === proof.salt, salt === proof.salt
-    ? "The leaf's salt is the one the seed derives for this entry."
-    : "The leaf's salt is not the one the seed derives for this entry.");
+  step(
+    salt === proof.salt,
+    salt === proof.salt
+      ? "The leaf's salt is the one the seed derives for this entry."
+      : "The leaf's salt is not the one the seed derives for this entry.",
+  );
   return steps;
 }
 
@@ -158,8 +200,12 @@ function render(box, steps) {
     mark.className = "mark";
     mark.setAttribute("aria-hidden", "true");
     mark.textContent = ok === true ? "✓" : ok === false ? "✗" : "i";
+    // The mark is for the eye; a screen reader hears the verdict in words.
+    const verdict = document.createElement("span");
+    verdict.className = "visually-hidden";
+    verdict.textContent = ok === true ? "Passed: " : ok === false ? "Failed: " : "Note: ";
     const words = document.createElement("span");
-    words.textContent = `${ok === true ? "Passed: " : ok === false ? "Failed: " : ""}${text}`;
+    words.append(verdict, text);
     item.append(mark, words);
     list.append(item);
   }

@@ -132,7 +132,7 @@ function figures(replay: ReplayBody): Html {
     </div>
     <div>
       <dt>Balance after</dt>
-      <dd>${formatUsd(replay.balance.balanceUsd)}</dd>
+      <dd>${formatUsd(replay.balance.balanceUsd)}${replay.voided ? " (before the void, which reversed this spin)" : ""}</dd>
     </div>
     <div>
       <dt>Status</dt>
@@ -206,7 +206,6 @@ export function replayPage(replay: ReplayBody, assets: PageAssets, dataPath: str
         <ul class="badges">
           ${replay.freeRound ? html`<li>Free round</li>` : ""}
           ${replay.forced ? html`<li>Forced test outcome</li>` : ""}
-          ${replay.voided ? html`<li>Voided</li>` : ""}
         </ul>
       </header>
       <section aria-labelledby="reels-title" class="card">

@@ -1,8 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, ServiceError } from "@outcomes/core";
 import { findReplaySpin, type ReplaySpin } from "@outcomes/db";
-import { metrics } from "@outcomes/runtime";
 import { presentReplay, ReplaySchema } from "@outcomes/records";
+import { metrics } from "@outcomes/runtime";
 import type { Context } from "hono";
 import type { AppEnv } from "../context.js";
 import { gated } from "../middleware/gated.js";
@@ -127,7 +127,10 @@ export function describeReplayRoutes(router: OpenAPIHono<AppEnv>) {
       description: `The facts of the replay page, for your own pages (CORS open to any origin). ${about}`,
       security: [],
       request: { params: TokenParams },
-      responses: { 200: { description: "The spin", content: { "application/json": { schema: ReplaySchema } } }, ...errors },
+      responses: {
+        200: { description: "The spin", content: { "application/json": { schema: ReplaySchema } } },
+        ...errors,
+      },
     }),
     unserved,
   );
@@ -143,7 +146,10 @@ export function describeReplayRoutes(router: OpenAPIHono<AppEnv>) {
       request: { params: TokenParams },
       responses: {
         200: { description: "The page", content: { "text/html": { schema: z.string() } } },
-        404: { description: "The same page for every link that opens nothing", content: { "text/html": { schema: z.string() } } },
+        404: {
+          description: "The same page for every link that opens nothing",
+          content: { "text/html": { schema: z.string() } },
+        },
         429: errors[429] as never,
       },
     }),

@@ -10,8 +10,14 @@ const SECRET_BYTES = 32;
  * the same for every process after (a concurrent first ask keeps the row written first).
  */
 export async function serviceSecret(db: Database, name: string): Promise<Buffer> {
-  await db.insert(serviceSecrets).values({ name, secret: randomBytes(SECRET_BYTES) }).onConflictDoNothing();
-  const [row] = await db.select({ secret: serviceSecrets.secret }).from(serviceSecrets).where(eq(serviceSecrets.name, name));
+  await db
+    .insert(serviceSecrets)
+    .values({ name, secret: randomBytes(SECRET_BYTES) })
+    .onConflictDoNothing();
+  const [row] = await db
+    .select({ secret: serviceSecrets.secret })
+    .from(serviceSecrets)
+    .where(eq(serviceSecrets.name, name));
   if (!row) throw new Error(`service secret ${name} was not kept`);
   return row.secret;
 }

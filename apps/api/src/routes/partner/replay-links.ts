@@ -50,7 +50,12 @@ replayLinksRouter.openapi(
     request: { params: SpinParams, body: optionalJsonBody(ReplayLinkBody, { expiresInHours: 24 }) },
     responses: {
       201: jsonResponse(ReplayLinkSchema, "The link and when it stops working"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.NotFound),
+      ...errorResponses(
+        ...PARTNER_COMMON_ERRORS,
+        ErrorCode.InvalidRequest,
+        ErrorCode.RequiredFieldMissing,
+        ErrorCode.NotFound,
+      ),
     },
   }),
   async (c) => {
