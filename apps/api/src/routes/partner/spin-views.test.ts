@@ -96,3 +96,24 @@ describe("?replayLinks=true", () => {
     }
   });
 });
+
+describe("the SDK", () => {
+  it("makes replay links and reads spins with their proofs in one request each", async () => {
+    const client = new PartnerClient({ apiKey: world.game.apiKey, baseUrl: api.baseUrl });
+    const link = await client.createReplayLink(world.lost.spinId, { expiresInHours: 2 });
+    expect(Math.round((Date.parse(link.expiresAt) - Date.now()) / 3_600_000)).toBe(2);
+    const replay = await client.getReplay(link.url);
+    expect(replay).toEqual(await fetch(`${link.url}.json`).then((answer) => answer.json()));
+    expect(replay).toMatchObject({ spinId: world.lost.spinId, outcome: world.lost.outcome });
+
+    const spin = await client.getSpin(world.lost.spinId, { include: "proof" });
+    expect(verifySpinProof(spin, spin.proof!, spin.block!)).toEqual({ ok: true, reason: null });
+    const page = await client.players.spins(world.playerId, { limit: 10, include: "proof", replayLinks: true });
+    expect(page.spins).toHaveLength(10);
+    for (const listed of page.spins) {
+      expect(listed.replayUrl).toMatch(/\/replay\/[A-Za-z0-9_-]{63}$/);
+      if (listed.forced) expect(listed.proof).toBeNull();
+      else expect(verifySpinProof(listed, listed.proof!, listed.block!)).toEqual({ ok: true, reason: null });
+    }
+  });
+});
