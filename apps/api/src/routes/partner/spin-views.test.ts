@@ -1,5 +1,6 @@
 import { PartnerClient, verifySpinProof } from "@outcomes/sdk";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { cliAgainst } from "@outcomes/testkit/cli";
 import { REPLAY_ENV, type ReplaySpins, replaySpins } from "@outcomes/testkit/replays";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -114,6 +115,28 @@ describe("the SDK", () => {
       expect(listed.replayUrl).toMatch(/\/replay\/[A-Za-z0-9_-]{63}$/);
       if (listed.forced) expect(listed.proof).toBeNull();
       else expect(verifySpinProof(listed, listed.proof!, listed.block!)).toEqual({ ok: true, reason: null });
+    }
+  });
+});
+
+describe("npm run cli -- spins replay-link", () => {
+  const { cli, cliJson } = cliAgainst(() => api);
+
+  it("makes a link to any partner's spin that the API opens; unknown KS-4215, bad hours refused", async () => {
+    const link = await cliJson("spins", "replay-link", world.won.spinId, "--hours", "3");
+    expect(link.url).toMatch(/^\/replay\/[A-Za-z0-9_-]{63}$/);
+    expect(Math.round((Date.parse(link.expiresAt) - Date.now()) / 3_600_000)).toBe(3);
+    expect((await api.request(`${link.url}.json`)).body.spinId).toBe(world.won.spinId);
+    const based = await cliAgainst(() => api, { PUBLIC_BASE_URL: "https://outcomes.example.com" }).cliJson(
+      "spins",
+      "replay-link",
+      world.won.spinId,
+    );
+    expect(based.url).toMatch(/^https:\/\/outcomes\.example\.com\/replay\//);
+    const unknown = await cli("spins", "replay-link", "spn_0000000000000000000000");
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("KS-4215")]);
+    for (const hours of ["0", "2161", "1.5"]) {
+      expect((await cli("spins", "replay-link", world.won.spinId, "--hours", hours)).code).not.toBe(0);
     }
   });
 });
