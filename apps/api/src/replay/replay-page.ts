@@ -1,3 +1,4 @@
+import { formatScaledDecimal, usdToMicros } from "@outcomes/core";
 import type { ReplayBody } from "@outcomes/records";
 import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
@@ -12,10 +13,11 @@ export interface PageAssets {
   style: string;
 }
 
-/** USD with at least 2 decimals and at most the 6 money keeps, grouped: `$1,234.50`, `−$0.000001`. */
+/** USD exactly, with at least 2 decimals (at most the 6 money keeps), grouped: `$1,234.50`, `−$0.000001`. */
 export function formatUsd(amount: number): string {
-  const [whole = "0", fraction = ""] = Math.abs(amount).toFixed(6).split(".");
-  const kept = fraction.replace(/0+$/, "").padEnd(2, "0");
+  // Through integer micro-USD: `toFixed` would round the last digit of amounts past ~10^9 USD.
+  const [whole = "0", fraction = ""] = formatScaledDecimal(usdToMicros(Math.abs(amount)) ?? 0).split(".");
+  const kept = fraction.padEnd(2, "0");
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${amount < 0 ? "−" : ""}$${grouped}.${kept}`;
 }
@@ -26,16 +28,17 @@ export const formatMultiplier = (multiplier: number) => `×${multiplier.toFixed(
 /** `2026-11-28 14:03:07 UTC` from an ISO timestamp. */
 export const formatUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 
+const JSON_ESCAPES: Record<string, string> = {
+  "<": "\\u003c",
+  ">": "\\u003e",
+  "&": "\\u0026",
+  "\u2028": "\\u2028",
+  "\u2029": "\\u2029",
+};
+
 /** JSON inside `<script type="application/json">`: nothing in it can close the element or start markup. */
 function embeddedJson(value: unknown): HtmlEscapedString {
-  return raw(
-    JSON.stringify(value)
-      .replace(/</g, "\\u003c")
-      .replace(/>/g, "\\u003e")
-      .replace(/&/g, "\\u0026")
-      .replace(/\u2028/g, "\\u2028")
-      .replace(/\u2029/g, "\\u2029"),
-  );
+  return raw(JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => JSON_ESCAPES[char] as string));
 }
 
 function layout(title: string, assets: PageAssets | null, body: Html): Html {
@@ -64,7 +67,7 @@ function verdict(replay: ReplayBody): { label: string; tone: string } {
 
 function reels(replay: ReplayBody): Html {
   const { reelSymbols, animationHints } = replay.presentation;
-  const symbols = replay.game.symbols;
+  const symbols = new Map(replay.game.symbols.map((symbol, order) => [symbol.id, { name: symbol.name, order }]));
   const rows = reelSymbols[0]?.length ?? 0;
   const payline = Math.floor(rows / 2);
   const rowName = (row: number) => (row === payline ? "Payline" : `Row ${row + 1}`);
@@ -86,12 +89,11 @@ function reels(replay: ReplayBody): Html {
           <th scope="row">${rowName(row)}</th>
           ${reelSymbols.map((reel, reelIndex) => {
             const id = reel[row] ?? "";
-            const order = symbols.findIndex((symbol) => symbol.id === id);
-            const name = symbols[order]?.name ?? id;
+            const symbol = symbols.get(id);
             const hit = animationHints.highlight[reelIndex]?.[row] === true;
             return html`<td data-symbol="${id}" class="${hit ? "hit" : ""}">
-              <span class="symbol tone-${order < 0 ? 0 : order % 8}">
-                <span class="symbol-name">${name}</span>
+              <span class="symbol tone-${(symbol?.order ?? 0) % 8}">
+                <span class="symbol-name">${symbol?.name ?? id}</span>
                 <span class="symbol-id">${id}</span>
                 ${hit ? html`<span class="visually-hidden">(winning)</span>` : ""}
               </span>

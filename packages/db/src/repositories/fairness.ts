@@ -1,9 +1,7 @@
 import {
   BLOCK_HEADER_MAX_BYTES,
   EntryCodec,
-  type EntryProof,
   ErrorCode,
-  entryProof,
   type RevealedEntry,
   revealedEntriesOf,
   ServiceError,
@@ -13,46 +11,18 @@ import type { Database, Executor } from "../client.js";
 import { blocks } from "../schema/blocks.js";
 import { poolCycles } from "../schema/pool-cycles.js";
 import { spinVoids } from "../schema/spin-voids.js";
-import { spinOutcomes, spins } from "../schema/spins.js";
+import { spinOutcomes } from "../schema/spins.js";
+import { BLOCK_COLUMNS, BLOCK_FROM, type BlockRow } from "./block-select.js";
+
+export type { BlockRow } from "./block-select.js";
+
 import type { GameOwner } from "./games.js";
 import type { Paged, PageWindow } from "./paging.js";
-import { spinTimeWindow } from "./spins.js";
 import { sqlClientOf } from "./sql-client.js";
 
 // Provable fairness as partners read it (CONTRACT §10, docs/fairness.md): a game's blocks with
 // their commitments, a revealed block's entries, and a spin's inclusion proof.
 
-/** A block row with its cycle's commitment, as `presentBlock` (packages/records) shows it. */
-export type BlockRow = {
-  id: string;
-  game_id: number;
-  sequence: number;
-  size: number;
-  status: "ready" | "serving" | "exhausted";
-  cycle: number;
-  cycle_offset: number;
-  seed_hash: string | null;
-  merkle_root: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  exhausted_at: Date | null;
-  closed_at: Date | null;
-  revealed_at: Date | null;
-  seed: Buffer | null;
-  cycle_seed_hash: string | null;
-  cycle_revealed_at: Date | null;
-  cycle_blocks: number | null;
-};
-
-/** A block and its cycle; the seed only once revealed (it never leaves the database before). */
-const BLOCK_COLUMNS = `
-    b.id, b.game_id, b.sequence, b.size, b.status, b.cycle, b.cycle_offset, b.seed_hash, b.merkle_root,
-    b.created_at, b.started_at, b.exhausted_at, b.closed_at, b.revealed_at,
-    case when b.revealed_at is not null then coalesce(b.seed, c.seed) end as seed,
-    c.seed_hash as cycle_seed_hash, c.revealed_at as cycle_revealed_at,
-    case when b.cycle > 0 then
-      (select count(*) from blocks k where k.game_id = b.game_id and k.cycle = b.cycle)::int end as cycle_blocks`;
-const BLOCK_FROM = "from blocks b left join pool_cycles c on c.game_id = b.game_id and c.cycle = b.cycle";
 const BLOCK_SELECT = `select ${BLOCK_COLUMNS} ${BLOCK_FROM}`;
 const blockSelect = sql.raw(BLOCK_SELECT);
 
@@ -175,93 +145,4 @@ export async function revealedEntryRange(
   return revealedEntriesOf({ codec, body: range.body, first, seed: block.seed, position: block.position }).map(
     (entry) => ({ ...entry, spinId: spinOf.get(entry.index) ?? null, voided: voidedAt.has(entry.index) }),
   );
-}
-
-export type SpinProofView = { spinId: string; blockId: number; index: number } & EntryProof;
-
-/**
- * The inclusion proof of the owner's spin. 404 KS-4215 for a spin that is not theirs (or not in this
- * environment), for a forced sandbox spin (no block), and for one whose block was sealed before
- * provable fairness (it has no tree).
- */
-export async function spinProof(db: Executor, owner: GameOwner, spinId: string): Promise<SpinProofView> {
-  const dated = spinTimeWindow(spinId);
-  if (dated === null) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
-  const [row] = await db.execute<{
-    block_id: string | null;
-    outcome_index: number;
-    entries: Buffer;
-    seed: Buffer | null;
-    cycle_offset: number;
-    merkle_levels: Buffer | null;
-  }>(sql`
-    select s.block_id, s.outcome_index, b.entries, coalesce(b.seed, c.seed) as seed, b.cycle_offset, b.merkle_levels
-    from ${spins} s left join ${blocks} b on b.id = s.block_id
-      left join ${poolCycles} c on c.game_id = b.game_id and c.cycle = b.cycle
-    where s.id = ${spinId} and s.partner_id = ${owner.partnerId} and s.environment = ${owner.environment}
-      and s.created_at between ${dated.from}::timestamptz and ${dated.to}::timestamptz`);
-  if (!row) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
-  if (row.block_id === null) {
-    throw new ServiceError(ErrorCode.NotFound, {
-      message: "A forced sandbox spin's outcome was drawn for it, not taken from a block: it has no proof",
-    });
-  }
-  if (!row.seed || !row.merkle_levels) {
-    throw new ServiceError(ErrorCode.NotFound, {
-      message: "This spin's block was sealed before provable fairness: it has no Merkle tree, so no proof",
-    });
-  }
-  const blockId = Number(row.block_id);
-  const proof = entryProof(
-    { blockId, entries: row.entries, seed: row.seed, position: row.cycle_offset, merkleLevels: row.merkle_levels },
-    row.outcome_index,
-  );
-  return { spinId, blockId, index: row.outcome_index, ...proof };
-}
-
-/** A served entry: a spin's `fairness`. */
-export interface SpinPosition {
-  spinId: string;
-  blockId: number;
-  index: number;
-}
-
-/** What a verifier needs of one spin: its proof and its block, as `GET …/proof` and `GET …/blocks/{blockId}` show them. */
-export interface SpinVerification {
-  proof: SpinProofView;
-  block: BlockRow;
-}
-
-/**
- * The proofs and blocks of some spins (`?include=proof`, replay pages), each block read once
- * whatever the number of its spins: one statement for all. A spin whose block was sealed before
- * provable fairness (no tree) is left out of the answer, as its proof is 404 on its own.
- */
-export async function spinVerifications(
-  db: Database,
-  positions: readonly SpinPosition[],
-): Promise<Map<string, SpinVerification>> {
-  const found = new Map<string, SpinVerification>();
-  if (positions.length === 0) return found;
-  const blockIds = [...new Set(positions.map((position) => position.blockId))];
-  const rows = await sqlClientOf(db).unsafe<
-    Array<BlockRow & { entries: Buffer; drawn_seed: Buffer | null; merkle_levels: Buffer | null }>
-  >(
-    `select ${BLOCK_COLUMNS}, b.entries, coalesce(b.seed, c.seed) as drawn_seed, b.merkle_levels ${BLOCK_FROM}
-     where b.id = any($1::bigint[])`,
-    [blockIds],
-    { prepare: true },
-  );
-  const blocksById = new Map(rows.map((row) => [Number(row.id), row]));
-  for (const { spinId, blockId, index } of positions) {
-    const stored = blocksById.get(blockId);
-    if (!stored?.drawn_seed || !stored.merkle_levels) continue;
-    const { entries, drawn_seed, merkle_levels, ...block } = stored;
-    const proof = entryProof(
-      { blockId, entries, seed: drawn_seed, position: block.cycle_offset, merkleLevels: merkle_levels },
-      index,
-    );
-    found.set(spinId, { proof: { spinId, blockId, index, ...proof }, block });
-  }
-  return found;
 }

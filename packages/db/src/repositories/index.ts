@@ -20,6 +20,7 @@ export * from "./partitions.js";
 export * from "./partners.js";
 export * from "./pg-errors.js";
 export * from "./players.js";
+export * from "./proofs.js";
 export * from "./release-rollouts.js";
 export * from "./replays.js";
 export * from "./service-secrets.js";

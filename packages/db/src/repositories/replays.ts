@@ -1,9 +1,9 @@
-import { sql } from "drizzle-orm";
+import type { Environment } from "@outcomes/core";
 import type { Database } from "../client.js";
-import { games } from "../schema/games.js";
-import { parSheets } from "../schema/par-sheets.js";
-import { type SpinVerification, spinVerifications } from "./fairness.js";
-import { findSpin, type RecalledSpin } from "./spin-voids.js";
+import { type ProvableBlockRow, provableBlockColumns, type SpinVerification, verificationOf } from "./proofs.js";
+import type { RecalledSpin } from "./spin-voids.js";
+import { spinTimeWindow } from "./spins.js";
+import { sqlClientOf } from "./sql-client.js";
 
 // Replay pages (CONTRACT §17): any spin a replay link names, with what its page shows beside it.
 
@@ -23,27 +23,96 @@ export interface ReplaySpin extends RecalledSpin {
 }
 
 /**
- * The spin a replay link names, whoever's it is (the link was signed for it), or null. Three
- * statements: the spin (a few daily partitions, by its id's time), then at once its game's name with
- * the symbols of its sheet (not the whole document) and its block with the proof.
+ * The spin (a few daily partitions, by its id's time) with its player's own id, void, free round,
+ * game name, its sheet's symbols (not the whole document), its block and what its proof reads.
+ * The spin's columns are named `spin_…`: the block's take the plain names. The time bounds are
+ * sub-selects, so partitions are pruned when the statement starts rather than when it is planned:
+ * Postgres then keeps one plan of this eight-table join instead of planning it anew for every
+ * request (measured: 1.0–1.7 ms a statement against 5.6–5.7 ms).
+ */
+const REPLAY_SPIN = `
+  select s.id as spin_id, s.partner_id as spin_partner, s.environment as spin_environment, s.game_id as spin_game,
+    s.player_id as spin_player, s.block_id as spin_block, s.outcome_index as spin_index, s.prize_tier as spin_tier,
+    s.multiplier_millionths as spin_multiplier, s.wager_micros as spin_wager, s.payout_micros as spin_payout,
+    s.balance_after_micros as spin_balance, s.presentation as spin_presentation, s.created_at as spin_created_at,
+    p.external_id, v.reason, v.voided_at, f.grant_id, f.rounds_left, g.name as game_name,
+    sheet.document -> 'symbols' as symbols, ${provableBlockColumns("s.outcome_index")}
+  from spins s
+    join players p on p.id = s.player_id
+    join games g on g.id = s.game_id
+    join par_sheets sheet on sheet.id = g.par_sheet_id
+    left join spin_voids v on v.spin_id = s.id
+    left join free_round_spins f on f.spin_id = s.id
+    left join blocks b on b.id = s.block_id
+    left join pool_cycles c on c.game_id = b.game_id and c.cycle = b.cycle
+  where s.id = $1 and s.created_at between (select $2::timestamptz) and (select $3::timestamptz)`;
+
+type ReplayRow = ProvableBlockRow & {
+  spin_id: string;
+  spin_partner: string;
+  spin_environment: Environment;
+  spin_game: number;
+  spin_player: string;
+  spin_block: string | null;
+  spin_index: number | null;
+  spin_tier: string;
+  spin_multiplier: string;
+  spin_wager: string;
+  spin_payout: string;
+  spin_balance: string;
+  spin_presentation: unknown;
+  spin_created_at: string;
+  external_id: string;
+  reason: string | null;
+  voided_at: string | null;
+  grant_id: string | null;
+  rounds_left: number | null;
+  game_name: string;
+  symbols: SheetSymbol[];
+};
+
+/**
+ * The spin a replay link names, whoever's it is (the link was signed for it), or null: one statement
+ * for the spin, all its page shows and its proof.
  */
 export async function findReplaySpin(db: Database, spinId: string): Promise<ReplaySpin | null> {
-  const found = await findSpin(db, spinId);
-  if (!found) return null;
-  const { spin } = found;
-  const [[game], verifications] = await Promise.all([
-    db.execute<{ name: string; symbols: SheetSymbol[] }>(sql`
-      select g.name, s.document -> 'symbols' as symbols
-      from ${games} g join ${parSheets} s on s.id = g.par_sheet_id where g.id = ${spin.gameId}`),
-    spin.blockId === null || spin.outcomeIndex === null
-      ? new Map<string, SpinVerification>()
-      : spinVerifications(db, [{ spinId, blockId: spin.blockId, index: spin.outcomeIndex }]),
-  ]);
-  if (!game) throw new Error(`spin ${spinId}: its game ${spin.gameId} is missing`);
+  const dated = spinTimeWindow(spinId);
+  if (dated === null) return null;
+  const [row] = await sqlClientOf(db).unsafe<ReplayRow[]>(REPLAY_SPIN, [spinId, dated.from, dated.to], {
+    prepare: true,
+  });
+  if (!row) return null;
+  const blockId = row.spin_block === null ? null : Number(row.spin_block);
+  const index = row.spin_index;
+  const verification =
+    blockId === null || index === null ? null : await verificationOf(db, row, { spinId, blockId, index });
   return {
-    ...found,
-    gameName: game.name,
-    symbols: game.symbols.map((symbol) => ({ id: symbol.id, name: symbol.name.trim() })),
-    verification: verifications.get(spinId) ?? null,
+    spin: {
+      id: row.spin_id,
+      partnerId: row.spin_partner,
+      environment: row.spin_environment,
+      gameId: row.spin_game,
+      playerId: Number(row.spin_player),
+      blockId,
+      outcomeIndex: index,
+      forced: blockId === null,
+      prizeTier: row.spin_tier,
+      multiplierMillionths: Number(row.spin_multiplier),
+      wagerMicros: Number(row.spin_wager),
+      payoutMicros: Number(row.spin_payout),
+      balanceAfterMicros: Number(row.spin_balance),
+      presentation: row.spin_presentation,
+      createdAt: new Date(row.spin_created_at),
+    },
+    externalPlayerId: row.external_id,
+    voided:
+      row.reason !== null && row.voided_at !== null ? { reason: row.reason, voidedAt: new Date(row.voided_at) } : null,
+    freeRound:
+      row.grant_id !== null && row.rounds_left !== null
+        ? { freeRoundsId: row.grant_id, roundsLeft: row.rounds_left }
+        : null,
+    gameName: row.game_name,
+    symbols: row.symbols.map((symbol) => ({ id: symbol.id, name: symbol.name.trim() })),
+    verification,
   };
 }
