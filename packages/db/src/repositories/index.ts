@@ -23,6 +23,7 @@ export * from "./players.js";
 export * from "./proofs.js";
 export * from "./release-rollouts.js";
 export * from "./replays.js";
+export * from "./revealed-entries.js";
 export * from "./service-secrets.js";
 export * from "./settlement-operator.js";
 export * from "./settlements.js";

@@ -1,9 +1,9 @@
 import type { Environment } from "@outcomes/core";
 import type { Database } from "../client.js";
-import { type ProvableBlockRow, provableBlockColumns, type SpinVerification, verificationOf } from "./proofs.js";
+import { type ProvableBlockRow, readReplaySpinRow } from "./fairness.js";
+import { type SpinVerification, verificationOf } from "./proofs.js";
 import type { RecalledSpin } from "./spin-voids.js";
 import { spinTimeWindow } from "./spins.js";
-import { sqlClientOf } from "./sql-client.js";
 
 // Replay pages (CONTRACT §17): any spin a replay link names, with what its page shows beside it.
 
@@ -22,31 +22,7 @@ export interface ReplaySpin extends RecalledSpin {
   verification: SpinVerification | null;
 }
 
-/**
- * The spin (a few daily partitions, by its id's time) with its player's own id, void, free round,
- * game name, its sheet's symbols (not the whole document), its block and what its proof reads.
- * The spin's columns are named `spin_…`: the block's take the plain names. The time bounds are
- * sub-selects, so partitions are pruned when the statement starts rather than when it is planned:
- * Postgres then keeps one plan of this eight-table join instead of planning it anew for every
- * request (measured: 1.0–1.7 ms a statement against 5.6–5.7 ms).
- */
-const REPLAY_SPIN = `
-  select s.id as spin_id, s.partner_id as spin_partner, s.environment as spin_environment, s.game_id as spin_game,
-    s.player_id as spin_player, s.block_id as spin_block, s.outcome_index as spin_index, s.prize_tier as spin_tier,
-    s.multiplier_millionths as spin_multiplier, s.wager_micros as spin_wager, s.payout_micros as spin_payout,
-    s.balance_after_micros as spin_balance, s.presentation as spin_presentation, s.created_at as spin_created_at,
-    p.external_id, v.reason, v.voided_at, f.grant_id, f.rounds_left, g.name as game_name,
-    sheet.document -> 'symbols' as symbols, ${provableBlockColumns("s.outcome_index")}
-  from spins s
-    join players p on p.id = s.player_id
-    join games g on g.id = s.game_id
-    join par_sheets sheet on sheet.id = g.par_sheet_id
-    left join spin_voids v on v.spin_id = s.id
-    left join free_round_spins f on f.spin_id = s.id
-    left join blocks b on b.id = s.block_id
-    left join pool_cycles c on c.game_id = b.game_id and c.cycle = b.cycle
-  where s.id = $1 and s.created_at between (select $2::timestamptz) and (select $3::timestamptz)`;
-
+/** The row of `readReplaySpinRow`: the spin's columns are named `spin_…`, the block's the plain names. */
 type ReplayRow = ProvableBlockRow & {
   spin_id: string;
   spin_partner: string;
@@ -78,9 +54,7 @@ type ReplayRow = ProvableBlockRow & {
 export async function findReplaySpin(db: Database, spinId: string): Promise<ReplaySpin | null> {
   const dated = spinTimeWindow(spinId);
   if (dated === null) return null;
-  const [row] = await sqlClientOf(db).unsafe<ReplayRow[]>(REPLAY_SPIN, [spinId, dated.from, dated.to], {
-    prepare: true,
-  });
+  const row = await readReplaySpinRow<ReplayRow>(db, spinId, dated);
   if (!row) return null;
   const blockId = row.spin_block === null ? null : Number(row.spin_block);
   const index = row.spin_index;
