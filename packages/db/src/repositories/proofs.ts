@@ -29,14 +29,29 @@ export interface SpinVerification {
   block: BlockRow;
 }
 
+/**
+ * Parsed headers by the head they were read from (the header and the first entries): a codec is a
+ * function of the header's bytes alone, so a page of spins of one block parses it once. The most
+ * recent 1,024 heads are kept.
+ */
+const codecs = new Map<string, EntryCodec>();
+const CODECS_KEPT = 1024;
+
 /** The head read is cut at 1,024 bytes: a longer header (up to BLOCK_HEADER_MAX_BYTES) is read again whole. */
 async function codecOf(db: Database, row: ProvableBlockRow): Promise<EntryCodec> {
+  const key = row.head.toString("latin1");
+  const kept = codecs.get(key);
+  if (kept) return kept;
+  let codec: EntryCodec;
   try {
-    return EntryCodec.readHeader(row.head).codec;
+    codec = EntryCodec.readHeader(row.head).codec;
   } catch (error) {
     if (row.head.length < 1024) throw error;
+    return EntryCodec.readHeader(await readBlockHeader(db, row.id)).codec;
   }
-  return EntryCodec.readHeader(await readBlockHeader(db, row.id)).codec;
+  codecs.set(key, codec);
+  if (codecs.size > CODECS_KEPT) codecs.delete(codecs.keys().next().value as string);
+  return codec;
 }
 
 /**
