@@ -2,7 +2,7 @@ import { CURRENT_RELEASE } from "@outcomes/core";
 import { finishRollout } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { REPLAY_ENV, type ReplaySpins, replayLink, replaySpins } from "@outcomes/testkit/replays";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 /**
  * Replay links and pages over HTTP (CONTRACT §17): making a link, the page and its JSON, the one
@@ -218,7 +218,13 @@ describe("the per-address limit (REPLAY_RATE_LIMIT_PER_MINUTE)", () => {
     const limited = await startTestApi({ ...REPLAY_ENV, REPLAY_RATE_LIMIT_PER_MINUTE: "3" }, { shareWith: api });
     const other = await startTestApi({ ...REPLAY_ENV, REPLAY_RATE_LIMIT_PER_MINUTE: "3" }, { shareWith: api });
     try {
-      // A fresh bucket: the address's earlier requests to `api` drew from the default's (60).
+      // Both have read that the rollout finished (each process reads it at most once a second), so
+      // every request below reaches the limit; and a fresh bucket (earlier requests drew from the 60).
+      for (const instance of [limited, other]) {
+        await vi.waitFor(async () => expect(await instance.deps.rollout.on("replay-pages")).toBe(true), {
+          timeout: 5000,
+        });
+      }
       await api.deps.redis.del(api.deps.keys.replayRequests("127.0.0.1"));
       const link = await replayLink(api, world.game.apiKey, world.won.spinId);
       const answers = [
@@ -228,7 +234,10 @@ describe("the per-address limit (REPLAY_RATE_LIMIT_PER_MINUTE)", () => {
         await other.request(link.path),
         await limited.request(`${link.path}.json`),
       ];
-      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 404, 429, 429]);
+      expect(
+        answers.map((answer) => answer.status),
+        JSON.stringify(answers.map((answer) => answer.body)),
+      ).toEqual([200, 200, 404, 429, 429]);
       expect(answers[3]!.headers.get("content-type")).toContain("text/html");
       expect(answers[3]!.body).toContain("Too many requests");
       expect(answers[4]!.body).toMatchObject({ errorCode: "KS-4292" });
