@@ -1,4 +1,4 @@
-import { ErrorCode, redactApiKeys, ServiceError } from "@outcomes/core";
+import { ErrorCode, redactApiKeys, redactReplayTokens, ServiceError } from "@outcomes/core";
 import { requestId } from "hono/request-id";
 import type { AppDeps } from "./context.js";
 import { registerDashboard } from "./dashboard.js";
@@ -37,7 +37,7 @@ export function createApp(deps: AppDeps) {
       requestId: c.var.requestId,
       method: c.req.method,
       // A key pasted into a URL by mistake must not reach the log store.
-      path: redactApiKeys(c.req.path),
+      path: redactReplayTokens(redactApiKeys(c.req.path)),
       status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     });

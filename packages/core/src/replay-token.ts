@@ -89,3 +89,15 @@ function ctr(keys: Keys, tag: Buffer, input: Buffer): Buffer {
   const cipher = createCipheriv("aes-256-ctr", keys.encryption, tag);
   return Buffer.concat([cipher.update(input), cipher.final()]);
 }
+
+/**
+ * A path as it may be logged: a replay link's token is its permission (anyone holding it opens the
+ * page), so it is replaced, as API keys are (`redactApiKeys`). The page's assets are named by their
+ * content, not a token, and kept.
+ */
+export function redactReplayTokens(path: string): string {
+  return path.replace(
+    /^\/replay\/(?!assets\/)[^/]+?(\.json)?$/,
+    (_match, json: string | undefined) => `/replay/[redacted]${json ?? ""}`,
+  );
+}

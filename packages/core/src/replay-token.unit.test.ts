@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { newId } from "./ids.js";
-import { ReplayTokens } from "./replay-token.js";
+import { ReplayTokens, redactReplayTokens } from "./replay-token.js";
 
 const secret = () => randomBytes(32);
 const inAWeek = () => new Date(Math.floor(Date.now() / 1000) * 1000 + 7 * 86_400_000);
@@ -59,5 +59,19 @@ describe("replay-link tokens", () => {
     expect(new ReplayTokens([newer]).open(after)).toEqual(link);
     expect(new ReplayTokens([newer]).open(before)).toBeNull();
     expect(new ReplayTokens([older]).open(after)).toBeNull();
+  });
+});
+
+describe("redactReplayTokens", () => {
+  it("keeps a replay link's token out of a logged path, and everything else as it is", () => {
+    const token = new ReplayTokens([secret()]).seal({ spinId: newId("spn"), expiresAt: inAWeek() });
+    expect(redactReplayTokens(`/replay/${token}`)).toBe("/replay/[redacted]");
+    expect(redactReplayTokens(`/replay/${token}.json`)).toBe("/replay/[redacted].json");
+    expect(redactReplayTokens("/replay/assets/replay-check.0123456789abcdef.js")).toBe(
+      "/replay/assets/replay-check.0123456789abcdef.js",
+    );
+    expect(redactReplayTokens("/api/partner/v1/spins/spn_1/replay-link")).toBe(
+      "/api/partner/v1/spins/spn_1/replay-link",
+    );
   });
 });
