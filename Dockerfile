@@ -18,7 +18,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npx patch-package
 # The SDK is consumed as compiled JavaScript (the webhooks worker signs with it); then the API and
 # the worker are bundled (scripts/build.mjs, esbuild: workspace packages inlined, node_modules
 # external, source maps) into dist/apps/{api,worker}/main.js, with the /docs viewer's browser bundle (a
-# dev dependency) copied beside the API's. Running them on plain node instead of tsx keeps the API's
+# dev dependency) and the replay page's script and style sheet copied beside the API's. Running them on plain node instead of tsx keeps the API's
 # resident memory ~45 MB lower (docs/performance.md).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

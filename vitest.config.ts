@@ -13,6 +13,7 @@ const CLUSTER_INTEGRATION = [
   "apps/api/src/{dashboard,metrics,redis-scripts}.test.ts",
   "apps/api/src/auth/{propagation,unknown-keys}.test.ts",
   "apps/api/src/routes/admin/maintenance.test.ts",
+  "apps/api/src/replay/replay.test.ts",
   "apps/worker/src/blocks/*.test.ts",
   "apps/worker/src/key-expiry/issued-keys.test.ts",
   "apps/worker/src/webhooks/delivery.test.ts",

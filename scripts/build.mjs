@@ -7,7 +7,7 @@
 // The output folders are three levels below the repository like the sources they replace, so
 // `new URL("../../../drizzle", import.meta.url)` (packages/db/src/migrate.ts) still finds drizzle/.
 // The API's reference viewer (Scalar's browser bundle, a dev dependency: the image installs none) is
-// copied beside the API's bundle, where apps/api/src/docs.ts looks first.
+// copied beside the API's bundle, where apps/api/src/docs.ts looks first; so are the replay page's assets.
 import { copyFileSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -53,4 +53,9 @@ const viewer = join(
   "standalone.js",
 );
 replace("dist/apps/api/scalar-api-reference.js", (temporary) => copyFileSync(viewer, temporary));
+// The replay page's script and style sheet, beside the API's bundle where apps/api/src/replay/replay-assets.ts
+// looks for them (`new URL(file, import.meta.url)`, the bundle's own folder).
+for (const asset of ["replay-check.js", "replay.css"]) {
+  replace(`dist/apps/api/${asset}`, (temporary) => copyFileSync(`apps/api/src/replay/${asset}`, temporary));
+}
 console.log(`built dist/apps/{api,worker}/main.js in ${Math.round(performance.now() - started)} ms`);

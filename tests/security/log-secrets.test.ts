@@ -77,6 +77,15 @@ async function fullRun(): Promise<string[]> {
   for (let n = 1; n < 25; n++) expect((await spin(n)).status).toBe(200);
   await partner(key, "/players/logged-player");
   await partner(key, "/players/logged-player/spins");
+  // Replay links: the token in a page's path is its permission.
+  const spun = (await spin(25)).body;
+  const link = (await partner(key, `/spins/${spun.spinId}/replay-link`, { method: "POST" })).body;
+  const listed = (await partner(key, "/players/logged-player/spins?limit=1&replayLinks=true")).body;
+  const tokens = [link.url, listed.spins[0].replayUrl].map((url: string) => new URL(url).pathname.slice(8));
+  for (const token of tokens) {
+    expect((await api.request(`/replay/${token}`)).status).toBe(200);
+    expect((await api.request(`/replay/${token}.json`)).status).toBe(200);
+  }
   await admin("/jobs/settlements/run", {});
   await admin(`/partners/${created.id}/settlements`, { reportDate: utcDay(), environment: "sandbox" });
   await eventually(() => receiver.requests.length >= 3, 15_000);
@@ -91,7 +100,7 @@ async function fullRun(): Promise<string[]> {
   await admin(`/partners/${created.id}/api-keys/${issued.id}/revoke`, {});
   await partner(issued.key, "/games");
 
-  return [issued.key, rotated.key, hook.body.secret, TEST_ADMIN_TOKEN];
+  return [issued.key, rotated.key, hook.body.secret, TEST_ADMIN_TOKEN, ...tokens];
 }
 
 /** A secret as it could leak: whole, without its recognisable prefix, hashed, or base64/hex of it. */
@@ -108,7 +117,7 @@ function forms(secret: string): string[] {
 }
 
 describe("secrets in logs", () => {
-  it("no key, key hash, webhook secret or operator token appears in any API or worker log line", async () => {
+  it("no key, key hash, webhook secret, operator token or replay token appears in any API or worker log line", async () => {
     const secrets = await fullRun();
     const lines = [...apiLines, ...workerLines];
     // The run logged plenty, the worker included (its failed attempt, its fills, its reports).

@@ -111,6 +111,14 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
   },
   {
     method: "post",
+    path: p("/spins/{spinId}/replay-link"),
+    params: (w) => ({ spinId: w.spinId }),
+    body: () => ({ expiresInHours: 24 }),
+    bodyOptional: true,
+    foreign: { kind: "spin" },
+  },
+  {
+    method: "post",
     path: p("/par-sheets"),
     body: () => SAMPLE_PAR_SHEET,
     foreign: { kind: "create", listPath: p("/par-sheets"), field: "parSheets" },

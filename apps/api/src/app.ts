@@ -1,4 +1,4 @@
-import { ErrorCode, redactApiKeys, ServiceError } from "@outcomes/core";
+import { ErrorCode, redactApiKeys, redactReplayTokens, ServiceError } from "@outcomes/core";
 import type { AppDeps } from "./context.js";
 import { guardDashboard, registerDashboard } from "./dashboard.js";
 import { registerDocs } from "./docs.js";
@@ -9,6 +9,7 @@ import { nodeBody } from "./middleware/body.js";
 import { jsonGuard } from "./middleware/json-guard.js";
 import { partnerAuth, withoutKey } from "./middleware/partner-auth.js";
 import { rateLimit } from "./ratelimit/middleware.js";
+import { registerReplayRoutes } from "./replay/replay-routes.js";
 import { gatheredHeaders } from "./respond.js";
 import { ADMIN_BASE, createRouter, PARTNER_BASE, routeDeclares } from "./router.js";
 import { registerAdminRoutes } from "./routes/admin/index.js";
@@ -36,7 +37,7 @@ export function createApp(deps: AppDeps) {
       requestId: c.get("requestId"),
       method: c.req.method,
       // A key pasted into a URL by mistake must not reach the log store.
-      path: redactApiKeys(c.req.path),
+      path: redactReplayTokens(redactApiKeys(c.req.path)),
       status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps) {
 
   registerPartnerRoutes(app);
   registerAdminRoutes(app);
+  registerReplayRoutes(app);
 
   app.notFound(() => {
     throw new ServiceError(ErrorCode.NotFound);

@@ -6,6 +6,7 @@ import {
   type DatabaseClient,
   findIdempotencyRecord,
   lockSpinForVoid,
+  ReplayLinks,
   RolloutSwitch,
   recordSpinVoid,
   sqlClientOf,
@@ -20,6 +21,7 @@ import {
 } from "@outcomes/queue";
 import { countSpin, type Env, type Logger, ShutdownManager } from "@outcomes/runtime";
 import { createApp } from "./app.js";
+import { clientAddresses } from "./auth/client-address.js";
 import { KeyVerifier } from "./auth/key-verifier.js";
 import type { AppDeps } from "./context.js";
 import { GrantService } from "./free-rounds/grant-service.js";
@@ -27,6 +29,7 @@ import { KeyedCreates } from "./idempotency.js";
 import { subscribeInvalidations } from "./invalidation.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
 import { RateLimiter, TurnDraws, withDraws } from "./ratelimit/index.js";
+import { withWindowedGcra } from "./replay/address-limit.js";
 import { revealedPageCache } from "./routes/partner/revealed-pages.js";
 import { BlockFactsCache } from "./spins/block-facts.js";
 import { ForcedOutcomes } from "./spins/forced-outcomes.js";
@@ -39,7 +42,10 @@ import { SpinService } from "./spins/spin-service.js";
 import { VoidService } from "./voids/void-service.js";
 
 /** What the services are built from. */
-type Services = Omit<AppDeps, "spins" | "voids" | "grants" | "creates" | "revealedPages">;
+type Services = Omit<
+  AppDeps,
+  "spins" | "voids" | "grants" | "creates" | "revealedPages" | "replayLinks" | "clientAddress"
+>;
 
 /** Postgres connections of one API process. */
 const DATABASE_POOL_SIZE = 10;
@@ -86,6 +92,7 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     // ioredis (redis/ioredis#1931; apps/api/src/redis-scripts.test.ts).
     withDraws(redis);
     withGiveBack(redis);
+    withWindowedGcra(redis);
     const queueRedis = createWorkerRedis(env);
     shutdown.register("queue redis", () => queueRedis.quit());
     const producers = new Producers(queueRedis, env.REDIS_PREFIX);
@@ -133,6 +140,8 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
       }),
       creates,
       revealedPages: revealedPageCache(),
+      replayLinks: new ReplayLinks(database.db, env.REPLAY_SECRETS),
+      clientAddress: clientAddresses(env.TRUSTED_PROXIES),
     };
     return { app: createApp(deps), deps, close: () => shutdown.shutdown() };
   } catch (error) {

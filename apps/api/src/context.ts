@@ -1,7 +1,8 @@
 import type { HostResolver } from "@outcomes/core";
-import type { Database, RolloutSwitch } from "@outcomes/db";
+import type { Database, ReplayLinks, RolloutSwitch } from "@outcomes/db";
 import type { Producers, RedisClient, RedisKeys } from "@outcomes/queue";
 import type { Logger, Env as ServiceEnv } from "@outcomes/runtime";
+import type { Context } from "hono";
 import type { KeyVerifier, PartnerAuth } from "./auth/key-verifier.js";
 import type { ByteBoundedCache } from "./byte-bounded-cache.js";
 import type { GrantService } from "./free-rounds/grant-service.js";
@@ -43,6 +44,10 @@ export interface AppDeps {
   creates: KeyedCreates;
   /** Serialised pages of revealed blocks' entries (routes/partner/revealed-pages.ts). */
   revealedPages: ByteBoundedCache;
+  /** Makes and opens replay links (CONTRACT §17) with the deployment's secrets. */
+  replayLinks: ReplayLinks;
+  /** The client address a request is counted against (auth/client-address.ts, TRUSTED_PROXIES). */
+  clientAddress: (c: Context) => string;
   /** DNS for webhook URL checks; the OS resolver when absent (tests set one, needing no DNS). */
   resolveHost?: HostResolver;
 }

@@ -20,7 +20,22 @@ afterAll(async () => {
 });
 
 /** Routes outside the two APIs: operations and tooling, deliberately not in either document. */
-const NOT_API = ["/healthz", "/readyz", "/docs", "/docs/assets/{file}", "/docs/errors", "/favicon.svg", "/favicon.ico"];
+const NOT_API = [
+  "/healthz",
+  "/readyz",
+  "/docs",
+  "/docs/assets/{file}",
+  "/docs/errors",
+  "/favicon.svg",
+  "/favicon.ico",
+  "/replay/assets/{file}",
+];
+/**
+ * Replay pages sit outside /api and need no key, yet partners build on their JSON: the partner
+ * document describes the page and its data, which one route serves (`{token}` or `{token}.json`).
+ */
+const REPLAY_ROUTE = "/replay/{token}";
+const REPLAY_DOCUMENTED = [REPLAY_ROUTE, `${REPLAY_ROUTE}.json`];
 
 async function expectValid(document: unknown) {
   const validator = new Validator();
@@ -77,6 +92,11 @@ describe("OpenAPI documents", () => {
       if (NOT_API.includes(path) || path.startsWith(DASHBOARD_BASE)) continue;
       const key = `${route.method.toLowerCase()} ${path}`;
       served.add(key);
+      if (path === REPLAY_ROUTE) {
+        for (const documented of REPLAY_DOCUMENTED) served.add(`get ${documented}`);
+        for (const documented of REPLAY_DOCUMENTED) expect(partnerDoc.paths[documented]?.get).toBeDefined();
+        continue;
+      }
       const base = path.startsWith(PARTNER_BASE) ? PARTNER_BASE : path.startsWith(ADMIN_BASE) ? ADMIN_BASE : undefined;
       expect(base, `${key} is outside both APIs`).toBeDefined();
       const document = base === PARTNER_BASE ? partnerDoc : adminDoc;
@@ -84,7 +104,9 @@ describe("OpenAPI documents", () => {
       expect(document.paths[relative]?.[route.method.toLowerCase()], `${key} is not documented`).toBeDefined();
     }
     const documented = [
-      ...operations(partnerDoc).map(([path, method]) => `${method} ${PARTNER_BASE}${path}`),
+      ...operations(partnerDoc).map(([path, method]) =>
+        REPLAY_DOCUMENTED.includes(path) ? `${method} ${path}` : `${method} ${PARTNER_BASE}${path}`,
+      ),
       ...operations(adminDoc).map(([path, method]) => `${method} ${ADMIN_BASE}${path}`),
     ];
     for (const key of documented) expect(served.has(key), `${key} is documented but not served`).toBe(true);
@@ -104,6 +126,11 @@ describe("OpenAPI documents", () => {
   it("lists the common error answers on every operation", () => {
     for (const [path, method, op] of operations(partnerDoc)) {
       if (path.endsWith("/openapi.json")) continue;
+      // Public pages: no key, no maintenance; their own 404 and 429.
+      if (REPLAY_DOCUMENTED.includes(path)) {
+        expect(Object.keys(op.responses).sort(), path).toEqual(["200", "404", "429"]);
+        continue;
+      }
       for (const status of ["401", "429", "500", "503"]) {
         expect(op.responses[status], `${method} ${path} lacks ${status}`).toBeDefined();
       }

@@ -11,6 +11,7 @@ import { ERROR_REFERENCE_PATH, registerErrorReference } from "./error-reference.
 import { FAVICON_LINK, registerFavicon } from "./favicon.js";
 import { withoutKey } from "./middleware/partner-auth.js";
 import { ADMIN_COMMON_ERRORS, errorResponses } from "./openapi.js";
+import { describeReplayRoutes } from "./replay/replay-routes.js";
 import { ADMIN_BASE, createRouter, PARTNER_BASE } from "./router.js";
 import { registerAdminRoutes } from "./routes/admin/index.js";
 import { registerPartnerRoutes } from "./routes/partner/index.js";
@@ -70,6 +71,12 @@ const PARTNER_TAGS: Tag[] = [
     description:
       "Blocks' commitments (Merkle root and seed hash, published before any entry is served), each spin's " +
       "inclusion proof, and each block's seed and entries once it is exhausted (docs/fairness.md)",
+  },
+  {
+    name: "Replay pages",
+    description:
+      "A spin as played, on a page anyone with its link can open, with its proof checked in the browser; its data " +
+      "as JSON for your own pages (docs/fairness.md)",
   },
   {
     name: "Webhooks",
@@ -139,7 +146,12 @@ export const API_VERSION = `1.${CURRENT_RELEASE}.0`;
  */
 function relativeTo(base: string, document: OpenAPIDocument): OpenAPIDocument {
   const paths = Object.fromEntries(
-    Object.entries(document.paths ?? {}).map(([path, item]) => [path.slice(base.length) || "/", item]),
+    Object.entries(document.paths ?? {}).map(([path, item]) =>
+      path.startsWith(`${base}/`) || path === base
+        ? [path.slice(base.length) || "/", item]
+        : // A page outside the API's base (the replay pages) names the site root as its server.
+          [path, { ...item, servers: [{ url: "/", description: "This deployment's site root" }] }],
+    ),
   );
   return { ...document, paths };
 }
@@ -186,13 +198,20 @@ function describe(
   };
 }
 
-const partnerDocument = describe(PARTNER_BASE, registerPartnerRoutes, {
-  title: "Partner Game Outcome Service: partner API",
-  description: PARTNER_DESCRIPTION,
-  tags: PARTNER_TAGS,
-  scheme: { name: "ApiKey", value: { type: "apiKey", in: "header", name: "X-API-Key" } },
-  route: documentRoute([], errorResponses(ErrorCode.Internal)),
-});
+const partnerDocument = describe(
+  PARTNER_BASE,
+  (app) => {
+    registerPartnerRoutes(app);
+    describeReplayRoutes(app);
+  },
+  {
+    title: "Partner Game Outcome Service: partner API",
+    description: PARTNER_DESCRIPTION,
+    tags: PARTNER_TAGS,
+    scheme: { name: "ApiKey", value: { type: "apiKey", in: "header", name: "X-API-Key" } },
+    route: documentRoute([], errorResponses(ErrorCode.Internal)),
+  },
+);
 
 const adminDocument = describe(ADMIN_BASE, registerAdminRoutes, {
   title: "Partner Game Outcome Service: operator API",

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { ErrorCode, type ErrorDetail, redactApiKeys, ServiceError } from "@outcomes/core";
+import { ErrorCode, type ErrorDetail, redactApiKeys, redactReplayTokens, ServiceError } from "@outcomes/core";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
@@ -21,7 +21,7 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
         err: serviceError.cause ?? error,
         errorCode: serviceError.code,
         requestId: c.get("requestId"),
-        path: redactApiKeys(c.req.path),
+        path: redactReplayTokens(redactApiKeys(c.req.path)),
       },
       "request failed",
     );

@@ -103,6 +103,11 @@ function steps(setup: {
     { document: "partner", operationId: "updateGame", path: () => ({ gameId }) },
     { document: "partner", operationId: "createSpin", references: { gameId } },
     { document: "partner", operationId: "voidSpin", path: (answers) => ({ spinId: answers.createSpin.spinId }) },
+    {
+      document: "partner",
+      operationId: "createReplayLink",
+      path: (answers) => ({ spinId: answers.createSpin.spinId }),
+    },
     { document: "partner", operationId: "grantFreeRounds", references: { gameId } },
     { document: "partner", operationId: "registerWebhook" },
     { document: "partner", operationId: "updateWebhook", path: () => ({ webhookId }) },

@@ -227,6 +227,7 @@ describe("--help", () => {
     "deliveries replay",
     "spins",
     "spins get",
+    "spins replay-link",
   ])("works on %j without touching the services", async (path) => {
     let stdout = "";
     const code = await run([...path.split(" "), "--help"], {

@@ -13,5 +13,6 @@ export * from "./ownership.js";
 export * from "./par/index.js";
 export * from "./partner.js";
 export * from "./release.js";
+export * from "./replay-token.js";
 export * from "./settlement.js";
 export * from "./webhook-url.js";

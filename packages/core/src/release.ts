@@ -48,6 +48,14 @@ export const RELEASE_GATES = {
       "Idempotency-Key on POST /games and POST /par-sheets: release 2 ignores the header (a retry it answers " +
       "registers a second sheet, or KS-4108 for a game), so until then release 3 ignores it too",
   },
+  "replay-pages": {
+    addedIn: 3,
+    deleteIn: 4,
+    why:
+      "Replay links and pages (POST /spins/{spinId}/replay-link, GET /replay/…) and the `?replayLinks=true` and " +
+      "`?include=proof` views: release 2 has none of them (404 for the routes, the parameters ignored), so the routes " +
+      "answer 404 KS-4215 and the parameters are ignored on every process until the rollout has finished",
+  },
 } as const satisfies Record<string, ReleaseGate>;
 
 export type GateName = keyof typeof RELEASE_GATES;

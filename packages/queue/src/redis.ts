@@ -133,6 +133,8 @@ export function redisKeys(prefix: string) {
       `${prefix}:${tag(partnerId, environment)}:ratelimit:${bucket}`,
     /** Per client address: look-ups of keys not found (apps/api auth/failed-auth-throttle.ts). */
     unknownKeys: (address: string) => `${prefix}:unknown-keys:${address}`,
+    /** Per client address: its replay page requests, a GCRA bucket (apps/api replay/address-limit.ts). */
+    replayRequests: (address: string) => `${prefix}:replay-requests:${address}`,
     /** Hashes of the API keys known to exist, scored by expiry: they skip that count (issued-keys.ts). */
     issuedApiKeys: `${prefix}:issued-api-keys`,
     /**

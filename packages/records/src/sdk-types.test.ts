@@ -17,15 +17,19 @@ import type {
   FreeRoundGrantSchema,
   FreeRoundPlayerSchema,
   GameSchema,
+  ListedSpinSchema,
   ParSheetSchema,
   ParSheetWithDocumentSchema,
   PlayerSchema,
   RegisteredWebhookSchema,
+  ReplayLinkSchema,
+  ReplaySchema,
   RevealedEntriesPageSchema,
   SettlementGameFiguresSchema,
   SettlementReportSchema,
   SpinProofSchema,
   SpinResultSchema,
+  VerifiableSpinSchema,
   WebhookSchema,
 } from "./index.js";
 
@@ -72,6 +76,15 @@ describe("the SDK's types are the records' shapes", () => {
   it("spins", () => {
     expectTypeOf<Plain<SdkSpinResult>>().toEqualTypeOf<Inferred<typeof SpinResultSchema>>();
     expectTypeOf<z.infer<typeof SpinResultSchema>>().toExtend<sdk.SpinResult>();
+  });
+
+  it("spins with their proofs, replay links and replays", () => {
+    type WithSdkHints<T extends sdk.SpinResult> = Omit<T, "presentation"> & Pick<SdkSpinResult, "presentation">;
+    expectTypeOf<Plain<WithSdkHints<sdk.VerifiableSpin>>>().toEqualTypeOf<Inferred<typeof VerifiableSpinSchema>>();
+    expectTypeOf<Plain<WithSdkHints<sdk.ListedSpin>>>().toEqualTypeOf<Inferred<typeof ListedSpinSchema>>();
+    expectTypeOf<Plain<sdk.ReplayLink>>().toEqualTypeOf<Inferred<typeof ReplayLinkSchema>>();
+    type SdkReplay = Omit<sdk.Replay, "presentation"> & Pick<SdkSpinResult, "presentation">;
+    expectTypeOf<Plain<SdkReplay>>().toEqualTypeOf<Inferred<typeof ReplaySchema>>();
   });
 
   it("blocks, revealed entries and spin proofs", () => {

@@ -134,6 +134,23 @@ const envSchema = z.object({
   LARGE_WIN_THRESHOLD_USD: usdAmount.default(1000),
   /** How long after its `createdAt` a partner can void a spin (CONTRACT §13); later: 409 KS-4217. */
   VOID_WINDOW_HOURS: intIn(1, 720).default(72),
+  /**
+   * Secrets that sign replay links (CONTRACT §17), comma-separated, 32+ characters each: the first
+   * signs, every one is accepted, so a rotation puts the new one first and keeps the old one until
+   * its links have expired. Unset: one secret generated once and kept in Postgres (docs/fairness.md).
+   */
+  REPLAY_SECRETS: csvOf(z.string().min(32, "each secret needs at least 32 characters")).optional(),
+  /** Replay page and JSON requests per minute, per client address (CONTRACT §17). */
+  REPLAY_RATE_LIMIT_PER_MINUTE: intIn(1, 1_000_000).default(60),
+  /**
+   * The address players and partners reach this deployment at (`https://outcomes.example.com`),
+   * which replay links start with. Unset: the address the request for the link was sent to.
+   */
+  PUBLIC_BASE_URL: z
+    .url()
+    .refine((url) => /^https?:\/\//.test(url), "must be an http(s) address")
+    .transform((url) => url.replace(/\/+$/, ""))
+    .optional(),
   /** Daily settlement generation (UTC) for the previous UTC day. */
   SETTLEMENT_CRON: z.string().min(1).default("0 2 * * *"),
   /** Key-expiry notice sweep (UTC). */

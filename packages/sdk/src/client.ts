@@ -2,6 +2,7 @@ import { type FetchLike, type RetryPolicy, Transport } from "./transport.js";
 import type {
   Block,
   CreatedWebhook,
+  CreateReplayLinkInput,
   Delivery,
   EventLogPage,
   EventLogQuery,
@@ -9,15 +10,19 @@ import type {
   FreeRoundPlayer,
   Game,
   GrantFreeRoundsInput,
+  ListedSpin,
   PageInfo,
   PageRequest,
   ParSheet,
   ParSheetDocument,
   ParSheetWithDocument,
   Player,
+  PlayerSpinsQuery,
   RecoverWebhookInput,
   RegisterGameInput,
   RegisterWebhookInput,
+  Replay,
+  ReplayLink,
   RevealedEntries,
   RevealedEntriesPage,
   RevealedEntry,
@@ -29,6 +34,7 @@ import type {
   SpinResult,
   UpdateGameInput,
   UpdateWebhookInput,
+  VerifiableSpin,
   VoidSpinInput,
   Webhook,
   WebhookEvent,
@@ -157,8 +163,17 @@ export class PartnerClient {
 
   readonly players = {
     get: (playerId: string) => this.get<Player>(`/players/${segment(playerId)}`),
-    spins: (playerId: string, page?: PageRequest) =>
-      this.get<{ spins: SpinResult[] } & PageInfo>(`/players/${segment(playerId)}/spins`, pageQuery(page)),
+    /**
+     * A page of the player's spins, newest first (the last game and the nine before it: `{ limit: 10 }`).
+     * `include: "proof"` adds each spin's proof and block (`verifySpinProof(spin, spin.proof, spin.block)`),
+     * `replayLinks: true` a `replayUrl`; one request either way.
+     */
+    spins: (playerId: string, query: PlayerSpinsQuery = {}) =>
+      this.get<{ spins: ListedSpin[] } & PageInfo>(`/players/${segment(playerId)}/spins`, {
+        ...pageQuery(query),
+        include: query.include,
+        replayLinks: query.replayLinks ? "true" : undefined,
+      }),
   };
 
   /** Free rounds (docs/free-rounds.md): spin one with `spin({ gameId, playerId, freeRoundsId })`. */
@@ -263,9 +278,26 @@ export class PartnerClient {
     }
   }
 
-  /** A spin as it was first answered, with its void if it was voided (game recall). */
-  getSpin(spinId: string): Promise<SpinResult> {
-    return this.get<SpinResult>(`/spins/${segment(spinId)}`);
+  /**
+   * A spin as it was first answered, with its void if it was voided (game recall). With
+   * `include: "proof"` also its proof and block: `verifySpinProof(spin, spin.proof, spin.block)`.
+   */
+  getSpin(spinId: string, options: { include?: "proof" } = {}): Promise<VerifiableSpin> {
+    return this.get<VerifiableSpin>(`/spins/${segment(spinId)}`, { include: options.include });
+  }
+
+  /**
+   * A replay link of the spin: a page anyone can open (a player, support, a regulator; no API key)
+   * with the spin as played and its proof checked by the browser; `${url}.json` is its data. The
+   * link lasts `expiresInHours` (1..2160, default 168). Making one changes nothing, so it is retried.
+   */
+  createReplayLink(spinId: string, input: CreateReplayLinkInput = {}): Promise<ReplayLink> {
+    return this.transport.request<ReplayLink>({
+      method: "POST",
+      path: `${PREFIX}/spins/${segment(spinId)}/replay-link`,
+      body: input,
+      safety: "idempotent",
+    });
   }
 
   /**
@@ -279,6 +311,19 @@ export class PartnerClient {
       method: "POST",
       path: `${PREFIX}/spins/${segment(spinId)}/void`,
       body: input,
+      safety: "idempotent",
+    });
+  }
+
+  /**
+   * A replay link's data (what its page shows, with the proof and block), by the link's URL or token.
+   * It needs no key: a player's browser can fetch `${url}.json` itself (it answers any origin).
+   */
+  getReplay(urlOrToken: string): Promise<Replay> {
+    const token = urlOrToken.slice(urlOrToken.lastIndexOf("/") + 1);
+    return this.transport.request<Replay>({
+      method: "GET",
+      path: `/replay/${segment(token)}.json`,
       safety: "idempotent",
     });
   }

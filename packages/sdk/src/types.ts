@@ -227,6 +227,62 @@ export interface SpinProof {
   treeSize: number;
 }
 
+/**
+ * A spin with what checking it needs (`getSpin(spinId, { include: "proof" })` and the player's list
+ * with `include: "proof"`): `verifySpinProof(spin, spin.proof, spin.block)`, no other request.
+ */
+export interface VerifiableSpin extends SpinResult {
+  /** With `include: "proof"`: the inclusion proof; null for a forced spin or one whose block predates fairness. */
+  proof?: SpinProof | null;
+  /** With `include: "proof"`: the spin's block (its commitments; `seed` once revealed); null when `proof` is. */
+  block?: Block | null;
+}
+
+/** A spin of a player's list: with `include: "proof"` its proof and block, with `replayLinks: true` a replay link. */
+export interface ListedSpin extends VerifiableSpin {
+  /** A replay link with the default expiry (168 hours). */
+  replayUrl?: string;
+}
+
+/** A page of a player's spins: `page`/`limit`, plus what to add to each spin. */
+export interface PlayerSpinsQuery extends PageRequest {
+  include?: "proof";
+  replayLinks?: boolean;
+}
+
+export interface CreateReplayLinkInput {
+  /** 1..2160 hours (90 days); default 168 (7 days). */
+  expiresInHours?: number;
+}
+
+/** A replay link: a page anyone can open (no API key), the spin as played and its proof checked in the browser. */
+export interface ReplayLink {
+  /** The page; `${url}.json` is its data (`Replay`), fetchable from any origin. */
+  url: string;
+  /** After this the link answers 404, as an unknown one. */
+  expiresAt: string;
+}
+
+/** A replay link's data (`GET ${url}.json`): the spin as its page shows it, no player id, with its proof and block. */
+export interface Replay {
+  spinId: string;
+  environment: Environment;
+  game: { gameId: number; name: string; symbols: { id: string; name: string }[] };
+  createdAt: string;
+  wagerUsd: number;
+  outcome: SpinResult["outcome"];
+  presentation: SpinResult["presentation"];
+  balance: SpinResult["balance"];
+  forced: boolean;
+  /** A free round: the partner paid the wager. */
+  freeRound: boolean;
+  voided: SpinVoid | null;
+  fairness: SpinFairness | null;
+  proof: SpinProof | null;
+  block: Block | null;
+  expiresAt: string;
+}
+
 /** `cancelled` once cancelled, else `expired` from `expiresAt` on, else `active`: as of the answer. */
 export type FreeRoundStatus = "active" | "expired" | "cancelled";
 

@@ -1,5 +1,6 @@
-import { existsSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 
 /** Debian's Chromium (`apt-get install -y chromium`): playwright-core drives it, no browser download. */
 export const CHROMIUM_PATH = "/usr/bin/chromium";
@@ -25,7 +26,7 @@ export interface OfflineBrowser {
  */
 export async function openOffline(
   origin: string,
-  options: { httpCredentials?: { username: string; password: string } } = {},
+  options: Pick<BrowserContextOptions, "httpCredentials" | "viewport" | "javaScriptEnabled" | "timezoneId"> = {},
 ): Promise<OfflineBrowser> {
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
@@ -68,4 +69,37 @@ export function iconStatus(page: Page): Promise<number> {
     const link = document.querySelector('link[rel~="icon"]');
     return (await fetch(link ? link.href : "/favicon.ico", { credentials: "include" })).status;
   })()`);
+}
+
+/** A rule axe-core found broken on the page, and where. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * What axe-core (Deque's accessibility engine) finds against WCAG 2.1 A and AA on the page as it is.
+ * The engine is evaluated over the DevTools protocol, which no Content-Security-Policy of the page
+ * refuses, and it reads only the page.
+ */
+export async function wcagViolations(page: Page): Promise<AxeViolation[]> {
+  const engine = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  await page.evaluate(engine);
+  return page.evaluate(async () => {
+    const page = globalThis as unknown as {
+      axe: { run: (context: unknown, options: unknown) => Promise<any> };
+      document: unknown;
+    };
+    const results = await page.axe.run(page.document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+    });
+    return results.violations.map((violation: any) => ({
+      id: violation.id,
+      impact: violation.impact ?? null,
+      help: violation.help,
+      targets: violation.nodes.map((node: any) => String(node.target)),
+    }));
+  });
 }

@@ -1,13 +1,14 @@
 /**
  * GCRA (generic cell rate algorithm) as a Lua function, on Redis's clock so every API process
- * agrees. A bucket of `limit` requests refills evenly over one second; unlike fixed windows it never
- * lets twice the limit through at a window edge. Returns allowed (1/0), remaining, resetMs and
- * retryAfterMs; `now` is Redis's TIME in µs, read once per script.
+ * agrees. A bucket of `limit` requests refills evenly over its window (`window` µs, one second when
+ * nil), so the whole allowance can be used at once and then one request per window / limit; unlike
+ * fixed windows it never lets twice the limit through at a window edge. Returns allowed (1/0),
+ * remaining, resetMs and retryAfterMs; `now` is Redis's TIME in µs, read once per script.
  */
 export const GCRA_FUNCTION = `
-local function gcra(key, limit, now)
-  local interval = 1000000 / limit
-  local burst = 1000000
+local function gcra(key, limit, now, window)
+  local burst = window or 1000000
+  local interval = burst / limit
   local tat = tonumber(redis.call('GET', key) or now)
   if tat < now then tat = now end
   local newTat = tat + interval

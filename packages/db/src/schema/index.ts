@@ -10,6 +10,7 @@ export * from "./partners.js";
 export * from "./players.js";
 export * from "./pool-cycles.js";
 export * from "./release-rollouts.js";
+export * from "./service-secrets.js";
 export * from "./settlement-reports.js";
 export * from "./spin-rollups.js";
 export * from "./spin-voids.js";

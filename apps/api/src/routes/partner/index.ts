@@ -7,6 +7,7 @@ import { freeRoundsRouter } from "./free-rounds.js";
 import { gamesRouter } from "./games.js";
 import { parSheetsRouter } from "./par-sheets.js";
 import { playersRouter } from "./players.js";
+import { replayLinksRouter } from "./replay-links.js";
 import { settlementsRouter } from "./settlements.js";
 import { spinRecallRouter } from "./spin-recall.js";
 import { spinsRouter } from "./spins.js";
@@ -21,6 +22,7 @@ export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
     parSheetsRouter,
     spinsRouter,
     spinRecallRouter,
+    replayLinksRouter,
     blocksRouter,
     playersRouter,
     webhooksRouter,

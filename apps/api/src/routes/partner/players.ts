@@ -1,19 +1,22 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorCode, ServiceError } from "@outcomes/core";
 import { type Database, findListedPlayer, findPlayer, listPlayerSpins } from "@outcomes/db";
-import { PlayerSchema, presentPlayer, presentStoredSpin, SpinResultSchema } from "@outcomes/records";
+import { ListedSpinSchema, PlayerSchema, presentPlayer, presentStoredSpin } from "@outcomes/records";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context.js";
 import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { PageQuery, pageFields, pageSchema, pageWindow } from "../paged-list.js";
 import { PLAYER_ID_PATTERN } from "./spin-json.js";
+import { askedViews, includeProof, replayLinksParam, withViews } from "./spin-views.js";
 
 const PlayerParams = z.object({
   playerId: z.string().openapi({ param: { name: "playerId", in: "path" }, example: "player-42" }),
 });
 
-const PlayerSpins = pageSchema("PlayerSpins", "spins", SpinResultSchema);
+const PlayerSpins = pageSchema("PlayerSpins", "spins", ListedSpinSchema);
+
+const PlayerSpinsQuery = PageQuery.extend({ include: includeProof, replayLinks: replayLinksParam });
 
 const getPlayerRoute = createRoute({
   method: "get",
@@ -35,7 +38,13 @@ const listSpinsRoute = createRoute({
   operationId: "listPlayerSpins",
   tags: ["Players"],
   summary: "List a player's spins, newest first",
-  request: { params: PlayerParams, query: PageQuery },
+  description:
+    "A page of the player's spins, each as the spin endpoint answered it, voided ones too. The last game and the " +
+    "nine before it (AGCO 13.1) are the first page with `limit=10`. `?replayLinks=true` adds a `replayUrl` to " +
+    "each (a replay page: the spin as played, its proof checked in the browser); `?include=proof` adds each " +
+    "spin's `proof` and `block`, so a verifier checks a page of spins with one request, counted once by the rate " +
+    "limit. Both are available once `release finish` has run for release 3 (until then they are ignored).",
+  request: { params: PlayerParams, query: PlayerSpinsQuery },
   responses: {
     200: jsonResponse(PlayerSpins, "One page of spins, each as the spin endpoint answered it"),
     ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.PlayerNotFound),
@@ -65,9 +74,10 @@ export const playersRouter = createRouter()
     const { deps } = c.var;
     // The player is found on the primary (a spin may have just created it); its spins are a listing.
     const rows = await listPlayerSpins(deps.readDb, player, pageWindow(page));
+    const spins = rows.map((row) => presentStoredSpin(row, player.externalId));
     return c.json(
       {
-        spins: rows.map((row) => presentStoredSpin(row, player.externalId)),
+        spins: await withViews(c, deps.readDb, spins, await askedViews(c, page)),
         // The total is kept in step with the spins table: `totalSpins` is written by the same statement as
         // the spins, and voided spins, which it no longer counts, are still listed (counted with it).
         ...pageFields(page, player.totalSpins + player.voidedSpins),

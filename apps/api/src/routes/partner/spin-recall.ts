@@ -1,10 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { couldBeId, ErrorCode, ServiceError } from "@outcomes/core";
 import { findSpinVoid, requireOwnSpin } from "@outcomes/db";
-import { presentStoredSpin, presentVoid, type SpinResultBody, SpinResultSchema } from "@outcomes/records";
+import {
+  presentStoredSpin,
+  presentVoid,
+  type SpinResultBody,
+  SpinResultSchema,
+  VerifiableSpinSchema,
+} from "@outcomes/records";
 import type { AppDeps } from "../../context.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { askedViews, includeProof, withViews } from "./spin-views.js";
 
 // Game recall and voids (CONTRACT §13, docs/spins.md "Voids and recall"): parse, call the void
 // service (voids/void-service.ts), present.
@@ -53,17 +60,23 @@ spinRecallRouter.openapi(
     summary: "Get a spin as it was first answered (game recall)",
     description:
       "The spin result exactly as `POST /spins` first answered it (outcome, presentation, the balance after it), " +
-      "plus `voided`. Another partner's or environment's spin, or an unknown id: 404 KS-4215.",
-    request: { params: SpinParams },
+      "plus `voided`. With `?include=proof` also its inclusion `proof` and its `block`: one request (counted once " +
+      "by the rate limit) gives a verifier all `verifySpinProof` needs (available once `release finish` has run " +
+      "for release 3; until then the parameter is ignored). Another partner's or environment's spin, or an " +
+      "unknown id: 404 KS-4215.",
+    request: { params: SpinParams, query: z.object({ include: includeProof }) },
     responses: {
-      200: jsonResponse(SpinResultSchema, "The spin"),
-      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.NotFound),
+      200: jsonResponse(VerifiableSpinSchema, "The spin (with `?include=proof`: its proof and block)"),
+      ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.NotFound),
     },
   }),
   async (c) => {
     const spinId = ownSpinId(c.req.valid("param").spinId);
-    const found = await requireOwnSpin(c.var.deps.db, c.var.partner, spinId);
-    return c.json(presentStoredSpin(found, found.externalPlayerId), 200);
+    const { db } = c.var.deps;
+    const found = await requireOwnSpin(db, c.var.partner, spinId);
+    const views = await askedViews(c, c.req.valid("query"));
+    const [spin] = await withViews(c, db, [presentStoredSpin(found, found.externalPlayerId)], views);
+    return c.json(spin, 200);
   },
 );
 
