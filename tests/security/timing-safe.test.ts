@@ -97,7 +97,7 @@ const ALLOWED_COMPARISONS: Array<{ file: string; text: string; why: string }> = 
     why: "a replay token against its own bytes re-encoded (one spelling per token): both sides are the caller's text; the MAC is compared with timingSafeEqual",
   },
   {
-    file: "apps/api/src/spins/idempotency.ts",
+    file: "apps/api/src/idempotency.ts",
     text: "record.requestHash !== request.hash",
     why: "hashes of request bodies the caller sent itself, to tell a replay from another request",
   },

@@ -48,11 +48,14 @@ async function expectValid(document: unknown) {
 }
 
 type Operation = { responses: Record<string, unknown>; requestBody?: unknown; security?: unknown[] };
+const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
+/** Every operation of a document (a path item's other fields, e.g. its `servers`, left out). */
 function operations(document: any): Array<[string, string, Operation]> {
   return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-    Object.entries(item as Record<string, Operation>).map(
-      ([method, op]) => [path, method, op] as [string, string, Operation],
-    ),
+    Object.entries(item as Record<string, Operation>)
+      .filter(([method]) => METHODS.has(method))
+      .map(([method, op]) => [path, method, op] as [string, string, Operation]),
   );
 }
 

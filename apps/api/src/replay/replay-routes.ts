@@ -147,7 +147,7 @@ export function describeReplayRoutes(router: OpenAPIHono<AppEnv>) {
       responses: {
         200: { description: "The page", content: { "text/html": { schema: z.string() } } },
         404: {
-          description: "The same page for every link that opens nothing",
+          description: `The same page for every link that opens nothing. ${(errors[404] as { description: string }).description}`,
           content: { "text/html": { schema: z.string() } },
         },
         429: errors[429] as never,
