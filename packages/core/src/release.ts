@@ -45,8 +45,9 @@ export const RELEASE_GATES = {
     addedIn: 3,
     deleteIn: 4,
     why:
-      "Idempotency-Key on POST /games and POST /par-sheets: release 2 ignores the header (a retry it answers " +
-      "registers a second sheet, or KS-4108 for a game), so until then release 3 ignores it too",
+      "Idempotency-Key on POST /games, /par-sheets, /webhooks and /spins/{spinId}/replay-link: release 2 ignores " +
+      "the header (a retry it answers registers a second sheet or webhook, or KS-4108 for a game), so until then " +
+      "release 3 ignores it too",
   },
   "replay-pages": {
     addedIn: 3,

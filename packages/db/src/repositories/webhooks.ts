@@ -20,7 +20,7 @@ export function newWebhookSecret(): string {
 }
 
 export async function createWebhook(
-  db: Database,
+  db: Executor,
   owner: WebhookOwner,
   input: { url: string; events: EventType[]; rateLimitPerSecond?: number | undefined },
 ): Promise<WebhookRecord> {

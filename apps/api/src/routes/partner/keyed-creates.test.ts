@@ -1,6 +1,7 @@
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { games, idempotencyKeys, parSheets } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { addBlock, createGame } from "@outcomes/testkit/spin-path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -159,6 +160,54 @@ describe("POST /par-sheets with Idempotency-Key", () => {
     const right = await post(api, "/par-sheets", apiKey, SAMPLE_PAR_SHEET, "sheet-3");
     expect(right.status).toBe(201);
     expect(await sheetsOf(api, partnerId)).toHaveLength(1);
+  });
+});
+
+describe("POST /webhooks and POST /spins/{spinId}/replay-link with Idempotency-Key", () => {
+  it("registers one webhook per key, answering a repeat (events in another order) with it and its secret", async () => {
+    const { partnerId, apiKey } = await api.createPartner();
+    const url = "https://hooks.partner.test/outcomes";
+    const first = await post(
+      api,
+      "/webhooks",
+      apiKey,
+      { url, events: ["spin.large_win", "block.low_reserve"] },
+      "hook",
+    );
+    expect(first.status).toBe(201);
+    const repeats = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        post(api, "/webhooks", apiKey, { url, events: ["block.low_reserve", "spin.large_win"] }, "hook"),
+      ),
+    );
+    for (const repeat of repeats) {
+      expect([repeat.status, repeat.headers.get("idempotent-replayed")]).toEqual([201, "true"]);
+      expect(repeat.body).toEqual(first.body);
+    }
+    expect(first.body.secret).toMatch(/^whsec_/);
+    expectOtherRequest(
+      await post(api, "/webhooks", apiKey, { url: `${url}/other`, events: ["spin.large_win"] }, "hook"),
+    );
+    const listed = await api.request("/api/partner/v1/webhooks", { apiKey });
+    expect(listed.body.webhooks.map((hook: { id: string }) => hook.id)).toEqual([first.body.id]);
+    expect(await recordsOf(partnerId, "hook")).toHaveLength(1);
+  });
+
+  it("answers a repeated replay link request with the first link", async () => {
+    const { apiKey, partnerId } = await api.createPartner();
+    const game = await createGame(api, partnerId);
+    await addBlock(api, game.gameId, [["T0", 0]]);
+    const spun = await api.request("/api/partner/v1/spins", {
+      method: "POST",
+      apiKey,
+      json: { gameId: game.gameId, playerId: "p-1", wagerUsd: 1 },
+    });
+    const path = `/spins/${spun.body.spinId}/replay-link`;
+    const first = await post(api, path, apiKey, { expiresInHours: 24 }, "link");
+    const repeat = await post(api, path, apiKey, { expiresInHours: 24 }, "link");
+    expect([first.status, repeat.status, repeat.headers.get("idempotent-replayed")]).toEqual([201, 201, "true"]);
+    expect(repeat.body).toEqual(first.body);
+    expectOtherRequest(await post(api, path, apiKey, { expiresInHours: 48 }, "link"));
   });
 });
 

@@ -2,9 +2,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { couldBeId, ErrorCode, ServiceError } from "@outcomes/core";
 import { REPLAY_LINK_DEFAULT_HOURS, REPLAY_LINK_MAX_HOURS, requireOwnSpin } from "@outcomes/db";
 import { ReplayLinkSchema } from "@outcomes/records";
+import { keyedRequest } from "../../idempotency.js";
 import { gated } from "../../middleware/gated.js";
 import { errorResponses, jsonResponse, optionalJsonBody, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { createKeyOf, gatedKeyHeader, markReplay } from "../keyed-create.js";
 import { publicBaseUrl } from "./spin-views.js";
 
 // Replay links (CONTRACT §17, docs/fairness.md "Replay pages"): a signed link per spin to a page
@@ -45,9 +47,14 @@ replayLinksRouter.openapi(
       "revealed). The page shows no player id and nothing of your account; the token is signed and encrypted, so " +
       "it cannot be guessed, altered or read. Add `.json` to the URL for the same facts and the proof. An expired " +
       "link answers 404, as an unknown one. Available once `release finish` has run for release 3 (until then 404). " +
-      "Another partner's or environment's spin, or an unknown id: 404 KS-4215.",
+      "Another partner's or environment's spin, or an unknown id: 404 KS-4215. With `Idempotency-Key` (kept 24 h) " +
+      "a repeat of the same request answers the first link (`Idempotent-Replayed: true`).",
     middleware: [gated("replay-pages")],
-    request: { params: SpinParams, body: optionalJsonBody(ReplayLinkBody, { expiresInHours: 24 }) },
+    request: {
+      params: SpinParams,
+      headers: gatedKeyHeader("replay link"),
+      body: optionalJsonBody(ReplayLinkBody, { expiresInHours: 24 }),
+    },
     responses: {
       201: jsonResponse(ReplayLinkSchema, "The link and when it stops working"),
       ...errorResponses(
@@ -62,9 +69,19 @@ replayLinksRouter.openapi(
     const { spinId } = c.req.valid("param");
     if (!couldBeId(spinId)) throw new ServiceError(ErrorCode.NotFound, { message: "Spin not found" });
     const hours = c.req.valid("json").expiresInHours;
-    const { deps } = c.var;
-    await requireOwnSpin(deps.db, c.var.partner, spinId);
-    const link = await deps.replayLinks.link(spinId, { baseUrl: publicBaseUrl(c), hours });
-    return c.json({ url: link.url, expiresAt: link.expiresAt.toISOString() }, 201);
+    const { deps, partner } = c.var;
+    const key = await createKeyOf(c, "replay link", "keyed-creates");
+    const created = await deps.creates.createOnce({
+      key: keyedRequest(partner, key, { route: "POST /spins/{spinId}/replay-link", spinId, hours: hours ?? "default" }),
+      admit: async () => {
+        await requireOwnSpin(deps.db, partner, spinId);
+        // A link is signed, not stored: the transaction holds only the key's record.
+        return async () => deps.replayLinks.link(spinId, { baseUrl: publicBaseUrl(c), hours });
+      },
+      present: (link) => ({ url: link.url, expiresAt: link.expiresAt.toISOString() }),
+      replay: (stored) => ReplayLinkSchema.parse(stored),
+    });
+    markReplay(c, created);
+    return c.json(created.body, 201);
   },
 );

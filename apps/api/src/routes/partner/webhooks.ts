@@ -2,9 +2,11 @@ import { createRoute } from "@hono/zod-openapi";
 import { ErrorCode } from "@outcomes/core";
 import { createWebhook, deleteWebhook, enableWebhook, listWebhooks, updateWebhook } from "@outcomes/db";
 import { presentRegisteredWebhook, presentWebhook, RegisteredWebhookSchema, WebhookSchema } from "@outcomes/records";
+import { keyedRequest } from "../../idempotency.js";
 import { gated } from "../../middleware/gated.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
+import { createKeyOf, gatedKeyHeader, markReplay } from "../keyed-create.js";
 import { pagedListRoute } from "../paged-list.js";
 import {
   assertWebhookUrl,
@@ -32,8 +34,12 @@ webhooksRouter.openapi(
     description:
       "The `secret` is returned here only, once. Deliveries are signed with it (X-Service-Signature " +
       "and the Standard Webhooks webhook-signature). `rateLimitPerSecond` and the `webhook.disabled` event " +
-      "type are available once release 3's rollout has finished (before: 400 KS-4101 / KS-4107).",
+      "type are available once release 3's rollout has finished (before: 400 KS-4101 / KS-4107). With " +
+      "`Idempotency-Key` (kept 24 h per partner and environment; once release 3's rollout has finished) a repeat " +
+      "of the same body answers the first webhook, its secret included (`Idempotent-Replayed: true`), and " +
+      "registers nothing more; another body with the key is KS-4101.",
     request: {
+      headers: gatedKeyHeader("webhook"),
       body: jsonBody(RegisterWebhookBody, {
         url: "https://hooks.example.com/outcomes",
         events: ["spin.large_win", "settlement.report_ready"],
@@ -53,10 +59,25 @@ webhooksRouter.openapi(
   async (c) => {
     const { deps, partner } = c.var;
     const body = c.req.valid("json");
-    await refuseUnreleasedFields(deps, body);
-    await assertWebhookUrl(body.url, partner.environment, deps.resolveHost, deps.env.SANDBOX_LOOPBACK_PORTS);
-    const created = await createWebhook(deps.db, partner, body);
-    return c.json(presentRegisteredWebhook(created), 201);
+    const key = await createKeyOf(c, "webhook", "keyed-creates");
+    const created = await deps.creates.createOnce({
+      // The webhook as understood: its events as a set, so their order does not make another request.
+      key: keyedRequest(partner, key, {
+        route: "POST /webhooks",
+        url: body.url,
+        events: [...body.events].sort().join(","),
+        rateLimitPerSecond: body.rateLimitPerSecond ?? "none",
+      }),
+      admit: async () => {
+        await refuseUnreleasedFields(deps, body);
+        await assertWebhookUrl(body.url, partner.environment, deps.resolveHost, deps.env.SANDBOX_LOOPBACK_PORTS);
+        return (tx) => createWebhook(tx, partner, body);
+      },
+      present: presentRegisteredWebhook,
+      replay: (stored) => RegisteredWebhookSchema.parse(stored),
+    });
+    markReplay(c, created);
+    return c.json(created.body, 201);
   },
   registrationHook,
 );
