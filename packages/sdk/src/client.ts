@@ -106,7 +106,7 @@ export class PartnerClient {
     });
   }
 
-  /** A create (game, sheet, grant), always keyed (given, or generated for the call): its retries make no second one. */
+  /** A create (game, sheet, grant, webhook), always keyed (given, or generated for the call): its retries make no second one. */
   private create<T>(path: string, body: unknown, options: CreateOptions) {
     const headers = { "Idempotency-Key": options.idempotencyKey ?? globalThis.crypto.randomUUID() };
     return this.transport.request<T>({ method: "POST", path: PREFIX + path, body, headers, safety: "idempotent" });
@@ -200,7 +200,8 @@ export class PartnerClient {
 
   readonly webhooks = {
     /** The answer holds the signing `secret`, shown only here. */
-    register: (input: RegisterWebhookInput) => this.write<CreatedWebhook>("POST", "/webhooks", input),
+    register: (input: RegisterWebhookInput, options: CreateOptions = {}) =>
+      this.create<CreatedWebhook>("/webhooks", input, options),
     /** Changes `rateLimitPerSecond` (null: no pacing). Available once release 3's rollout finished. */
     update: (webhookId: string, input: UpdateWebhookInput) =>
       this.write<Webhook>("PATCH", `/webhooks/${segment(webhookId)}`, input),

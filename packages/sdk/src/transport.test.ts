@@ -196,6 +196,15 @@ describe("retry classification", () => {
     expect(JSON.parse(String(calls[3]?.init.body)).expiresAt).toBe("2030-01-01T00:00:00.000Z");
   });
 
+  it("registers a webhook keyed, and retries it with its key after a 5xx: no second endpoint", async () => {
+    const { sdk, calls, header } = client([error(503, "KS-5001"), ok({ id: "whk_1", secret: "whsec_x" })]);
+    const input = { url: "https://hooks.partner.test/", events: ["spin.large_win" as const] };
+    await expect(sdk.webhooks.register(input)).resolves.toMatchObject({ id: "whk_1" });
+    expect(calls).toHaveLength(2);
+    expect(header(0, "idempotency-key")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(header(1, "idempotency-key")).toBe(header(0, "idempotency-key"));
+  });
+
   it("retries reads and deletes after a lost answer", async () => {
     const { sdk, calls } = client([new TypeError("socket hang up"), ok({ id: "whk_1", isActive: false })]);
     await expect(sdk.webhooks.delete("whk_1")).resolves.toMatchObject({ isActive: false });
