@@ -145,11 +145,8 @@ describe("retry classification", () => {
     await rolledBack.sdk.games.register({ parSheetId: "par_1", name: "g", maxWagerUsd: 10 });
     expect(rolledBack.calls).toHaveLength(2);
     const unknown = client([error(500, "KS-5001"), ok()]);
-    await expect(unknown.sdk.webhooks.register({ url: "https://x", events: ["spin.large_win"] })).rejects.toMatchObject(
-      {
-        errorCode: "KS-5001",
-      },
-    );
+    // A secret rotation is a write the service does not de-duplicate (each makes a new secret).
+    await expect(unknown.sdk.webhooks.rotateSecret("whk_1")).rejects.toMatchObject({ errorCode: "KS-5001" });
     expect(unknown.calls).toHaveLength(1);
     const lost = client([new TypeError("fetch failed"), ok()]);
     await expect(lost.sdk.settlements.acknowledge("2026-01-01")).rejects.toBeInstanceOf(PartnerNetworkError);
