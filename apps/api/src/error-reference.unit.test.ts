@@ -63,7 +63,8 @@ const CALLS = {
   void: (client: PartnerClient) => client.voidSpin("spn_1", { reason: "wallet refused" }),
   keyedSpin: (client: PartnerClient) => client.spin(spin, { idempotencyKey: "round-1" }),
   unkeyedSpin: (client: PartnerClient) => client.spin(spin),
-  write: (client: PartnerClient) => client.webhooks.register({ url: "https://x.example", events: ["spin.large_win"] }),
+  // A write the service does not de-duplicate: each rotation makes a new secret.
+  write: (client: PartnerClient) => client.webhooks.rotateSecret("whk_1"),
 };
 const HARMLESS = new Set(["read", "void", "keyedSpin"]);
 

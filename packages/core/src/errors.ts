@@ -143,3 +143,24 @@ export class ServiceError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
+
+/**
+ * Whether the same request may be sent again, the one retry rule every document and the SDK follow
+ * (docs/errors.md, generated from this table):
+ * - `no`: the request (or the state it meets) must change first;
+ * - `after-retry-after`: nothing was done; send it again after the `Retry-After` seconds;
+ * - `backoff`: nothing was done; send it again after an exponential backoff with jitter;
+ * - `idempotent-only`: it may have been done; repeat only a read, a request that is idempotent by
+ *   nature (a delete, a void, a cancel) or one with the same `Idempotency-Key` and body.
+ */
+export type RetryAdvice = "no" | "after-retry-after" | "backoff" | "idempotent-only";
+
+export interface ErrorGuidance {
+  /** What happened, in the caller's words. */
+  meaning: string;
+  /** For a code `POST /spins` can answer: whether the player's wager counts as taken. Absent: no spin answers it. */
+  wagerDeducted?: "no" | "unknown";
+  retry: RetryAdvice;
+  /** What the caller does about it. */
+  action: string;
+}
