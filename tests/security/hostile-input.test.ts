@@ -13,7 +13,7 @@ import { buildWorld, WORLD_ENV, type World } from "./world.js";
  * valid. Runs per route are few because each is a real HTTP request plus two state digests;
  * `FUZZ_RUNS=500` explores further (a failure prints the seed and the shrunk request).
  */
-const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 45);
+const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 25);
 
 let api: TestApi;
 let world: World;
@@ -34,8 +34,6 @@ async function keepReserve() {
 
 beforeEach(keepReserve);
 
-const _bodyRoutes = PARTNER_ROUTES.filter((route) => route.body);
-const _MiB = 1024 * 1024;
 
 describe("hostile input on every partner route", () => {
   it("covers every declared partner route", () => {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { type Environment, usdToMicros } from "@outcomes/core";
 import {
   API_CONNECTION_LIMITS,
@@ -18,6 +19,7 @@ import {
   notifyEvents,
   Producers,
   redisKeys,
+  untilReady,
 } from "@outcomes/queue";
 import { countSpin, type Env, type Logger, ShutdownManager } from "@outcomes/runtime";
 import { createApp } from "./app.js";
@@ -49,6 +51,8 @@ type Services = Omit<
 
 /** Postgres connections of one API process. */
 const DATABASE_POOL_SIZE = 10;
+/** How long a start waits for Redis before serving without it (answering KS-5003 until it is back). */
+const REDIS_WARM_UP_MS = 5_000;
 
 export interface ApiOptions {
   /**
@@ -93,6 +97,12 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     withDraws(redis);
     withGiveBack(redis);
     withWindowedGcra(redis);
+    // On a cluster a master's connection opens at its first command, and with no offline queue a
+    // command for a node still connecting is refused: the first spins of a fresh process would fail.
+    // Open them before serving; Redis down does not stop the start (spins answer KS-5003 until it is back).
+    await Promise.race([untilReady(redis), sleep(REDIS_WARM_UP_MS, undefined, { ref: false })]).catch((error: unknown) =>
+      logger.warn({ err: error }, "Redis is not ready; spins answer KS-5003 until it is"),
+    );
     const queueRedis = createWorkerRedis(env);
     shutdown.register("queue redis", () => queueRedis.quit());
     const producers = new Producers(queueRedis, env.REDIS_PREFIX);

@@ -3,11 +3,12 @@ import { ErrorCode, ServiceError } from "@outcomes/core";
 import { type Database, findListedPlayer, findPlayer, listPlayerSpins } from "@outcomes/db";
 import { ListedSpinSchema, PlayerSchema, presentPlayer, presentStoredSpin } from "@outcomes/records";
 import type { Context } from "hono";
+import type { JSONParsed } from "hono/utils/types";
 import type { AppEnv } from "../../context.js";
-import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import { errorResponses, jsonResponse, PARTNER_COMMON_ERRORS, serialisedJson } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { PageQuery, pageFields, pageSchema, pageWindow } from "../paged-list.js";
-import { PLAYER_ID_PATTERN } from "./spin-json.js";
+import { PLAYER_ID_PATTERN, serializeSpinResult } from "./spin-json.js";
 import { askedViews, includeProof, replayLinksParam, withViews } from "./spin-views.js";
 
 const PlayerParams = z.object({
@@ -75,13 +76,15 @@ export const playersRouter = createRouter()
     // The player is found on the primary (a spin may have just created it); its spins are a listing.
     const rows = await listPlayerSpins(deps.readDb, player, pageWindow(page));
     const spins = rows.map((row) => presentStoredSpin(row, player.externalId));
-    return c.json(
-      {
-        spins: await withViews(c, deps.readDb, spins, await askedViews(c, page)),
-        // The total is kept in step with the spins table: `totalSpins` is written by the same statement as
-        // the spins, and voided spins, which it no longer counts, are still listed (counted with it).
-        ...pageFields(page, player.totalSpins + player.voidedSpins),
-      },
-      200,
-    );
+    // The total is kept in step with the spins table: `totalSpins` is written by the same statement as
+    // the spins, and voided spins, which it no longer counts, are still listed (counted with it).
+    const fields = pageFields(page, player.totalSpins + player.voidedSpins);
+    const views = await askedViews(c, page);
+    if (views.proof || views.replayLinks) {
+      return c.json({ spins: await withViews(c, deps.readDb, spins, views), ...fields }, 200);
+    }
+    // The plain page, each spin written by the spin result's compiled serialiser (the same text as
+    // JSON.stringify, in about half its time: a page of 20 is most of the listing's CPU).
+    const json = `{"spins":[${spins.map(serializeSpinResult).join(",")}],${JSON.stringify(fields).slice(1)}`;
+    return serialisedJson<JSONParsed<z.infer<typeof PlayerSpins>>>(c, json);
   });
