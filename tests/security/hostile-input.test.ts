@@ -34,7 +34,6 @@ async function keepReserve() {
 
 beforeEach(keepReserve);
 
-
 describe("hostile input on every partner route", () => {
   it("covers every declared partner route", () => {
     expect(uncoveredRoutes()).toEqual({ missing: [], stale: [] });

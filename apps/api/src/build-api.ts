@@ -51,7 +51,7 @@ type Services = Omit<
 
 /** Postgres connections of one API process. */
 const DATABASE_POOL_SIZE = 10;
-/** How long a start waits for Redis before serving without it (answering KS-5003 until it is back). */
+/** How long a start waits for Redis before serving without it (spins fail as unavailable until it is back). */
 const REDIS_WARM_UP_MS = 5_000;
 
 export interface ApiOptions {
@@ -99,9 +99,9 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
     withWindowedGcra(redis);
     // On a cluster a master's connection opens at its first command, and with no offline queue a
     // command for a node still connecting is refused: the first spins of a fresh process would fail.
-    // Open them before serving; Redis down does not stop the start (spins answer KS-5003 until it is back).
-    await Promise.race([untilReady(redis), sleep(REDIS_WARM_UP_MS, undefined, { ref: false })]).catch((error: unknown) =>
-      logger.warn({ err: error }, "Redis is not ready; spins answer KS-5003 until it is"),
+    // Open them before serving; Redis down does not stop the start (spins fail as unavailable until it is back).
+    await Promise.race([untilReady(redis), sleep(REDIS_WARM_UP_MS, undefined, { ref: false })]).catch(
+      (error: unknown) => logger.warn({ err: error }, "Redis is not ready; spins fail as unavailable until it is"),
     );
     const queueRedis = createWorkerRedis(env);
     shutdown.register("queue redis", () => queueRedis.quit());
