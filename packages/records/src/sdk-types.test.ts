@@ -33,9 +33,11 @@ import type {
   WebhookSchema,
 } from "./index.js";
 
-// The SDK is published without internal dependencies, so it declares its types by hand. Each one
-// must be exactly the shape its record's schema (the one the API answers with) infers. `tsc -b`
-// (npm run typecheck) checks these; at run time the assertions do nothing.
+// The SDK is published without internal dependencies: it names its types from the wire types
+// generated from the partner OpenAPI document (`npm run sdk:types`), refining some by hand. Each one
+// must still be exactly the shape its record's schema (the one the API answers with) infers, so a
+// refinement cannot drift either. `tsc -b` (npm run typecheck) checks these; at run time the
+// assertions do nothing.
 
 /**
  * Both sides as plain object types, so that an interface that extends another, or an intersection,
