@@ -1,12 +1,20 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import { createDatabase, migrateDatabase } from "@outcomes/db";
+import { CURRENT_RELEASE } from "@outcomes/core";
+import { createDatabase, finishRollout, migrateDatabase } from "@outcomes/db";
 import { createWorkerRedis, deleteKeysUnder, redisKeys } from "@outcomes/queue";
 import postgres from "postgres";
 import { cpuOfPids, cpuSince, processCpuMs } from "./bench/cpu.js";
 import { failures, runLoad } from "./bench/load.js";
-import { createBenchGrant, createLargeWinGame, MIX_KINDS, type MixKind, mixRequest } from "./bench/mixes.js";
+import {
+  createBenchGrant,
+  createLargeWinGame,
+  MIX_KINDS,
+  type MixKind,
+  mixRequest,
+  replayPathOfASpin,
+} from "./bench/mixes.js";
 import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
 import { HISTORY_RECENT, seedBench, seedHistory } from "./bench/seed.js";
 
@@ -75,6 +83,8 @@ try {
   ).length;
   const spinsNeeded = ((rounds + 1) * bundles.length * takingOutcomes * durationMs + FILL_MS) * 8;
   const seeded = await seedBench(database.db, redis, redisKeys(prefix), { outcomes: spinsNeeded, blockSize: 10_000 });
+  // Measured as deployed once the rollout is finished: every release gate open.
+  await finishRollout(database.db, CURRENT_RELEASE);
   const largeWinGameId = await createLargeWinGame(database.db, seeded);
   const freeRoundsId = await createBenchGrant(database.db, seeded, players);
   const historyDays = Number(args["history-days"]);
@@ -94,6 +104,7 @@ try {
         LOG_LEVEL: "warn",
         RATE_LIMIT_SPINS_PER_SECOND: "1000000",
         RATE_LIMIT_REQUESTS_PER_SECOND: "1000000",
+        REPLAY_RATE_LIMIT_PER_MINUTE: "1000000",
       },
       "/readyz",
     );
@@ -101,6 +112,7 @@ try {
     apis.push({ bundle, ...api, byKind: new Map<MixKind, Figures>() });
   }
   const setup = {
+    replayPath: await replayPathOfASpin((apis[0] as (typeof apis)[number]).url, seeded.apiKey),
     apiUrl: "",
     metricsUrl: "",
     apiKey: seeded.apiKey,

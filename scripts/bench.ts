@@ -4,8 +4,17 @@ import { readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { codecOfBlockHead, parseQueueItem, presentationOf, queueItemOutcome } from "@outcomes/core";
-import { blocks, createDatabase, createGame, events, freeRoundSpins, migrateDatabase, spins } from "@outcomes/db";
+import { CURRENT_RELEASE, codecOfBlockHead, parseQueueItem, presentationOf, queueItemOutcome } from "@outcomes/core";
+import {
+  blocks,
+  createDatabase,
+  createGame,
+  events,
+  finishRollout,
+  freeRoundSpins,
+  migrateDatabase,
+  spins,
+} from "@outcomes/db";
 import { createWorkerRedis, deleteKeysUnder, type RedisClient, redisKeys } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import { and, count, eq, sql } from "drizzle-orm";
@@ -21,6 +30,7 @@ import {
   MIX_KINDS,
   type MixKind,
   mixRequest,
+  replayPathOfASpin,
   runMixRounds,
   summariseMixes,
 } from "./bench/mixes.js";
@@ -220,6 +230,8 @@ try {
   const loadAtStart = loadAverage();
   step(`seeding ${outcomes} outcomes`);
   const seeded = await seedBench(database.db, redis, keys, { outcomes, blockSize: BLOCK_SIZE });
+  // Measured as deployed once the rollout is finished: every release gate open (replay pages among them).
+  await finishRollout(database.db, CURRENT_RELEASE);
   const queuedBefore = await redis.llen(keys.outcomeQueue(seeded.game));
   const largeWinGameId = await createLargeWinGame(database.db, seeded);
   const freeRoundsId = await createBenchGrant(database.db, seeded, players);
@@ -289,6 +301,7 @@ try {
       LOG_LEVEL: "warn",
       RATE_LIMIT_SPINS_PER_SECOND: "1000000",
       RATE_LIMIT_REQUESTS_PER_SECOND: "1000000",
+      REPLAY_RATE_LIMIT_PER_MINUTE: "1000000",
       WEB_CONCURRENCY: args["web-concurrency"],
       BENCH_PROBE_FILE: probeFile,
     },
@@ -397,6 +410,7 @@ try {
   const apiPeakRss = mixesOnly ? null : peakRssNow();
 
   const mixSetup = {
+    replayPath: await replayPathOfASpin(api.url, seeded.apiKey),
     apiUrl: api.url,
     metricsUrl: api.metricsUrl,
     apiKey: seeded.apiKey,

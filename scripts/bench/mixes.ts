@@ -8,8 +8,8 @@ import type { BenchSeed } from "./seed.js";
  * What partners send besides plain spins, each kind a closed-loop run of its own with the same
  * clients, in this order every round: plain spins first (the base of the round's ratios), spins
  * with a fresh `Idempotency-Key` each, forced top-tier sandbox spins each raising a large-win event,
- * free-round spins (each uses a round of a grant in its own statement), then the reads (they list what the spins wrote): a player's spins (20 rows), the event log (100
- * rows), a game's blocks (20 rows) and `/metrics`.
+ * free-round spins (each uses a round of a grant in its own statement), then the reads (they list what the spins wrote): a player's spins (20 rows), a spin's replay
+ * page (HTML, no API key), the event log (100 rows), a game's blocks (20 rows) and `/metrics`.
  */
 export const MIX_KINDS = [
   "spins",
@@ -17,6 +17,7 @@ export const MIX_KINDS = [
   "largeWinSpins",
   "freeRoundSpins",
   "playerSpins",
+  "replayPage",
   "eventLog",
   "blocks",
   "metrics",
@@ -85,6 +86,8 @@ export interface MixSetup {
   largeWinGameId: number;
   freeRoundsId: string;
   players: number;
+  /** A replay page's path (`/replay/{token}`) of one of the seeded spins. */
+  replayPath: string;
   /** Unique to the bench run and the load: makes each keyed spin's key fresh. */
   keyPrefix: string;
 }
@@ -116,6 +119,8 @@ export function mixRequest(kind: MixKind, setup: MixSetup): RequestSpec {
     }
     case "playerSpins":
       return { ...read("/players/player-{n}/spins"), distinct: setup.players };
+    case "replayPage":
+      return { url: `${setup.apiUrl}${setup.replayPath}`, method: "GET", headers: {} };
     case "eventLog":
       return read("/events?limit=100");
     case "blocks":
@@ -235,4 +240,19 @@ export function summariseMixes(rounds: MixRound[], connections: number) {
     };
   }
   return { connections, loadAverages: rounds.map((round) => round.loadAverage), kinds };
+}
+
+/** A replay page of one of the seeded player's spins (the link made through the API, as a partner would). */
+export async function replayPathOfASpin(apiUrl: string, apiKey: string): Promise<string> {
+  const headers = { "x-api-key": apiKey, "content-type": "application/json" };
+  const listed = await fetch(`${apiUrl}/api/partner/v1/players/player-0/spins?limit=1`, { headers });
+  const [spin] = ((await listed.json()) as { spins: Array<{ spinId: string }> }).spins;
+  if (!spin) throw new Error("the seeded history has no spin of player-0 to replay");
+  const made = await fetch(`${apiUrl}/api/partner/v1/spins/${spin.spinId}/replay-link`, {
+    method: "POST",
+    headers,
+    body: "{}",
+  });
+  if (made.status !== 201) throw new Error(`replay link: ${made.status} ${await made.text()}`);
+  return new URL(((await made.json()) as { url: string }).url).pathname;
 }
