@@ -24,18 +24,14 @@ class PrebuiltRpush extends Command {
 /** Queue items: one string each (tests, small loads) or prebuilt RPUSH commands of the list (`blockRpush`). */
 export type OutcomeItems = readonly string[] | readonly RpushCommand[];
 
+/** What loading outcomes into a game's list takes: where, which items, and the sequence they reach. */
+type OutcomeLoad = [redis: RedisClient, keys: RedisKeys, game: GameOwner, items: OutcomeItems, throughSequence: number];
+
 /**
  * Loads outcomes and moves the marker in one MULTI/EXEC (atomic): optionally DEL the list (a
  * rebuild), RPUSH the items, SET the marker.
  */
-async function load(
-  redis: RedisClient,
-  keys: RedisKeys,
-  game: GameOwner,
-  items: OutcomeItems,
-  throughSequence: number,
-  replace: boolean,
-): Promise<void> {
+async function load(replace: boolean, ...[redis, keys, game, items, throughSequence]: OutcomeLoad): Promise<void> {
   const list = keys.outcomeQueue(game);
   const commands = items.every((item) => typeof item === "string")
     ? [rpushOf(list, items as readonly string[])]
@@ -73,23 +69,11 @@ export async function loadedThrough(redis: RedisClient, keys: RedisKeys, game: G
 }
 
 /** Appends outcomes (in serving order) and moves the marker to `throughSequence`, atomically. */
-export async function appendOutcomes(
-  redis: RedisClient,
-  keys: RedisKeys,
-  game: GameOwner,
-  items: OutcomeItems,
-  throughSequence: number,
-): Promise<void> {
-  await load(redis, keys, game, items, throughSequence, false);
+export async function appendOutcomes(...args: OutcomeLoad): Promise<void> {
+  await load(false, ...args);
 }
 
 /** Replaces the whole list (a rebuild from Postgres) and sets the marker, atomically. */
-export async function replaceOutcomes(
-  redis: RedisClient,
-  keys: RedisKeys,
-  game: GameOwner,
-  items: OutcomeItems,
-  throughSequence: number,
-): Promise<void> {
-  await load(redis, keys, game, items, throughSequence, true);
+export async function replaceOutcomes(...args: OutcomeLoad): Promise<void> {
+  await load(true, ...args);
 }

@@ -159,22 +159,32 @@ const readReserve = sharedReading("reserve", () => readers.reserve);
 const readQueues = sharedReading("queues", () => readers.queues);
 const readPartitions = sharedReading("partitions", () => readers.partitions);
 
-function reserveGauge(name: string, help: string, value: (row: ReserveReading) => number) {
-  const gauge: Gauge<"game_id"> = new Gauge({
-    name,
-    help,
-    labelNames: ["game_id"] as const,
+/**
+ * A gauge of shared state read at scrape time: every API process on a port reads the same value, so
+ * the gathering keeps one; reset before each reading so a row that is gone disappears from the exposition.
+ */
+function scrapedGauge<L extends string, T>(
+  config: { name: string; help: string; labelNames: readonly L[] },
+  read: () => Promise<T[]>,
+  record: (gauge: Gauge<L>, row: T) => void,
+): Gauge<L> {
+  const gauge: Gauge<L> = new Gauge({
+    ...config,
     registers,
-    // Shared state: every API process on a port reads the same value, so the gathering keeps one.
     aggregator: "first",
     async collect() {
-      const rows = await readReserve();
-      // Reset first so a game that is gone disappears from the exposition.
+      const rows = await read();
       gauge.reset();
-      for (const row of rows) gauge.set({ game_id: String(row.gameId) }, value(row));
+      for (const row of rows) record(gauge, row);
     },
   });
   return gauge;
+}
+
+function reserveGauge(name: string, help: string, value: (row: ReserveReading) => number) {
+  return scrapedGauge({ name, help, labelNames: ["game_id"] as const }, readReserve, (gauge, row) =>
+    gauge.set({ game_id: String(row.gameId) }, value(row)),
+  );
 }
 
 reserveGauge(
@@ -187,33 +197,26 @@ reserveGauge(
   "Outcomes queued for serving, by game (read at scrape time)",
   (row) => row.remainingOutcomes,
 );
-const queueJobs: Gauge<"queue" | "state"> = new Gauge({
-  name: "outcomes_queue_jobs",
-  help: "BullMQ jobs by queue and state (read at scrape time)",
-  labelNames: ["queue", "state"] as const,
-  registers,
-  aggregator: "first",
-  async collect() {
-    const rows = await readQueues();
-    queueJobs.reset();
-    for (const row of rows) {
-      for (const [state, count] of Object.entries(row.counts)) queueJobs.set({ queue: row.queue, state }, count);
-    }
+scrapedGauge(
+  {
+    name: "outcomes_queue_jobs",
+    help: "BullMQ jobs by queue and state (read at scrape time)",
+    labelNames: ["queue", "state"] as const,
   },
-});
-
-const partitionsAhead: Gauge<"table"> = new Gauge({
-  name: "outcomes_partitions_ahead_seconds",
-  help: "How far ahead of now each time-partitioned table's partitions reach (read at scrape time); the key-expiry role keeps 7 days: alert well before 0",
-  labelNames: ["table"] as const,
-  registers,
-  aggregator: "first",
-  async collect() {
-    const rows = await readPartitions();
-    partitionsAhead.reset();
-    for (const row of rows) partitionsAhead.set({ table: row.table }, row.aheadSeconds);
+  readQueues,
+  (gauge, row) => {
+    for (const [state, count] of Object.entries(row.counts)) gauge.set({ queue: row.queue, state }, count);
   },
-});
+);
+scrapedGauge(
+  {
+    name: "outcomes_partitions_ahead_seconds",
+    help: "How far ahead of now each time-partitioned table's partitions reach (read at scrape time); the key-expiry role keeps 7 days: alert well before 0",
+    labelNames: ["table"] as const,
+  },
+  readPartitions,
+  (gauge, row) => gauge.set({ table: row.table }, row.aheadSeconds),
+);
 
 /** Where the reserve gauges read from (set by the process that serves them: the API). */
 export function observeReserve(read: Reader<ReserveReading>): void {

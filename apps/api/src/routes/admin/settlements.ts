@@ -26,6 +26,15 @@ const tags = ["Operator: settlements"];
 
 export const adminSettlementsRouter = createRouter();
 
+/** What generating or reissuing a partner's report can answer besides its success (a bad body or date, an unknown partner). */
+const REPORT_COMMAND_ERRORS: ErrorCode[] = [
+  ...ADMIN_COMMON_ERRORS,
+  ErrorCode.InvalidRequest,
+  ErrorCode.RequiredFieldMissing,
+  ErrorCode.InvalidDate,
+  ErrorCode.PartnerNotFound,
+];
+
 adminSettlementsRouter.openapi(
   createRoute({
     method: "post",
@@ -45,11 +54,7 @@ adminSettlementsRouter.openapi(
     responses: {
       201: jsonResponse(SettlementReportSchema, "The report"),
       ...errorResponses(
-        ...ADMIN_COMMON_ERRORS,
-        ErrorCode.InvalidRequest,
-        ErrorCode.RequiredFieldMissing,
-        ErrorCode.InvalidDate,
-        ErrorCode.PartnerNotFound,
+        ...REPORT_COMMAND_ERRORS,
         ErrorCode.NoGamesRegistered,
         ErrorCode.ReportStatusConflict,
         ErrorCode.ReportGenerationFailed,
@@ -78,11 +83,7 @@ adminSettlementsRouter.openapi(
     responses: {
       200: jsonResponse(SettlementReportSchema, "The reissued report"),
       ...errorResponses(
-        ...ADMIN_COMMON_ERRORS,
-        ErrorCode.InvalidRequest,
-        ErrorCode.RequiredFieldMissing,
-        ErrorCode.InvalidDate,
-        ErrorCode.PartnerNotFound,
+        ...REPORT_COMMAND_ERRORS,
         ErrorCode.ReportNotFound,
         ErrorCode.ReportStatusConflict,
         ErrorCode.ReportGenerationFailed,

@@ -7,7 +7,12 @@ import type { AppDeps } from "../../context.js";
 import { errorResponses, jsonBody, jsonResponse, PARTNER_COMMON_ERRORS } from "../../openapi.js";
 import { createRouter } from "../../router.js";
 import { pagedListRoute } from "../paged-list.js";
-import { DeliveryParams, WEBHOOK_OWNERSHIP_ERRORS as OWNERSHIP_ERRORS, WebhookParams } from "./webhook-schemas.js";
+import {
+  DeliveryParams,
+  WEBHOOK_OWNERSHIP_ERRORS as OWNERSHIP_ERRORS,
+  WEBHOOK_COMMAND_ERRORS,
+  WebhookParams,
+} from "./webhook-schemas.js";
 
 /** A webhook's deliveries: the list, a redelivery, and recover after an outage (CONTRACT §4, §11). */
 
@@ -138,12 +143,7 @@ webhookDeliveriesRouter.openapi(
     request: { params: WebhookParams, body: jsonBody(RecoverBody, recoverExample) },
     responses: {
       202: jsonResponse(Recovery, "How many failed deliveries will be delivered again"),
-      ...errorResponses(
-        ...PARTNER_COMMON_ERRORS,
-        ErrorCode.InvalidRequest,
-        ErrorCode.RequiredFieldMissing,
-        ...OWNERSHIP_ERRORS,
-      ),
+      ...errorResponses(...WEBHOOK_COMMAND_ERRORS),
     },
   }),
   async (c) => {

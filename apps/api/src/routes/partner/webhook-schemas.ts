@@ -15,8 +15,17 @@ import type { Context } from "hono";
 import type { ZodError } from "zod";
 import type { AppDeps, AppEnv } from "../../context.js";
 import { formatPath, validationError } from "../../errors.js";
+import { PARTNER_COMMON_ERRORS } from "../../openapi.js";
 
 export const WEBHOOK_OWNERSHIP_ERRORS = [ErrorCode.WebhookNotFound, ErrorCode.WebhookNotOwned] as const;
+
+/** What a command on one webhook with a JSON body can answer besides its success (a bad body, a webhook not its own). */
+export const WEBHOOK_COMMAND_ERRORS: ErrorCode[] = [
+  ...PARTNER_COMMON_ERRORS,
+  ErrorCode.InvalidRequest,
+  ErrorCode.RequiredFieldMissing,
+  ...WEBHOOK_OWNERSHIP_ERRORS,
+];
 
 /** Registration waits at most this long for DNS; a host that does not answer is vetted at delivery. */
 const REGISTRATION_DNS_TIMEOUT_MS = 2000;

@@ -1,10 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorCode } from "@outcomes/core";
 import { rotateWebhookSecret } from "@outcomes/db";
 import { TimestampSchema } from "@outcomes/records";
-import { errorResponses, jsonResponse, optionalJsonBody, PARTNER_COMMON_ERRORS } from "../../openapi.js";
+import { errorResponses, jsonResponse, optionalJsonBody } from "../../openapi.js";
 import { createRouter } from "../../router.js";
-import { WEBHOOK_OWNERSHIP_ERRORS as OWNERSHIP_ERRORS, WebhookParams } from "./webhook-schemas.js";
+import { WEBHOOK_COMMAND_ERRORS, WebhookParams } from "./webhook-schemas.js";
 
 /** A webhook's signing secret, rotated with an overlap (CONTRACT §11). */
 
@@ -61,12 +60,7 @@ webhookSecretsRouter.openapi(
     },
     responses: {
       200: jsonResponse(RotatedSecret, "The new secret"),
-      ...errorResponses(
-        ...PARTNER_COMMON_ERRORS,
-        ErrorCode.InvalidRequest,
-        ErrorCode.RequiredFieldMissing,
-        ...OWNERSHIP_ERRORS,
-      ),
+      ...errorResponses(...WEBHOOK_COMMAND_ERRORS),
     },
   }),
   async (c) => {

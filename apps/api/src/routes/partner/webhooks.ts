@@ -15,6 +15,7 @@ import {
   refuseUnreleasedFields,
   registrationHook,
   UpdateWebhookBody,
+  WEBHOOK_COMMAND_ERRORS,
   WebhookParams,
 } from "./webhook-schemas.js";
 
@@ -128,12 +129,7 @@ webhooksRouter.openapi(
     request: { params: WebhookParams, body: jsonBody(UpdateWebhookBody, { rateLimitPerSecond: 50 }) },
     responses: {
       200: jsonResponse(WebhookSchema, "The webhook"),
-      ...errorResponses(
-        ...PARTNER_COMMON_ERRORS,
-        ErrorCode.InvalidRequest,
-        ErrorCode.RequiredFieldMissing,
-        ...OWNERSHIP_ERRORS,
-      ),
+      ...errorResponses(...WEBHOOK_COMMAND_ERRORS),
     },
   }),
   async (c) => {
