@@ -26,6 +26,15 @@ export function createRouter() {
   return router;
 }
 
+/** Mounts route groups under one base, in the order given (the order of the OpenAPI document's paths). */
+export function mountRouters(
+  app: OpenAPIHono<AppEnv>,
+  base: string,
+  routers: readonly OpenAPIHono<AppEnv, any, any>[],
+) {
+  for (const router of routers) app.route(base, router);
+}
+
 /** A route with an optional JSON body gets `emptyBodyIsAbsent` ahead of its own middleware. */
 function emptyBodyAsAbsent<R extends RouteConfig>(route: R): R {
   if (route.request?.body?.required !== false) return route;

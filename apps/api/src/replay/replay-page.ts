@@ -233,35 +233,37 @@ export function replayPage(replay: ReplayBody, assets: PageAssets, dataPath: str
   );
 }
 
-/** The one page of every link that opens nothing: expired, altered and unknown alike. */
-export function notFoundPage(assets: PageAssets): Html {
+/** A page that says only why no replay is shown: a heading and one paragraph under the replay's header. */
+function messagePage(assets: PageAssets, page: { title: string; heading: string; message: string }): Html {
+  const { title, heading, message } = page;
   return layout(
-    "Replay not found",
+    title,
     assets,
     html`<main>
       <header class="top">
         <p class="eyebrow">Spin replay</p>
-        <h1>This replay link does not work</h1>
+        <h1>${heading}</h1>
       </header>
       <section class="card">
-        <p>It may have expired, or been copied incompletely. Ask whoever gave it to you for a new one.</p>
+        <p>${message}</p>
       </section>
     </main>`,
   );
 }
 
+/** The one page of every link that opens nothing: expired, altered and unknown alike. */
+export function notFoundPage(assets: PageAssets): Html {
+  return messagePage(assets, {
+    title: "Replay not found",
+    heading: "This replay link does not work",
+    message: "It may have expired, or been copied incompletely. Ask whoever gave it to you for a new one.",
+  });
+}
+
 export function tooManyRequestsPage(assets: PageAssets, retryAfterSeconds: number): Html {
-  return layout(
-    "Too many requests",
-    assets,
-    html`<main>
-      <header class="top">
-        <p class="eyebrow">Spin replay</p>
-        <h1>Too many requests</h1>
-      </header>
-      <section class="card">
-        <p>Too many replay pages were opened from your address. Try again in ${retryAfterSeconds} seconds.</p>
-      </section>
-    </main>`,
-  );
+  return messagePage(assets, {
+    title: "Too many requests",
+    heading: "Too many requests",
+    message: `Too many replay pages were opened from your address. Try again in ${retryAfterSeconds} seconds.`,
+  });
 }

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.js";
-import { ADMIN_BASE } from "../../router.js";
+import { ADMIN_BASE, mountRouters } from "../../router.js";
 import { apiKeysRouter } from "./api-keys.js";
 import { adminGamesRouter } from "./games.js";
 import { jobsRouter } from "./jobs.js";
@@ -13,7 +13,7 @@ import { adminWebhooksRouter } from "./webhooks.js";
 
 /** Every operator route group, mounted under /api/admin/v1 (operator token checked in app.ts). */
 export function registerAdminRoutes(app: OpenAPIHono<AppEnv>) {
-  for (const router of [
+  mountRouters(app, ADMIN_BASE, [
     partnersRouter,
     apiKeysRouter,
     maintenanceRouter,
@@ -23,6 +23,5 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>) {
     adminGamesRouter,
     releaseRouter,
     adminWebhooksRouter,
-  ] as OpenAPIHono<AppEnv>[])
-    app.route(ADMIN_BASE, router);
+  ]);
 }

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.js";
-import { PARTNER_BASE } from "../../router.js";
+import { mountRouters, PARTNER_BASE } from "../../router.js";
 import { blocksRouter } from "./blocks.js";
 import { eventsRouter } from "./events.js";
 import { freeRoundsRouter } from "./free-rounds.js";
@@ -17,7 +17,7 @@ import { webhooksRouter } from "./webhooks.js";
 
 /** Every partner route group, mounted under /api/partner/v1 (auth and rate limit are applied in app.ts). */
 export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
-  for (const router of [
+  mountRouters(app, PARTNER_BASE, [
     gamesRouter,
     parSheetsRouter,
     spinsRouter,
@@ -31,6 +31,5 @@ export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
     eventsRouter,
     settlementsRouter,
     freeRoundsRouter,
-  ] as OpenAPIHono<AppEnv>[])
-    app.route(PARTNER_BASE, router);
+  ]);
 }
