@@ -15,7 +15,8 @@ import { registerPartnerRoutes } from "./routes/partner/index.js";
  */
 
 type OpenAPIDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
-type Tag = { name: string; description: string };
+/** Each tag's name and description, in the order the document lists them. */
+type Tags = Record<string, string>;
 
 const PARTNER_DESCRIPTION = `
 Run spins, manage games, PAR sheets and webhooks, and reconcile daily settlements. Call it from your
@@ -55,55 +56,41 @@ scheduled jobs. Authenticate with \`Authorization: Bearer $ADMIN_TOKEN\`; when t
 \`/admin/queues\`.
 `.trim();
 
-const PARTNER_TAGS: Tag[] = [
-  { name: "Games", description: "Games registered from active PAR sheets" },
-  { name: "PAR sheets", description: "Upload and read PAR sheets (probability and accounting reports)" },
-  { name: "Spins", description: "Run a spin: outcome, presentation and the player's balance" },
-  { name: "Players", description: "Players are created on their first spin" },
-  {
-    name: "Free rounds",
-    description: "Grant players spins you pay for (a promotion), follow their rounds, cancel (docs/free-rounds.md)",
-  },
-  {
-    name: "Provable fairness",
-    description:
-      "Blocks' commitments (Merkle root and seed hash, published before any entry is served), each spin's " +
-      "inclusion proof, and each block's seed and entries once it is exhausted (docs/fairness.md)",
-  },
-  {
-    name: "Replay pages",
-    description:
-      "A spin as played, on a page anyone with its link can open, with its proof checked in the browser; its data " +
-      "as JSON for your own pages (docs/fairness.md)",
-  },
-  {
-    name: "Webhooks",
-    description: "Signed event notifications and their deliveries; endpoint health: disable, enable, pacing",
-  },
-  { name: "Events", description: "The event log webhooks deliver from, read in sequence order" },
-  {
-    name: "Settlements",
-    description:
-      "Daily settlement reports: provisional until the first run after their UTC day ends, then acknowledge or dispute",
-  },
-  { name: "API description", description: "This document" },
-];
+const PARTNER_TAGS: Tags = {
+  Games: "Games registered from active PAR sheets",
+  "PAR sheets": "Upload and read PAR sheets (probability and accounting reports)",
+  Spins: "Run a spin: outcome, presentation and the player's balance",
+  Players: "Players are created on their first spin",
+  "Free rounds": "Grant players spins you pay for (a promotion), follow their rounds, cancel (docs/free-rounds.md)",
+  "Provable fairness":
+    "Blocks' commitments (Merkle root and seed hash, published before any entry is served), each spin's " +
+    "inclusion proof, and each block's seed and entries once it is exhausted (docs/fairness.md)",
+  "Replay pages":
+    "A spin as played, on a page anyone with its link can open, with its proof checked in the browser; its data " +
+    "as JSON for your own pages (docs/fairness.md)",
+  Webhooks: "Signed event notifications and their deliveries; endpoint health: disable, enable, pacing",
+  Events: "The event log webhooks deliver from, read in sequence order",
+  Settlements:
+    "Daily settlement reports: provisional until the first run after their UTC day ends, then acknowledge or dispute",
+  "API description": "This document",
+};
 
-const ADMIN_TAGS: Tag[] = [
-  { name: "Operator: partners", description: "Partner accounts: create, list, deactivate, activate" },
-  { name: "Operator: API keys", description: "Issue, list, revoke and rotate partner keys" },
-  { name: "Operator: PAR sheets", description: "Approve or retire PAR sheets" },
-  { name: "Operator: games", description: "Outcome reserve of a game" },
-  { name: "Operator: settlements", description: "Generate reports and resolve disputes" },
-  { name: "Operator: maintenance", description: "Maintenance mode for the partner API" },
-  { name: "Operator: jobs", description: "Run scheduled jobs now" },
-  { name: "Operator: release", description: "This release, and the end of its rolling upgrade" },
-  { name: "Operator: webhooks", description: "Partners' webhook endpoints the service disabled" },
-  { name: "API description", description: "This document" },
-];
+const ADMIN_TAGS: Tags = {
+  "Operator: partners": "Partner accounts: create, list, deactivate, activate",
+  "Operator: API keys": "Issue, list, revoke and rotate partner keys",
+  "Operator: PAR sheets": "Approve or retire PAR sheets",
+  "Operator: games": "Outcome reserve of a game",
+  "Operator: settlements": "Generate reports and resolve disputes",
+  "Operator: maintenance": "Maintenance mode for the partner API",
+  "Operator: jobs": "Run scheduled jobs now",
+  "Operator: release": "This release, and the end of its rolling upgrade",
+  "Operator: webhooks": "Partners' webhook endpoints the service disabled",
+  "API description": "This document",
+};
 
 /** Declared tags first, then any tag a route uses that is not declared yet, so the document stays consistent. */
-function withTags(document: OpenAPIDocument, declared: Tag[]): OpenAPIDocument {
+function withTags(document: OpenAPIDocument, tags: Tags): OpenAPIDocument {
+  const declared = Object.entries(tags).map(([name, description]) => ({ name, description }));
   const used = new Set<string>();
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item ?? {})) {
@@ -161,7 +148,7 @@ function describe(
   options: {
     title: string;
     description: string;
-    tags: Tag[];
+    tags: Tags;
     scheme: { name: string; value: Record<string, string> };
     route: ReturnType<typeof documentRoute>;
   },

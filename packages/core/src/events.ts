@@ -12,6 +12,9 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** The `data` of a `webhook.disabled` event: written once, in the SDK its receivers read it with. */
+export type { WebhookDisabledData } from "@outcomes/sdk";
+
 /** Attempts per delivery: 1 initial + 4 retries (the specification's schedule). */
 export const WEBHOOK_MAX_ATTEMPTS = 5;
 

@@ -10,6 +10,16 @@ export const metricsRegistry = new Registry();
 
 const registers = [metricsRegistry];
 
+/** A counter in the process's registry. */
+function counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  return new Counter({ name, help, labelNames, registers });
+}
+
+/** A histogram in the process's registry, with its buckets. */
+function histogram(name: string, help: string, options: { buckets: number[] }): Histogram {
+  return new Histogram({ name, help, ...options, registers });
+}
+
 export const metrics = {
   httpRequestDuration: new Histogram({
     name: "outcomes_http_request_duration_seconds",
@@ -18,72 +28,47 @@ export const metrics = {
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers,
   }),
-  rateLimitRejections: new Counter({
-    name: "outcomes_rate_limit_rejections_total",
-    help: "Partner requests refused with 429, by bucket (spin, default, or unknown_key: an address past its unknown-key look-ups)",
-    labelNames: ["bucket"] as const,
-    registers,
-  }),
-  spins: new Counter({
-    name: "outcomes_spins_total",
-    help: "Committed spins by game and prize tier",
-    labelNames: ["game_id", "tier"] as const,
-    registers,
-  }),
-  wageredMicros: new Counter({
-    name: "outcomes_wagered_micros_total",
-    help: "Wagers of committed spins in micro-USD, by game",
-    labelNames: ["game_id"] as const,
-    registers,
-  }),
-  payoutMicros: new Counter({
-    name: "outcomes_payout_micros_total",
-    help: "Payouts of committed spins in micro-USD, by game",
-    labelNames: ["game_id"] as const,
-    registers,
-  }),
-  blocksGenerated: new Counter({
-    name: "outcomes_blocks_generated_total",
-    help: "Outcome blocks sealed, by game",
-    labelNames: ["game_id"] as const,
-    registers,
-  }),
-  blockOutcomesGenerated: new Counter({
-    name: "outcomes_block_outcomes_generated_total",
-    help: "Outcomes generated into sealed blocks, by game",
-    labelNames: ["game_id"] as const,
-    registers,
-  }),
-  webhookDeliveryAttempts: new Counter({
-    name: "outcomes_webhook_delivery_attempts_total",
-    help: "Webhook delivery attempts by resulting delivery status and attempt number",
-    labelNames: ["status", "attempt"] as const,
-    registers,
-  }),
-  spinBatchSize: new Histogram({
-    name: "outcomes_spin_batch_size",
-    help: "Spins per group commit",
+  rateLimitRejections: counter(
+    "outcomes_rate_limit_rejections_total",
+    "Partner requests refused with 429, by bucket (spin, default, or unknown_key: an address past its unknown-key look-ups)",
+    ["bucket"],
+  ),
+  spins: counter("outcomes_spins_total", "Committed spins by game and prize tier", ["game_id", "tier"]),
+  wageredMicros: counter("outcomes_wagered_micros_total", "Wagers of committed spins in micro-USD, by game", [
+    "game_id",
+  ]),
+  payoutMicros: counter("outcomes_payout_micros_total", "Payouts of committed spins in micro-USD, by game", [
+    "game_id",
+  ]),
+  blocksGenerated: counter("outcomes_blocks_generated_total", "Outcome blocks sealed, by game", ["game_id"]),
+  blockOutcomesGenerated: counter(
+    "outcomes_block_outcomes_generated_total",
+    "Outcomes generated into sealed blocks, by game",
+    ["game_id"],
+  ),
+  webhookDeliveryAttempts: counter(
+    "outcomes_webhook_delivery_attempts_total",
+    "Webhook delivery attempts by resulting delivery status and attempt number",
+    ["status", "attempt"],
+  ),
+  spinBatchSize: histogram("outcomes_spin_batch_size", "Spins per group commit", {
     buckets: [1, 2, 4, 8, 16, 32, 64, 128],
-    registers,
   }),
-  spinBatchSeconds: new Histogram({
-    name: "outcomes_spin_batch_seconds",
-    help: "Group commits from their flush to Postgres's answer (waiting for a pool connection included)",
-    buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    registers,
-  }),
-  spinBatchReruns: new Counter({
-    name: "outcomes_spin_batch_reruns_total",
-    help: "Group commits run again: whole, after Postgres chose them as a deadlock's victim (conflict), or in halves, after one of their spins was refused (split)",
-    labelNames: ["reason"] as const,
-    registers,
-  }),
-  collectErrors: new Counter({
-    name: "outcomes_metrics_collect_errors_total",
-    help: "Scrape-time readings that failed (the gauge is left empty for that scrape)",
-    labelNames: ["collector"] as const,
-    registers,
-  }),
+  spinBatchSeconds: histogram(
+    "outcomes_spin_batch_seconds",
+    "Group commits from their flush to Postgres's answer (waiting for a pool connection included)",
+    { buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1] },
+  ),
+  spinBatchReruns: counter(
+    "outcomes_spin_batch_reruns_total",
+    "Group commits run again: whole, after Postgres chose them as a deadlock's victim (conflict), or in halves, after one of their spins was refused (split)",
+    ["reason"],
+  ),
+  collectErrors: counter(
+    "outcomes_metrics_collect_errors_total",
+    "Scrape-time readings that failed (the gauge is left empty for that scrape)",
+    ["collector"],
+  ),
 };
 
 /** One committed spin: one call at the spin's commit. Money is integer micro-USD. */

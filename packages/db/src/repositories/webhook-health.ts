@@ -1,4 +1,4 @@
-import { ErrorCode, ServiceError, WEBHOOK_DISABLE_MIN_ATTEMPTS } from "@outcomes/core";
+import { ErrorCode, ServiceError, WEBHOOK_DISABLE_MIN_ATTEMPTS, type WebhookDisabledData } from "@outcomes/core";
 import { and, count, desc, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Database } from "../client.js";
 import { webhooks } from "../schema/webhooks.js";
@@ -53,15 +53,6 @@ export function failingTooLong(health: WebhookHealth, at: Date, disableAfterHour
     health.failedAttempts >= WEBHOOK_DISABLE_MIN_ATTEMPTS &&
     at.getTime() - health.failingSince.getTime() >= disableAfterHours * 3_600_000
   );
-}
-
-/** The `data` of a `webhook.disabled` event. */
-export interface WebhookDisabledData {
-  webhookId: string;
-  url: string;
-  disabledAt: string;
-  reason: string;
-  lastResponseStatus: number | null;
 }
 
 /**
