@@ -1,14 +1,12 @@
 import { index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { at, createdAt, environment } from "./columns.js";
-import { partners } from "./partners.js";
+import { ownerPartnerId } from "./partners.js";
 
 export const apiKeys = pgTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    partnerId: text("partner_id")
-      .notNull()
-      .references(() => partners.id),
+    partnerId: ownerPartnerId(),
     environment: environment(),
     /** SHA-256 hex of the whole key; the key itself is never stored. */
     keyHash: text("key_hash").notNull().unique(),

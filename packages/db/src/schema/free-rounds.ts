@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { check, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { at, createdAt, environment, micros } from "./columns.js";
 import { games } from "./games.js";
-import { partners } from "./partners.js";
+import { ownerPartnerId } from "./partners.js";
 
 /**
  * Free-round grants (CONTRACT §14): spins a partner gives its players at a fixed wager and pays for.
@@ -13,9 +13,7 @@ export const freeRoundGrants = pgTable(
   "free_round_grants",
   {
     id: text("id").primaryKey(),
-    partnerId: text("partner_id")
-      .notNull()
-      .references(() => partners.id),
+    partnerId: ownerPartnerId(),
     environment: environment(),
     gameId: integer("game_id")
       .notNull()

@@ -1,16 +1,14 @@
 import { boolean, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, environment, micros } from "./columns.js";
 import { parSheets } from "./par-sheets.js";
-import { partners } from "./partners.js";
+import { ownerPartnerId } from "./partners.js";
 
 export const games = pgTable(
   "games",
   {
     /** `gameConfigId` in the API. */
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    partnerId: text("partner_id")
-      .notNull()
-      .references(() => partners.id),
+    partnerId: ownerPartnerId(),
     environment: environment(),
     parSheetId: text("par_sheet_id")
       .notNull()

@@ -1,15 +1,13 @@
 import { DRAW_MODES, PAR_SHEET_STATUSES } from "@outcomes/core";
 import { doublePrecision, index, json, pgTable, text } from "drizzle-orm/pg-core";
 import { at, createdAt, environment } from "./columns.js";
-import { partners } from "./partners.js";
+import { ownerPartnerId } from "./partners.js";
 
 export const parSheets = pgTable(
   "par_sheets",
   {
     id: text("id").primaryKey(),
-    partnerId: text("partner_id")
-      .notNull()
-      .references(() => partners.id),
+    partnerId: ownerPartnerId(),
     environment: environment(),
     name: text("name").notNull(),
     version: text("version").notNull(),

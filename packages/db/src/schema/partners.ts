@@ -14,3 +14,9 @@ export const partners = pgTable("partners", {
   spinCeilingMicros: micros("spin_ceiling_micros"),
   createdAt: createdAt(),
 });
+
+/** The column of a record a partner owns: its partner, a foreign key to `partners`. */
+export const ownerPartnerId = () =>
+  text("partner_id")
+    .notNull()
+    .references(() => partners.id);

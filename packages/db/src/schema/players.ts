@@ -1,15 +1,13 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, createdAt, environment, micros } from "./columns.js";
-import { partners } from "./partners.js";
+import { ownerPartnerId } from "./partners.js";
 
 export const players = pgTable(
   "players",
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    partnerId: text("partner_id")
-      .notNull()
-      .references(() => partners.id),
+    partnerId: ownerPartnerId(),
     environment: environment(),
     /** The partner's own player id. */
     externalId: text("external_id").notNull(),

@@ -2,7 +2,7 @@ import { SETTLEMENT_STATUSES } from "@outcomes/core";
 import { sql } from "drizzle-orm";
 import { bigint, boolean, date, index, jsonb, numeric, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, createdAt, environment } from "./columns.js";
-import { partners } from "./partners.js";
+import { ownerPartnerId } from "./partners.js";
 
 /**
  * A day's amount in micro-USD: numeric, as summed (migration 0021; bigint before), so a partner-day
@@ -14,9 +14,7 @@ export const settlementReports = pgTable(
   "settlement_reports",
   {
     id: text("id").primaryKey(),
-    partnerId: text("partner_id")
-      .notNull()
-      .references(() => partners.id),
+    partnerId: ownerPartnerId(),
     environment: environment(),
     reportDate: date("report_date", { mode: "string" }).notNull(),
     status: text("status", { enum: SETTLEMENT_STATUSES }).notNull(),

@@ -3,15 +3,13 @@ import { sql } from "drizzle-orm";
 import { boolean, foreignKey, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, createdAt, environment } from "./columns.js";
 import { events } from "./events.js";
-import { partners } from "./partners.js";
+import { ownerPartnerId } from "./partners.js";
 
 export const webhooks = pgTable(
   "webhooks",
   {
     id: text("id").primaryKey(),
-    partnerId: text("partner_id")
-      .notNull()
-      .references(() => partners.id),
+    partnerId: ownerPartnerId(),
     environment: environment(),
     url: text("url").notNull(),
     events: text("events").array().notNull(),
