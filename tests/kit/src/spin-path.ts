@@ -11,7 +11,7 @@ import { apiKeys, blocks, games } from "@outcomes/db";
 import { eq, sql } from "drizzle-orm";
 import type postgres from "postgres";
 import { expect, vi } from "vitest";
-import type { TestApi } from "./api.js";
+import { startTestApi, type TestApi } from "./api.js";
 import { insertFixtureParSheet } from "./spin-rows.js";
 
 /**
@@ -39,16 +39,18 @@ export function windowFor(tier: string): string[][] {
   return [0, 1, 2].map((reel) => [`TOP${reel}`, tier === "T0" ? `MISS${reel}` : `WIN_${tier}`, `BOTTOM${reel}`]);
 }
 
+export interface FixtureGameOptions {
+  environment?: Environment;
+  minWagerUsd?: number | null;
+  maxWagerUsd?: number;
+  largeWinThresholdUsd?: number | null;
+  isActive?: boolean;
+}
+
 export async function createGame(
   api: TestApi,
   partnerId: string,
-  options: {
-    environment?: Environment;
-    minWagerUsd?: number | null;
-    maxWagerUsd?: number;
-    largeWinThresholdUsd?: number | null;
-    isActive?: boolean;
-  } = {},
+  options: FixtureGameOptions = {},
 ): Promise<FixtureGame> {
   const environment = options.environment ?? "sandbox";
   const { db } = api.database;
@@ -68,6 +70,15 @@ export async function createGame(
     .returning({ id: games.id });
   if (!game) throw new Error("game insert returned nothing");
   return { gameId: game.id, partnerId, environment };
+}
+
+/** A test API with one partner, its sandbox key and one fixture game: where most spin-path files start. */
+export async function startWithGame(
+  options: FixtureGameOptions = {},
+): Promise<{ api: TestApi; apiKey: string; game: FixtureGame }> {
+  const api = await startTestApi();
+  const partner = await api.createPartner();
+  return { api, apiKey: partner.apiKey, game: await createGame(api, partner.partnerId, options) };
 }
 
 /**

@@ -2,7 +2,7 @@ import { newId } from "@outcomes/core";
 import { freeRoundGrants, freeRoundPlayers, games } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { cliAgainst, errorCode } from "@outcomes/testkit/cli";
-import { createGame, type FixtureGame, issueKey } from "@outcomes/testkit/spin-path";
+import { createGame, type FixtureGame, issueKey, startWithGame } from "@outcomes/testkit/spin-path";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -16,10 +16,7 @@ let apiKey: string;
 let game: FixtureGame;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  const partner = await api.createPartner();
-  apiKey = partner.apiKey;
-  game = await createGame(api, partner.partnerId, { minWagerUsd: 0.1, maxWagerUsd: 100 });
+  ({ api, apiKey, game } = await startWithGame({ minWagerUsd: 0.1, maxWagerUsd: 100 }));
 });
 afterAll(async () => {
   await api?.close();

@@ -1,7 +1,7 @@
 import { newId } from "@outcomes/core";
 import { ensurePartitions, players, spins } from "@outcomes/db";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
-import { addBlock, createGame, type FixtureGame, issueKey, spin } from "@outcomes/testkit/spin-path";
+import type { TestApi } from "@outcomes/testkit/api";
+import { addBlock, type FixtureGame, issueKey, spin, startWithGame } from "@outcomes/testkit/spin-path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let api: TestApi;
@@ -10,10 +10,7 @@ let game: FixtureGame;
 const results: any[] = [];
 
 beforeAll(async () => {
-  api = await startTestApi();
-  const partner = await api.createPartner();
-  apiKey = partner.apiKey;
-  game = await createGame(api, partner.partnerId, { maxWagerUsd: 1000 });
+  ({ api, apiKey, game } = await startWithGame({ maxWagerUsd: 1000 }));
   await addBlock(api, game.gameId, [
     ["T0", 0],
     ["T1", 2],
