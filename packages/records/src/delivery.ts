@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { DELIVERY_STATUSES, ENVIRONMENTS, EVENT_TYPES, type EventType, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
+import { DELIVERY_STATUSES, EVENT_TYPES, type EventType, WEBHOOK_MAX_ATTEMPTS } from "@outcomes/core";
 import type { DeliveryRecord, DeliveryWithOwner } from "@outcomes/db";
-import { TimestampSchema } from "./fields.js";
+import { OwnerFields, TimestampSchema } from "./fields.js";
 
 /** One event's delivery to one webhook, as its partner sees it. */
 export const DeliverySchema = z
@@ -25,8 +25,7 @@ export type DeliveryView = z.infer<typeof DeliverySchema>;
 /** A delivery as operators see it (the CLI): the partner's view plus whose webhook it went to. */
 export const OperatorDeliverySchema = DeliverySchema.extend({
   webhookId: z.string(),
-  partnerId: z.string(),
-  environment: z.enum(ENVIRONMENTS),
+  ...OwnerFields,
   redeliveryOf: z.string().nullable(),
 });
 export type OperatorDeliveryView = z.infer<typeof OperatorDeliverySchema>;

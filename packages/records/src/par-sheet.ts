@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { DRAW_MODES, ENVIRONMENTS, PAR_SHEET_STATUSES } from "@outcomes/core";
+import { DRAW_MODES, PAR_SHEET_STATUSES } from "@outcomes/core";
 import type { ParSheetRecord } from "@outcomes/db";
-import { TimestampSchema } from "./fields.js";
+import { OwnerFields, TimestampSchema } from "./fields.js";
 
 export const ParSheetSchema = z
   .object({
@@ -27,10 +27,7 @@ export const ParSheetWithDocumentSchema = ParSheetSchema.extend({
 export type ParSheetWithDocumentView = z.infer<typeof ParSheetWithDocumentSchema>;
 
 /** A sheet as operators see it: the partner's view plus whose it is. */
-export const OperatorParSheetSchema = ParSheetSchema.extend({
-  partnerId: z.string(),
-  environment: z.enum(ENVIRONMENTS),
-}).openapi("OperatorParSheet");
+export const OperatorParSheetSchema = ParSheetSchema.extend(OwnerFields).openapi("OperatorParSheet");
 export type OperatorParSheetView = z.infer<typeof OperatorParSheetSchema>;
 
 export function presentParSheet(record: ParSheetRecord): ParSheetView {

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { ENVIRONMENTS, EVENT_TYPES, type EventType } from "@outcomes/core";
+import { EVENT_TYPES, type EventType } from "@outcomes/core";
 import type { WebhookRecord } from "@outcomes/db";
-import { TimestampSchema } from "./fields.js";
+import { OwnerFields, TimestampSchema } from "./fields.js";
 
 const webhookFields = {
   id: z.string().openapi({ example: "whk_0Qx3zYk1aBcDeFgHiJkLmN" }),
@@ -32,10 +32,7 @@ export const WebhookSchema = z
 export type WebhookView = z.infer<typeof WebhookSchema>;
 
 /** A webhook as operators see it: whose it is, too. */
-export const OperatorWebhookSchema = WebhookSchema.extend({
-  partnerId: z.string(),
-  environment: z.enum(ENVIRONMENTS),
-}).openapi("OperatorWebhook");
+export const OperatorWebhookSchema = WebhookSchema.extend(OwnerFields).openapi("OperatorWebhook");
 export type OperatorWebhookView = z.infer<typeof OperatorWebhookSchema>;
 
 /** The answer to registration: the only time the secret is shown. */
