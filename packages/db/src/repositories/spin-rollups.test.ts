@@ -243,6 +243,16 @@ describe("a partner whose hour passes the bigint range (CONTRACT §9)", () => {
   });
 });
 
+/** Inserts a fixture's spins, and answers the ids and times of all its spins in creation order. */
+async function insertInOrder(fixture: SpinFixture, spun: Parameters<typeof insertFixtureSpins>[2]) {
+  await insertFixtureSpins(database.db, fixture, spun);
+  return database.db
+    .select({ id: spins.id, createdAt: spins.createdAt })
+    .from(spins)
+    .where(eq(spins.partnerId, fixture.partnerId))
+    .orderBy(spins.createdAt);
+}
+
 describe("voids in the roll-ups (CONTRACT §13)", () => {
   it("sums each void into the hour it was made, whatever the spin's day, and reads sealed hours from the roll-ups", async () => {
     const voider = await createSpinFixture(database.db, { environment: "sandbox", games: 2 });
@@ -253,12 +263,7 @@ describe("voids in the roll-ups (CONTRACT §13)", () => {
       { gameId: voider.gameIds[1]!, wagerMicros: 3_000_000, payoutMicros: 0, createdAt: day("03:10:00.000") },
       { gameId: voider.gameIds[1]!, wagerMicros: 5_000_000, payoutMicros: 0, createdAt: day("03:20:00.000") },
     ];
-    await insertFixtureSpins(database.db, voider, spun);
-    const ids = await database.db
-      .select({ id: spins.id, createdAt: spins.createdAt })
-      .from(spins)
-      .where(eq(spins.partnerId, voider.partnerId))
-      .orderBy(spins.createdAt);
+    const ids = await insertInOrder(voider, spun);
     // Voids of the 10th's spin and of one of the 11th made in the 11th's 03:00 hour, one more in its open hours.
     const voidOf = (index: number, voidedAt: Date) => ({
       spinId: ids[index]!.id,
@@ -328,12 +333,7 @@ describe("free rounds in the roll-ups (CONTRACT §14)", () => {
       { gameId: granter.gameIds[0]!, wagerMicros: 3_000_000, payoutMicros: 0, createdAt: day("05:20:00.000") },
       { gameId: granter.gameIds[0]!, wagerMicros: 5_000_000, payoutMicros: 5_000_000, createdAt: day("05:30:00.000") },
     ];
-    await insertFixtureSpins(database.db, granter, spun);
-    const ids = await database.db
-      .select({ id: spins.id, createdAt: spins.createdAt })
-      .from(spins)
-      .where(eq(spins.partnerId, granter.partnerId))
-      .orderBy(spins.createdAt);
+    const ids = await insertInOrder(granter, spun);
     // The first two used free rounds of a grant at 3 USD (fixture rows: the spin path writes these with the spin).
     await database.db.insert(freeRoundSpins).values(
       [0, 1].map((index) => ({

@@ -61,13 +61,17 @@ describe("operator generation: figures", () => {
 
     const wagered = day.reduce((sum, spin) => sum + BigInt(spin.wagerMicros), 0n);
     const paid = day.reduce((sum, spin) => sum + BigInt(spin.payoutMicros), 0n);
-    expect(response.body).toMatchObject({
+    // The day's headline figures: in the report, and in its settlement.report_ready event.
+    const headline = {
       reportDate: "2026-03-14",
       status: "GENERATED",
       totalSpins: 300,
       totalWageredUsd: usd(wagered),
       totalPaidUsd: usd(paid),
       netUsd: usd(wagered - paid),
+    };
+    expect(response.body).toMatchObject({
+      ...headline,
       rtp: Number(paid) / Number(wagered),
       acknowledgedAt: null,
       disputedAt: null,
@@ -110,14 +114,7 @@ describe("operator generation: figures", () => {
     expect(event).toMatchObject({
       type: "settlement.report_ready",
       environment: "production",
-      data: {
-        reportDate: "2026-03-14",
-        status: "GENERATED",
-        totalSpins: 300,
-        totalWageredUsd: usd(wagered),
-        totalPaidUsd: usd(paid),
-        netUsd: usd(wagered - paid),
-      },
+      data: headline,
     });
     expect(event?.id).toMatch(/^evt_/);
   });
