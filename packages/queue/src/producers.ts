@@ -19,6 +19,22 @@ export class Producers {
     return this.queues[job.queue].add(name, data, { ...job.options, ...options });
   }
 
+  /** Many jobs of one name in one round trip, each payload validated, each job's options (its id, a delay) over the catalog's. */
+  async addBulk<N extends JobName>(
+    name: N,
+    jobs: ReadonlyArray<{ payload: JobPayload<N>; options: JobsOptions }>,
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    const job = JOBS[name];
+    await this.queues[job.queue].addBulk(
+      jobs.map(({ payload, options }) => ({
+        name,
+        data: job.payload.parse(payload),
+        opts: { ...job.options, ...options },
+      })),
+    );
+  }
+
   async close(): Promise<void> {
     await Promise.all(Object.values(this.queues).map((queue) => queue.close()));
   }

@@ -26,14 +26,9 @@ export async function notifyEvents(producers: Producers): Promise<void> {
  * delivery twice (a fan-out re-run, the reconciler) never sends it twice.
  */
 export async function enqueueDeliveries(producers: Producers, deliveryIds: string[]): Promise<void> {
-  if (deliveryIds.length === 0) return;
-  const job = JOBS["webhook.deliver"];
-  await producers.queues[job.queue].addBulk(
-    deliveryIds.map((deliveryId) => ({
-      name: "webhook.deliver",
-      data: job.payload.parse({ deliveryId }),
-      opts: { ...job.options, jobId: deliveryId },
-    })),
+  await producers.addBulk(
+    "webhook.deliver",
+    deliveryIds.map((deliveryId) => ({ payload: { deliveryId }, options: { jobId: deliveryId } })),
   );
 }
 
@@ -45,13 +40,11 @@ export async function enqueuePacedDeliveries(
   producers: Producers,
   turns: ReadonlyArray<{ deliveryId: string; delayMs: number }>,
 ): Promise<void> {
-  if (turns.length === 0) return;
-  const job = JOBS["webhook.deliver"];
-  await producers.queues[job.queue].addBulk(
+  await producers.addBulk(
+    "webhook.deliver",
     turns.map(({ deliveryId, delayMs }) => ({
-      name: "webhook.deliver",
-      data: job.payload.parse({ deliveryId, pacedAttempt: 1 }),
-      opts: { ...job.options, jobId: deliveryId, delay: delayMs },
+      payload: { deliveryId, pacedAttempt: 1 },
+      options: { jobId: deliveryId, delay: delayMs },
     })),
   );
 }
@@ -64,14 +57,9 @@ export async function enqueueDeliveryBatches(
   producers: Producers,
   batches: ReadonlyArray<{ batchId: string; deliveryIds: string[] }>,
 ): Promise<void> {
-  if (batches.length === 0) return;
-  const job = JOBS["webhook.deliver-batch"];
-  await producers.queues[job.queue].addBulk(
-    batches.map(({ batchId, deliveryIds }) => ({
-      name: "webhook.deliver-batch",
-      data: job.payload.parse({ deliveryIds }),
-      opts: { ...job.options, jobId: batchId },
-    })),
+  await producers.addBulk(
+    "webhook.deliver-batch",
+    batches.map(({ batchId, deliveryIds }) => ({ payload: { deliveryIds }, options: { jobId: batchId } })),
   );
 }
 
