@@ -13,8 +13,7 @@ let stack: Stack;
 let world: World;
 
 beforeAll(async () => {
-  const direct = new URL(process.env.DATABASE_URL ?? "postgres://127.0.0.1:5432");
-  proxy = await PostgresProxy.start({ host: direct.hostname, port: Number(direct.port || 5432) });
+  proxy = await PostgresProxy.beforeTestPostgres();
   ({ stack, world } = await startWorld({
     stack: { databaseUrlFor: (url) => proxy.urlFor(url) },
     worker: { name: "worker", roles: ["blocks"] },

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectLedgerIntact } from "./harness/expect-intact.js";
-import type { World } from "./harness/http.js";
+import { expiringKeyWatched, type World } from "./harness/http.js";
 import { checkLedger, checkOutcomes } from "./harness/invariants.js";
 import { SpinLoad } from "./harness/load.js";
 import { PostgresProxy } from "./harness/pg-proxy.js";
@@ -16,8 +16,7 @@ let world: World;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  const direct = new URL(process.env.DATABASE_URL ?? "postgres://127.0.0.1:5432");
-  proxy = await PostgresProxy.start({ host: direct.hostname, port: Number(direct.port || 5432) });
+  proxy = await PostgresProxy.beforeTestPostgres();
   receiver = await Receiver.start();
   ({ stack, world } = await startWorld({
     stack: { databaseUrlFor: (url) => proxy.urlFor(url) },
@@ -32,14 +31,7 @@ afterAll(async () => {
 
 describe("Postgres unreachable for 3 s under spin load (a TCP proxy cut between the processes and Postgres)", () => {
   it("fails spins without deducting, turns /readyz red and back, and the workers finish their jobs after it", async () => {
-    await stack.api.expect(201, "POST", "/api/partner/v1/webhooks", {
-      apiKey: world.apiKey,
-      json: { url: receiver.url, events: ["api_key.expiring"] },
-    });
-    const expiring = await stack.api.expect(201, "POST", `/api/admin/v1/partners/${world.partnerId}/api-keys`, {
-      admin: true,
-      json: { environment: "sandbox", expiresAt: new Date(Date.now() + 3 * 86_400_000).toISOString() },
-    });
+    const expiring = await expiringKeyWatched(stack.api, world, receiver.url);
 
     const load = new SpinLoad(stack.api, world, { clients: CLIENTS, keyedEvery: 2 }).start();
     await sleep(1_000);

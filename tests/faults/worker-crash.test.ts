@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerGame, type World, waitForReserve } from "./harness/http.js";
+import { expiringKeyWatched, registerGame, type World, waitForReserve } from "./harness/http.js";
 import { checkOutcomes, contiguous } from "./harness/invariants.js";
 import { holdTableLock, waitForLockWaiter } from "./harness/locks.js";
 import { eventually, type ServiceProcess, sleep } from "./harness/processes.js";
@@ -75,14 +75,7 @@ describe("a worker killed with SIGKILL mid-job: another worker process takes the
   });
 
   it("key-expiry sweep and webhook delivery: one notice, delivered at least once under one delivery id", async () => {
-    await stack.api.expect(201, "POST", "/api/partner/v1/webhooks", {
-      apiKey: world.apiKey,
-      json: { url: receiver.url, events: ["api_key.expiring"] },
-    });
-    const expiring = await stack.api.expect(201, "POST", `/api/admin/v1/partners/${world.partnerId}/api-keys`, {
-      admin: true,
-      json: { environment: "sandbox", expiresAt: new Date(Date.now() + 3 * 86_400_000).toISOString() },
-    });
+    const expiring = await expiringKeyWatched(stack.api, world, receiver.url);
     const slowHooks = { WEBHOOK_TIMEOUT_MS: "20000" };
 
     const sweeper = await stack.startWorker("key-expiry-a", ["key-expiry"]);

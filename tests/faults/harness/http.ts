@@ -103,6 +103,21 @@ export async function registerGame(api: ApiClient, apiKey: string, parSheetId: s
   return game.gameConfigId as number;
 }
 
+/**
+ * A webhook of the world's partner for `api_key.expiring` at `receiverUrl`, and a new key of it that
+ * expires in 3 days, so the next key-expiry sweep raises one notice; answers the issued key.
+ */
+export async function expiringKeyWatched(api: ApiClient, world: World, receiverUrl: string) {
+  await api.expect(201, "POST", "/api/partner/v1/webhooks", {
+    apiKey: world.apiKey,
+    json: { url: receiverUrl, events: ["api_key.expiring"] },
+  });
+  return api.expect(201, "POST", `/api/admin/v1/partners/${world.partnerId}/api-keys`, {
+    admin: true,
+    json: { environment: "sandbox", expiresAt: new Date(Date.now() + 3 * 86_400_000).toISOString() },
+  });
+}
+
 /** Waits until the blocks worker has filled the game's reserve to `readyBlocks` (operator reserve view). */
 export async function waitForReserve(api: ApiClient, gameId: number, readyBlocks: number, timeoutMs = 30_000) {
   return eventually(

@@ -87,6 +87,12 @@ export class PostgresProxy {
     return proxy;
   }
 
+  /** A proxy in front of the tests' Postgres (DATABASE_URL, else 127.0.0.1:5432). */
+  static async beforeTestPostgres(): Promise<PostgresProxy> {
+    const direct = new URL(process.env.DATABASE_URL ?? "postgres://127.0.0.1:5432");
+    return PostgresProxy.start({ host: direct.hostname, port: Number(direct.port || 5432) });
+  }
+
   /** The same database URL, through the proxy. */
   urlFor(databaseUrl: string): string {
     const url = new URL(databaseUrl);
