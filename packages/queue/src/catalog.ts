@@ -21,23 +21,33 @@ export const DELIVERIES_PER_BATCH = 100;
 
 const removeOld = { removeOnComplete: { age: 24 * 3600, count: 1000 }, removeOnFail: { age: 7 * 24 * 3600 } };
 
+/** Up to `attempts` runs, backing off exponentially from `delayMs`; finished jobs kept a day, failed ones a week. */
+const retried = (attempts: number, delayMs: number): JobsOptions => ({
+  attempts,
+  backoff: { type: "exponential", delay: delayMs },
+  ...removeOld,
+});
+
+/** A job run on a schedule: one attempt (the next run redoes a failed one), the last 100 finished kept. */
+const scheduled: JobsOptions = { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { age: 24 * 3600 } };
+
 export const JOBS = {
   "blocks.generate": {
     queue: "blocks",
     payload: z.object({ gameId: z.number().int().positive() }),
-    options: { attempts: 5, backoff: { type: "exponential", delay: 1000 }, ...removeOld },
+    options: retried(5, 1000),
   },
   // The reveal sweep (packages/blocks/src/reveal.ts), every few seconds: a failed run is simply
   // redone by the next one.
   "blocks.reveal": {
     queue: "blocks",
     payload: z.object({}),
-    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { age: 24 * 3600 } },
+    options: scheduled,
   },
   "events.dispatch": {
     queue: "webhooks",
     payload: z.object({ eventId: z.string().optional() }),
-    options: { attempts: 10, backoff: { type: "exponential", delay: 500 }, ...removeOld },
+    options: retried(10, 500),
   },
   "webhook.deliver": {
     queue: "webhooks",
@@ -58,7 +68,7 @@ export const JOBS = {
     queue: "webhook-batches",
     payload: z.object({ deliveryIds: z.array(z.string()).min(1).max(DELIVERIES_PER_BATCH) }),
     // A re-run claims only deliveries still without an attempt, so none is sent twice by it.
-    options: { attempts: 5, backoff: { type: "exponential", delay: 1000 }, ...removeOld },
+    options: retried(5, 1000),
   },
   // A partner's recover, run by the webhooks role a chunk per transaction from its Postgres record
   // (webhook_recoveries), which it resumes from after a crash. A queue of its own: the previous
@@ -67,7 +77,7 @@ export const JOBS = {
     queue: "webhook-recovery",
     payload: z.object({ recoveryId: z.string() }),
     // After the last attempt the reconciler queues it again: the record says it is still running.
-    options: { attempts: 8, backoff: { type: "exponential", delay: 5000 }, ...removeOld },
+    options: retried(8, 5000),
   },
   "settlement.generate": {
     queue: "settlements",
@@ -76,19 +86,19 @@ export const JOBS = {
       partnerId: z.string().optional(),
       environment: z.enum(ENVIRONMENTS).optional(),
     }),
-    options: { attempts: 5, backoff: { type: "exponential", delay: 5000 }, ...removeOld },
+    options: retried(5, 5000),
   },
   "settlement.rollup": {
     queue: "settlements",
     payload: z.object({}),
     // Runs every minute: a failed step is simply redone by the next one, and a minute's worth of
     // finished jobs is all anyone needs to look at.
-    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { age: 24 * 3600 } },
+    options: scheduled,
   },
   "key-expiry.sweep": {
     queue: "key-expiry",
     payload: z.object({}),
-    options: { attempts: 5, backoff: { type: "exponential", delay: 5000 }, ...removeOld },
+    options: retried(5, 5000),
   },
   // Housekeeping, run by the key-expiry role: makes the time partitions ahead and drops the
   // idempotency records' expired days (docs/partitioning.md).
@@ -96,7 +106,7 @@ export const JOBS = {
     queue: "key-expiry",
     payload: z.object({}),
     // A failed run is simply redone by the next tick (or an operator's trigger).
-    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { age: 24 * 3600 } },
+    options: scheduled,
   },
 } as const satisfies Record<string, { queue: QueueName; payload: z.ZodType; options: JobsOptions }>;
 
