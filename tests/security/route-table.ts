@@ -62,6 +62,14 @@ const uniqueName = () => `Game ${process.hrtime.bigint()}`;
 
 const p = (path: string) => `${PARTNER_BASE}${path}`;
 
+/** A paged list of the partner's own resources: the world's own is among its items under `field`. */
+const pagedList = (
+  path: string,
+  field: string,
+  ids: (world: World) => Array<string | number>,
+  idOf: (item: any) => string | number,
+): PartnerRoute => ({ method: "get", path: p(path), query: PAGE, foreign: { kind: "list", field, ids, idOf } });
+
 export const PARTNER_ROUTES: PartnerRoute[] = [
   {
     method: "post",
@@ -69,12 +77,12 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     body: (w) => ({ parSheetId: w.parSheetId, name: uniqueName(), minWagerUsd: 0.5, maxWagerUsd: 50 }),
     foreign: { kind: "parSheet" },
   },
-  {
-    method: "get",
-    path: p("/games"),
-    query: PAGE,
-    foreign: { kind: "list", field: "games", ids: (w) => [w.gameId], idOf: (game) => game.gameConfigId },
-  },
+  pagedList(
+    "/games",
+    "games",
+    (w) => [w.gameId],
+    (game) => game.gameConfigId,
+  ),
   { method: "get", path: p("/games/{gameId}"), params: gameParams, foreign: { kind: "game" } },
   {
     method: "patch",
@@ -123,12 +131,12 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     body: () => SAMPLE_PAR_SHEET,
     foreign: { kind: "create", listPath: p("/par-sheets"), field: "parSheets" },
   },
-  {
-    method: "get",
-    path: p("/par-sheets"),
-    query: PAGE,
-    foreign: { kind: "list", field: "parSheets", ids: (w) => [w.parSheetId], idOf: (sheet) => sheet.id },
-  },
+  pagedList(
+    "/par-sheets",
+    "parSheets",
+    (w) => [w.parSheetId],
+    (sheet) => sheet.id,
+  ),
   {
     method: "get",
     path: p("/par-sheets/{parSheetId}"),
@@ -155,12 +163,12 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     body: () => ({ url: "https://hooks.example.com/fuzz", events: ["spin.large_win", "block.low_reserve"] }),
     foreign: { kind: "create", listPath: p("/webhooks"), field: "webhooks" },
   },
-  {
-    method: "get",
-    path: p("/webhooks"),
-    query: PAGE,
-    foreign: { kind: "list", field: "webhooks", ids: (w) => [w.webhookId], idOf: (webhook) => webhook.id },
-  },
+  pagedList(
+    "/webhooks",
+    "webhooks",
+    (w) => [w.webhookId],
+    (webhook) => webhook.id,
+  ),
   {
     method: "patch",
     path: p("/webhooks/{webhookId}"),
@@ -204,12 +212,12 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     query: { after: "0", limit: "100" },
     foreign: { kind: "list", field: "events", ids: (w) => [w.eventId], idOf: (event) => event.id },
   },
-  {
-    method: "get",
-    path: p("/settlements"),
-    query: PAGE,
-    foreign: { kind: "list", field: "reports", ids: (w) => [w.reportDate], idOf: (report) => report.reportDate },
-  },
+  pagedList(
+    "/settlements",
+    "reports",
+    (w) => [w.reportDate],
+    (report) => report.reportDate,
+  ),
   { method: "get", path: p("/settlements/{reportDate}"), params: reportParams, foreign: { kind: "report" } },
   {
     method: "post",
@@ -236,12 +244,12 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     }),
     foreign: { kind: "game" },
   },
-  {
-    method: "get",
-    path: p("/free-rounds"),
-    query: PAGE,
-    foreign: { kind: "list", field: "freeRounds", ids: (w) => [w.freeRoundsId], idOf: (grant) => grant.freeRoundsId },
-  },
+  pagedList(
+    "/free-rounds",
+    "freeRounds",
+    (w) => [w.freeRoundsId],
+    (grant) => grant.freeRoundsId,
+  ),
   { method: "get", path: p("/free-rounds/{freeRoundsId}"), params: grantParams, foreign: { kind: "freeRounds" } },
   {
     method: "get",
