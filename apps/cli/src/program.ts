@@ -75,7 +75,9 @@ function reportError(error: unknown, io: CliIo, json: boolean): number {
       };
       io.stderr(`${JSON.stringify(body)}\n`);
     } else {
-      const details = (error.details ?? []).map((detail) => `\n  ${detail.path || "(body)"}: ${detail.message}`);
+      const details = Array.isArray(error.details)
+        ? error.details.map((detail) => `\n  ${detail.path || "(body)"}: ${detail.message}`)
+        : Object.entries(error.details ?? {}).map(([name, value]) => `\n  ${name}: ${value}`);
       io.stderr(`error ${error.code}: ${error.message}${details.join("")}\n`);
     }
     return 1;
