@@ -44,6 +44,15 @@ CREATE TABLE "player_protections" (
 	CONSTRAINT "player_protections_partner_id_environment_external_id_pk" PRIMARY KEY("partner_id","environment","external_id")
 );
 --> statement-breakpoint
+CREATE TABLE "spin_refusals" (
+	"partner_id" text NOT NULL,
+	"environment" text NOT NULL,
+	"day" date NOT NULL,
+	"error_code" text NOT NULL,
+	"refused" integer DEFAULT 0 NOT NULL,
+	CONSTRAINT "spin_refusals_partner_id_environment_day_error_code_pk" PRIMARY KEY("partner_id","environment","day","error_code")
+);
+--> statement-breakpoint
 ALTER TABLE "partners" ADD COLUMN "default_jurisdiction" text DEFAULT 'NONE' NOT NULL;--> statement-breakpoint
 ALTER TABLE "players" ADD COLUMN "day_start" date;--> statement-breakpoint
 ALTER TABLE "players" ADD COLUMN "day_wagered_micros" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
@@ -58,6 +67,7 @@ ALTER TABLE "players" ADD COLUMN "session_started_at" timestamp (3) with time zo
 ALTER TABLE "players" ADD COLUMN "session_spins" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "players" ADD COLUMN "session_net_micros" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "player_protections" ADD CONSTRAINT "player_protections_partner_id_partners_id_fk" FOREIGN KEY ("partner_id") REFERENCES "public"."partners"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "spin_refusals" ADD CONSTRAINT "spin_refusals_partner_id_partners_id_fk" FOREIGN KEY ("partner_id") REFERENCES "public"."partners"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 INSERT INTO "jurisdictions" ("code", "name", "min_round_ms", "max_wager_micros", "session_reminder_minutes", "built_in") VALUES
 	('NONE', 'No jurisdiction rules', 0, NULL, NULL, true),
 	('UK-GC', 'Great Britain (UK Gambling Commission RTS)', 2500, NULL, 60, true),

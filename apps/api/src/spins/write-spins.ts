@@ -100,6 +100,7 @@ async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promi
   const recorded = await recordSpins(
     client,
     plans.map((plan) => plan.spin),
+    plans.some((plan) => plan.checked),
   );
   return plans.map((plan, i) => writtenOrLeftOut(plan, recorded[i]!));
 }

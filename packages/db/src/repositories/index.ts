@@ -31,6 +31,7 @@ export * from "./revealed-entries.js";
 export * from "./service-secrets.js";
 export * from "./settlement-operator.js";
 export * from "./settlements.js";
+export * from "./spin-refusals.js";
 export * from "./spin-voids.js";
 export * from "./spins.js";
 export * from "./sql-client.js";

@@ -1,5 +1,6 @@
 import type { Environment, Outcome, OutcomePosition, Presentation } from "@outcomes/core";
-import { BALANCE_MOVE, CHARGED_MICROS } from "./player-figures.js";
+import { BALANCE_MOVE, CHARGED_MICROS, PLAYER_FIGURES_UPDATE } from "./player-figures.js";
+import { CHECKED_PLAYER_UPSERT } from "./protection-checks.js";
 import type { SqlClient } from "./sql-client.js";
 
 export interface NewSpin {
@@ -126,13 +127,16 @@ const FREE_ROUND_INPUT = `
     select * from judged where left_out is null
   )`;
 
-/** The players' figures and the outcomes used: the same for every batch. */
-const PLAYERS_AND_OUTCOMES = `
+/** Per player of the batch: the move of his balance, his spins, the wagers charged and the payouts. */
+const TOTALS = `
   totals as (
     select partner_id, environment, external_id, sum${BALANCE_MOVE}::bigint as delta,
       count(*)::int as spin_count, sum(charged_micros)::bigint as wagered, sum(payout_micros)::bigint as paid
     from input group by partner_id, environment, external_id
-  ),
+  )`;
+
+/** The players' rows: each spin's figures added, under the row's lock. */
+const PLAYER_UPSERT = `
   player as (
     insert into players (partner_id, environment, external_id, balance_micros, total_spins,
       total_wagered_micros, total_paid_micros, updated_at)
@@ -141,14 +145,12 @@ const PLAYERS_AND_OUTCOMES = `
     from totals
     order by partner_id, environment, external_id
     on conflict (partner_id, environment, external_id) do update set
-      balance_micros = players.balance_micros + excluded.balance_micros,
-      total_spins = players.total_spins + excluded.total_spins,
-      total_wagered_micros = players.total_wagered_micros + excluded.total_wagered_micros,
-      total_paid_micros = players.total_paid_micros + excluded.total_paid_micros,
-      updated_at = greatest(clock_timestamp(), players.updated_at + interval '1 millisecond')
-        + (excluded.total_spins - 1) * interval '1 millisecond'
+      ${PLAYER_FIGURES_UPDATE}
     returning id, partner_id, environment, external_id, balance_micros, updated_at
-  ),
+  )`;
+
+/** Each spin's place in its player's chain (balance after, time), and the outcomes used. */
+const PLACED_AND_USED = `
   placed as (
     select i.*, p.id as player_id,
       (p.balance_micros - t.delta + sum${BALANCE_MOVE} over w)::bigint as balance_after,
@@ -163,6 +165,10 @@ const PLAYERS_AND_OUTCOMES = `
     select block_id, outcome_index, id, spun_at from placed where block_id is not null
     order by block_id, outcome_index
   )`;
+
+/** The players' figures and the outcomes used: with the protection checks, or without (the plain path). */
+const playersAndOutcomes = (checked: boolean) =>
+  `${TOTALS}, ${checked ? CHECKED_PLAYER_UPSERT : PLAYER_UPSERT}, ${PLACED_AND_USED}`;
 
 /** The rounds used and each free-round spin's row. */
 const FREE_ROUNDS_USED = `
@@ -190,21 +196,32 @@ const INSERT_SPINS = `
   returning id, player_id, balance_after_micros, created_at`;
 
 /** Paid spins only (nearly every batch): no free-round table is read. A spin not returned was left out (its block closed). */
-const RECORD_PAID_BATCH = `with ${GIVEN}, ${PAID_INPUT}, ${PLAYERS_AND_OUTCOMES} ${INSERT_SPINS}`;
+const recordPaidBatch = (checked: boolean) =>
+  `with ${GIVEN}, ${PAID_INPUT}, ${playersAndOutcomes(checked)} ${INSERT_SPINS}`;
 
 /** With free-round spins: the spins recorded, each free-round spin's rounds left, and each spin left out with why. */
-const RECORD_BATCH_WITH_FREE_ROUNDS = `
-  with ${GIVEN}, ${FREE_ROUND_INPUT}, ${PLAYERS_AND_OUTCOMES}, ${FREE_ROUNDS_USED},
+const recordBatchWithFreeRounds = (checked: boolean) => `
+  with ${GIVEN}, ${FREE_ROUND_INPUT}, ${playersAndOutcomes(checked)}, ${FREE_ROUNDS_USED},
   recorded as (${INSERT_SPINS})
   select id, player_id, balance_after_micros, created_at, null::int as rounds_left, null::text as left_out
   from recorded
   union all select spin_id, null, null, null, rounds_left, null from free_spun
   union all select id, null, null, null, null, left_out from judged where left_out is not null`;
 
-/** The batch's spins as recorded, in the order given, or why one was left out. Atomic on its own (one statement). */
+/** The four statements, by [free rounds in the batch][checked]: each prepared once per connection. */
+const STATEMENTS = [false, true].map((free) =>
+  [false, true].map((checked) => (free ? recordBatchWithFreeRounds(checked) : recordPaidBatch(checked))),
+);
+
+/**
+ * The batch's spins as recorded, in the order given, or why one was left out. Atomic on its own
+ * (one statement). `checked`: a spin's player protection is judged (protection-checks.ts), for
+ * batches with a spin of a partner whose spins are checked; else the statement reads no protection table.
+ */
 export async function recordSpins(
   client: SqlClient,
   batch: readonly NewSpin[],
+  checked = false,
 ): Promise<(RecordedSpin | LeftOutSpin)[]> {
   const input = batch.map((spin, n) => ({
     n,
@@ -224,9 +241,9 @@ export async function recordSpins(
     free_rounds_id: spin.freeRoundsId,
   }));
   const parameters = [JSON.stringify(input)];
-  const rows = await (batch.some((spin) => spin.freeRoundsId !== null)
-    ? client.unsafe<BatchRow[]>(RECORD_BATCH_WITH_FREE_ROUNDS, parameters, { prepare: true })
-    : client.unsafe<BatchRow[]>(RECORD_PAID_BATCH, parameters, { prepare: true }));
+  const free = batch.some((spin) => spin.freeRoundsId !== null);
+  const statement = STATEMENTS[Number(free)]![Number(checked)]!;
+  const rows = await client.unsafe<BatchRow[]>(statement, parameters, { prepare: true });
   const recorded = new Map<string, BatchRow>();
   const roundsLeft = new Map<string, number>();
   const leftOut = new Map<string, LeftOutSpin["leftOut"]>();

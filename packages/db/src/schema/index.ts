@@ -14,6 +14,7 @@ export * from "./pool-cycles.js";
 export * from "./release-rollouts.js";
 export * from "./service-secrets.js";
 export * from "./settlement-reports.js";
+export * from "./spin-refusals.js";
 export * from "./spin-rollups.js";
 export * from "./spin-voids.js";
 export * from "./spins.js";
