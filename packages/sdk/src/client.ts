@@ -1,3 +1,4 @@
+import { protectionMethods } from "./protection.js";
 import { type FetchLike, type RetryPolicy, Transport } from "./transport.js";
 import type {
   Block,
@@ -121,6 +122,9 @@ export class PartnerClient {
     const safety = method === "DELETE" ? "idempotent" : "write";
     return this.transport.request<T>({ method, path: PREFIX + path, body, safety });
   }
+
+  /** Jurisdiction profiles and players' protection: `client.protection.set("player-42", {lossLimitUsd: {daily: 10}})`. */
+  readonly protection = protectionMethods((spec) => this.transport.request(spec), PREFIX);
 
   readonly games = {
     list: (page?: PageRequest) => this.get<{ games: Game[] } & PageInfo>("/games", pageQuery(page)),

@@ -1,3 +1,4 @@
+import type { SpinSession } from "./protection.js";
 /** Resource shapes of the partner API (`/api/partner/v1`), as the service answers them. Money is USD. */
 
 export type Environment = "sandbox" | "production";
@@ -134,6 +135,8 @@ export interface SpinResult {
   voided: SpinVoid | null;
   /** The free round the spin used (a spin with `freeRoundsId`); null on every other spin. */
   freeRound: SpinFreeRound | null;
+  /** On a spin's answer (not on reads): the player's session after it (docs/jurisdictions.md). */
+  session?: SpinSession;
 }
 
 /** A free-round spin's grant and the player's rounds of it left after the spin. */

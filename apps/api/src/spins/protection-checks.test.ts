@@ -182,3 +182,46 @@ describe("loss limit", () => {
     expect((await spin(api, apiKey, { gameId, playerId: "raiser", wagerUsd: 0.5 })).status).toBe(403);
   });
 });
+
+describe("session on the spin result", () => {
+  it("counts the session's spins and net, and starts a new one after 30 minutes without a spin", async () => {
+    const { partnerId, apiKey, gameId } = await setUp();
+    const first = await spin(api, apiKey, { gameId, playerId: "sessions", wagerUsd: 2 });
+    expect(first.body.session).toEqual({
+      startedAt: first.body.createdAt,
+      elapsedMs: 0,
+      spins: 1,
+      netUsd: -2,
+      reminderDue: false,
+    });
+    const second = await spin(api, apiKey, { gameId, playerId: "sessions", wagerUsd: 0.5 });
+    expect(second.body.session).toMatchObject({ startedAt: first.body.createdAt, spins: 2, netUsd: -2.5 });
+    expect(second.body.session.elapsedMs).toBe(Date.parse(second.body.createdAt) - Date.parse(first.body.createdAt));
+
+    // 30 minutes pass (the clock of the tests: the player's latest spin moved back).
+    await api.database.db.execute(sql`
+      update players set updated_at = updated_at - interval '30 minutes'
+      where partner_id = ${partnerId} and external_id = 'sessions'`);
+    const next = await spin(api, apiKey, { gameId, playerId: "sessions", wagerUsd: 1 });
+    expect(next.body.session).toMatchObject({ startedAt: next.body.createdAt, spins: 1, netUsd: -1, elapsedMs: 0 });
+  });
+
+  it("is due a reminder on the first spin past each of the profile's marks (UK-GC: 60 minutes)", async () => {
+    const { partnerId, apiKey, gameId } = await setUp("UK-GC");
+    const body = { gameId, playerId: "reminded", wagerUsd: 1 };
+    expect((await spin(api, apiKey, body)).body.session.reminderDue).toBe(false);
+    // The session began 61 minutes ago, the latest spin 59 minutes in: the next spin is the first past 60.
+    const moveBack = async () =>
+      api.database.db.execute(sql`
+        update players set session_started_at = clock_timestamp() - interval '61 minutes',
+          updated_at = clock_timestamp() - interval '2 minutes'
+        where partner_id = ${partnerId} and external_id = 'reminded'`);
+    await moveBack();
+    const due = await spin(api, apiKey, body);
+    expect([due.status, due.body.session.reminderDue, due.body.session.spins]).toEqual([200, true, 2]);
+    await api.database.db.execute(sql`
+      update players set updated_at = clock_timestamp() - interval '3 seconds'
+      where partner_id = ${partnerId} and external_id = 'reminded'`);
+    expect((await spin(api, apiKey, body)).body.session.reminderDue).toBe(false);
+  });
+});

@@ -137,6 +137,7 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
     voided: null,
     freeRound:
       spin.freeRoundsId === null ? null : { freeRoundsId: spin.freeRoundsId, roundsLeft: recorded.roundsLeft ?? 0 },
+    session: recorded.session,
   });
 }
 

@@ -1,3 +1,5 @@
+import { SESSION_UPDATES } from "./player-sessions.js";
+
 /**
  * How a spin moves its player's figures, written once for the statements that apply it (the spin
  * batch, record-spins.ts) and take it back (a void, spin-voids.ts). SQL text over a row with
@@ -19,4 +21,9 @@ export const PLAYER_FIGURES_UPDATE = `balance_micros = players.balance_micros + 
       total_wagered_micros = players.total_wagered_micros + excluded.total_wagered_micros,
       total_paid_micros = players.total_paid_micros + excluded.total_paid_micros,
       updated_at = greatest(clock_timestamp(), players.updated_at + interval '1 millisecond')
-        + (excluded.total_spins - 1) * interval '1 millisecond'`;
+        + (excluded.total_spins - 1) * interval '1 millisecond',
+      ${SESSION_UPDATES}`;
+
+/** What the players upsert returns for the spins' places in their chains and sessions. */
+export const PLAYER_RETURNING = `id, partner_id, environment, external_id, balance_micros, updated_at,
+      session_started_at, session_spins, session_net_micros`;

@@ -7,7 +7,8 @@
  * batch until the refused spin is alone, as for a balance bound (`protectionVerdict` reads the verdict).
  */
 import { PROTECTION_SETTINGS } from "../schema/player-protections.js";
-import { PLAYER_FIGURES_UPDATE } from "./player-figures.js";
+import { PLAYER_FIGURES_UPDATE, PLAYER_RETURNING } from "./player-figures.js";
+import { SESSION_COLUMNS } from "./player-sessions.js";
 
 const NOW = "clock_timestamp()";
 const UTC = `(${NOW} at time zone 'UTC')`;
@@ -31,12 +32,15 @@ export const RULES = `
   rules as (
     select t.partner_id, t.environment, t.external_id, t.spin_count, t.wagered as charged, w.top_wager,
       j.code as jurisdiction, coalesce(j.min_round_ms, 0) as min_round_ms, j.max_wager_micros,
+      j.session_reminder_minutes, known.updated_at as last_spun_at,
       ${Object.values(PROTECTION_SETTINGS).map(inForce).join(",\n      ")}
     from totals t
     join partners pa on pa.id = t.partner_id
     left join player_protections pp
       on pp.partner_id = t.partner_id and pp.environment = t.environment and pp.external_id = t.external_id
     left join jurisdictions j on j.code = coalesce(pp.jurisdiction, pa.default_jurisdiction)
+    left join players known
+      on known.partner_id = t.partner_id and known.environment = t.environment and known.external_id = t.external_id
     cross join lateral (select max(i.wager_micros) as top_wager from input i
       where i.partner_id = t.partner_id and i.environment = t.environment and i.external_id = t.external_id) w
   )`;
@@ -114,10 +118,11 @@ export const CHECKED_PLAYER_UPSERT = `
   ${RULES},
   player as (
     insert into players (partner_id, environment, external_id, balance_micros, total_spins,
-      total_wagered_micros, total_paid_micros, updated_at, ${PERIOD_COLUMNS})
+      total_wagered_micros, total_paid_micros, updated_at, ${PERIOD_COLUMNS}, ${SESSION_COLUMNS})
     select t.partner_id, t.environment, t.external_id,
       t.delta + case when known.id is null then ${verdict("z")} else 0 end, t.spin_count, t.wagered, t.paid,
-      clock_timestamp() + (t.spin_count - 1) * interval '1 millisecond', ${PERIOD_VALUES}
+      clock_timestamp() + (t.spin_count - 1) * interval '1 millisecond', ${PERIOD_VALUES},
+      clock_timestamp(), t.spin_count, t.delta
     from totals t
     join rules r on r.partner_id = t.partner_id and r.environment = t.environment and r.external_id = t.external_id
     cross join ${ZERO_FIGURES} z
@@ -132,7 +137,7 @@ export const CHECKED_PLAYER_UPSERT = `
             and r.external_id = excluded.external_id)`,
       )},
       ${PERIOD_UPDATES}
-    returning id, partner_id, environment, external_id, balance_micros, updated_at
+    returning ${PLAYER_RETURNING}
   )`;
 
 /**

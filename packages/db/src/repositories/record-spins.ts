@@ -1,6 +1,11 @@
 import type { Environment, Outcome, OutcomePosition, Presentation } from "@outcomes/core";
-import { BALANCE_MOVE, CHARGED_MICROS, PLAYER_FIGURES_UPDATE } from "./player-figures.js";
+import { BALANCE_MOVE, CHARGED_MICROS, PLAYER_FIGURES_UPDATE, PLAYER_RETURNING } from "./player-figures.js";
+import { SESSION_COLUMNS, SESSION_OF_SPIN, SESSION_VALUES, spinAnswers } from "./player-sessions.js";
 import { CHECKED_PLAYER_UPSERT } from "./protection-checks.js";
+import { type RecordedSpin, recordedSpinOf } from "./recorded-spin.js";
+
+export { type RecordedSpin, recordedSpinOf, type SpinSession } from "./recorded-spin.js";
+
 import type { SqlClient } from "./sql-client.js";
 
 export interface NewSpin {
@@ -18,14 +23,6 @@ export interface NewSpin {
   presentation: Presentation;
   /** The free-round grant whose round this spin uses (CONTRACT §14): the player pays no wager. */
   freeRoundsId: string | null;
-}
-
-export interface RecordedSpin {
-  playerId: number;
-  balanceAfterMicros: number;
-  createdAt: Date;
-  /** A free-round spin's player's rounds of its grant left after it; null for any other spin. */
-  roundsLeft: number | null;
 }
 
 /** Why a free-round spin was left out of its batch, untouched (409 KS-4218 says which). */
@@ -139,14 +136,14 @@ const TOTALS = `
 const PLAYER_UPSERT = `
   player as (
     insert into players (partner_id, environment, external_id, balance_micros, total_spins,
-      total_wagered_micros, total_paid_micros, updated_at)
+      total_wagered_micros, total_paid_micros, updated_at, ${SESSION_COLUMNS})
     select partner_id, environment, external_id, delta, spin_count, wagered, paid,
-      clock_timestamp() + (spin_count - 1) * interval '1 millisecond'
+      clock_timestamp() + (spin_count - 1) * interval '1 millisecond', ${SESSION_VALUES}
     from totals
     order by partner_id, environment, external_id
     on conflict (partner_id, environment, external_id) do update set
       ${PLAYER_FIGURES_UPDATE}
-    returning id, partner_id, environment, external_id, balance_micros, updated_at
+    returning ${PLAYER_RETURNING}
   )`;
 
 /** Each spin's place in its player's chain (balance after, time), and the outcomes used. */
@@ -154,7 +151,8 @@ const PLACED_AND_USED = `
   placed as (
     select i.*, p.id as player_id,
       (p.balance_micros - t.delta + sum${BALANCE_MOVE} over w)::bigint as balance_after,
-      p.updated_at - (t.spin_count - row_number() over w) * interval '1 millisecond' as spun_at
+      p.updated_at - (t.spin_count - row_number() over w) * interval '1 millisecond' as spun_at,
+      ${SESSION_OF_SPIN(BALANCE_MOVE)}
     from input i
     join totals t on t.partner_id = i.partner_id and t.environment = i.environment and t.external_id = i.external_id
     join player p on p.partner_id = i.partner_id and p.environment = i.environment and p.external_id = i.external_id
@@ -195,18 +193,21 @@ const INSERT_SPINS = `
   from placed order by n
   returning id, player_id, balance_after_micros, created_at`;
 
+/** The spins inserted, each answered with its session. */
+const insertSpins = (checked: boolean) => `recorded as (${INSERT_SPINS}) ${spinAnswers(checked)}`;
+
 /** Paid spins only (nearly every batch): no free-round table is read. A spin not returned was left out (its block closed). */
 const recordPaidBatch = (checked: boolean) =>
-  `with ${GIVEN}, ${PAID_INPUT}, ${playersAndOutcomes(checked)} ${INSERT_SPINS}`;
+  `with ${GIVEN}, ${PAID_INPUT}, ${playersAndOutcomes(checked)}, ${insertSpins(checked)}`;
 
 /** With free-round spins: the spins recorded, each free-round spin's rounds left, and each spin left out with why. */
 const recordBatchWithFreeRounds = (checked: boolean) => `
   with ${GIVEN}, ${FREE_ROUND_INPUT}, ${playersAndOutcomes(checked)}, ${FREE_ROUNDS_USED},
-  recorded as (${INSERT_SPINS})
-  select id, player_id, balance_after_micros, created_at, null::int as rounds_left, null::text as left_out
-  from recorded
-  union all select spin_id, null, null, null, rounds_left, null from free_spun
-  union all select id, null, null, null, null, left_out from judged where left_out is not null`;
+  recorded as (${INSERT_SPINS}),
+  answered as (${spinAnswers(checked)})
+  select *, null::int as rounds_left, null::text as left_out from answered
+  union all select spin_id, null, null, null, null, null, null, null, rounds_left, null from free_spun
+  union all select id, null, null, null, null, null, null, null, null, left_out from judged where left_out is not null`;
 
 /** The four statements, by [free rounds in the batch][checked]: each prepared once per connection. */
 const STATEMENTS = [false, true].map((free) =>
@@ -270,21 +271,10 @@ type BatchRow = {
   created_at: string | Date;
   rounds_left?: number | null;
   left_out?: LeftOutSpin["leftOut"] | null;
+  session_started_at?: string | Date | null;
+  session_spins?: number | null;
+  session_net?: string | null;
+  reminder_due?: boolean | null;
 };
-
-/** A spin row's returned columns as the spin path uses them. */
-export function recordedSpinOf(row: {
-  player_id: string | null;
-  balance_after_micros: string;
-  created_at: string | Date;
-  rounds_left: number | null;
-}): RecordedSpin {
-  return {
-    playerId: Number(row.player_id),
-    balanceAfterMicros: Number(row.balance_after_micros),
-    createdAt: new Date(row.created_at),
-    roundsLeft: row.rounds_left,
-  };
-}
 
 export const isLeftOut = (answer: RecordedSpin | LeftOutSpin): answer is LeftOutSpin => "leftOut" in answer;

@@ -71,7 +71,7 @@ const getRoute = createRoute({
   request: { params: PlayerParams },
   responses: {
     200: jsonResponse(ProtectionSchema, "The protection in force and the changes waiting"),
-    ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.NotFound),
+    ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.PlayerNotFound, ErrorCode.NotFound),
   },
 });
 
@@ -89,15 +89,20 @@ const putRoute = createRoute({
   },
   responses: {
     200: jsonResponse(ProtectionSchema, "The protection in force and the changes waiting"),
-    ...errorResponses(...PARTNER_COMMON_ERRORS, ErrorCode.InvalidRequest, ErrorCode.NotFound),
+    ...errorResponses(
+      ...PARTNER_COMMON_ERRORS,
+      ErrorCode.InvalidRequest,
+      ErrorCode.RequiredFieldMissing,
+      ErrorCode.PlayerNotFound,
+      ErrorCode.NotFound,
+    ),
   },
 });
 
 function playerIdOf(c: Context<AppEnv>): string {
   const { playerId } = c.req.param() as { playerId: string };
-  if (!PLAYER_ID_PATTERN.test(playerId)) {
-    throw new ServiceError(ErrorCode.InvalidRequest, { details: [{ path: "playerId", message: "not a player id" }] });
-  }
+  // An id no spin could have created names no player (and U+0000 must not reach Postgres).
+  if (!PLAYER_ID_PATTERN.test(playerId)) throw new ServiceError(ErrorCode.PlayerNotFound);
   return playerId;
 }
 
