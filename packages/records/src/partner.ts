@@ -19,7 +19,7 @@ export const PartnerSchema = z
     }),
     defaultJurisdiction: z.string().openapi({
       example: "NONE",
-      description: "The jurisdiction profile of the partner's players without one of their own (CONTRACT §16)",
+      description: "The jurisdiction profile of the partner's players without one of their own",
     }),
     createdAt: TimestampSchema,
   })
