@@ -6,6 +6,7 @@ import { registerDeliveryCommands } from "./commands/deliveries.js";
 import { registerFreeRoundCommands } from "./commands/free-rounds.js";
 import { registerGameCommands } from "./commands/games.js";
 import { registerJobCommands } from "./commands/jobs.js";
+import { registerJurisdictionCommands } from "./commands/jurisdictions.js";
 import { registerKeyCommands } from "./commands/keys.js";
 import { registerMaintenanceCommands } from "./commands/maintenance.js";
 import { registerPartnerCommands } from "./commands/partners.js";
@@ -24,6 +25,7 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerSettlementCommands,
   registerJobCommands,
   registerGameCommands,
+  registerJurisdictionCommands,
   registerDeliveryCommands,
   registerReleaseCommands,
   registerSpinCommands,
