@@ -66,6 +66,7 @@ ALTER TABLE "players" ADD COLUMN "month_lost_micros" bigint DEFAULT 0 NOT NULL;-
 ALTER TABLE "players" ADD COLUMN "session_started_at" timestamp (3) with time zone;--> statement-breakpoint
 ALTER TABLE "players" ADD COLUMN "session_spins" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "players" ADD COLUMN "session_net_micros" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "settlement_reports" ADD COLUMN "refused_spins" jsonb DEFAULT '{}'::jsonb NOT NULL;--> statement-breakpoint
 ALTER TABLE "player_protections" ADD CONSTRAINT "player_protections_partner_id_partners_id_fk" FOREIGN KEY ("partner_id") REFERENCES "public"."partners"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "spin_refusals" ADD CONSTRAINT "spin_refusals_partner_id_partners_id_fk" FOREIGN KEY ("partner_id") REFERENCES "public"."partners"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 INSERT INTO "jurisdictions" ("code", "name", "min_round_ms", "max_wager_micros", "session_reminder_minutes", "built_in") VALUES

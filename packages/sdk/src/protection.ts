@@ -62,6 +62,14 @@ export interface SpinSession {
   reminderDue: boolean;
 }
 
+/** A settlement report's spins refused by player protection, by code. */
+export interface RefusedSpins {
+  "KS-4220": number;
+  "KS-4221": number;
+  "KS-4222": number;
+  "KS-4293": number;
+}
+
 type Send = <T>(spec: RequestSpec) => Promise<T>;
 
 /** `client.protection`: jurisdiction profiles and players' protection (CONTRACT §16). */

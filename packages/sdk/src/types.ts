@@ -1,4 +1,4 @@
-import type { SpinSession } from "./protection.js";
+import type { RefusedSpins, SpinSession } from "./protection.js";
 /** Resource shapes of the partner API (`/api/partner/v1`), as the service answers them. Money is USD. */
 
 export type Environment = "sandbox" | "production";
@@ -474,6 +474,8 @@ export interface SettlementReport extends SettlementFigures {
    */
   provisional: boolean;
   games: Array<SettlementFigures & { gameId: number }>;
+  /** Spins player protection refused that day, by code (docs/jurisdictions.md). */
+  refusedSpins: RefusedSpins;
   generatedAt: string;
   acknowledgedAt: string | null;
   disputedAt: string | null;

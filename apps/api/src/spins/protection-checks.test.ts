@@ -1,4 +1,4 @@
-import { players, spins } from "@outcomes/db";
+import { players, spinRefusals, spins } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { addBlock, createGame, type OutcomeSpec, queueLength, spin } from "@outcomes/testkit/spin-path";
 import { and, eq, sql } from "drizzle-orm";
@@ -223,5 +223,34 @@ describe("session on the spin result", () => {
       update players set updated_at = clock_timestamp() - interval '3 seconds'
       where partner_id = ${partnerId} and external_id = 'reminded'`);
     expect((await spin(api, apiKey, body)).body.session.reminderDue).toBe(false);
+  });
+});
+
+describe("settlement reports", () => {
+  it("count the day's refused spins per code", async () => {
+    const { partnerId, apiKey, gameId } = await setUp("DE-GLUSTV");
+    expect((await spin(api, apiKey, { gameId, playerId: "counted", wagerUsd: 1 })).status).toBe(200);
+    expect((await spin(api, apiKey, { gameId, playerId: "counted", wagerUsd: 1 })).status).toBe(429);
+    expect((await spin(api, apiKey, { gameId, playerId: "other", wagerUsd: 2 })).status).toBe(400);
+    // Counted after each refusal's answer, outside the spin's statement.
+    const counted = async () => {
+      const [row] = await api.database.db
+        .select({ n: sql<number>`coalesce(sum(refused), 0)::int` })
+        .from(spinRefusals)
+        .where(eq(spinRefusals.partnerId, partnerId));
+      return row!.n;
+    };
+    for (let waited = 0; (await counted()) < 2 && waited < 2000; waited += 20) await sleep(20);
+    const reportDate = new Date().toISOString().slice(0, 10);
+    const report = await api.request(`/api/admin/v1/partners/${partnerId}/settlements`, {
+      method: "POST",
+      admin: true,
+      json: { reportDate, environment: "sandbox" },
+    });
+    expect([report.status, report.body.totalSpins, report.body.refusedSpins]).toEqual([
+      201,
+      1,
+      { "KS-4220": 1, "KS-4221": 0, "KS-4222": 0, "KS-4293": 1 },
+    ]);
   });
 });

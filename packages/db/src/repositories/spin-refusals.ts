@@ -1,6 +1,6 @@
 import type { Owner } from "@outcomes/core";
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "../client.js";
+import type { Database, Executor } from "../client.js";
 import { spinRefusals } from "../schema/spin-refusals.js";
 
 /** Counts one spin refused by player protection, on the database's UTC day. */
@@ -21,7 +21,7 @@ export async function countSpinRefusal(db: Database, owner: Owner, errorCode: st
 }
 
 /** A day's refused spins of one partner and environment, by code. */
-export async function refusedSpinsOf(db: Database, owner: Owner, day: string): Promise<Record<string, number>> {
+export async function refusedSpinsOf(db: Executor, owner: Owner, day: string): Promise<Record<string, number>> {
   const rows = await db
     .select({ errorCode: spinRefusals.errorCode, refused: spinRefusals.refused })
     .from(spinRefusals)
@@ -33,4 +33,10 @@ export async function refusedSpinsOf(db: Database, owner: Owner, day: string): P
       ),
     );
   return Object.fromEntries(rows.map((row) => [row.errorCode, row.refused]));
+}
+
+/** Whether two days' refused-spin counts are the same. */
+export function sameCounts(a: Record<string, number>, b: Record<string, number>): boolean {
+  const codes = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...codes].every((code) => (a[code] ?? 0) === (b[code] ?? 0));
 }
