@@ -254,3 +254,42 @@ describe("settlement reports", () => {
     ]);
   });
 });
+
+describe("a free round under a loss limit", () => {
+  it("charges no wager and counts its payout only", async () => {
+    const { partnerId, apiKey } = await api.createPartner();
+    const game = await createGame(api, partnerId, { maxWagerUsd: 100 });
+    await addBlock(api, game.gameId, [
+      ["T0", 0],
+      ["T3", 2],
+      ["T0", 0],
+    ]);
+    expect((await protect(apiKey, "free", { lossLimitUsd: { daily: 5 } })).status).toBe(200);
+    const body = { gameId: game.gameId, playerId: "free", wagerUsd: 5 };
+    expect((await spin(api, apiKey, body)).status).toBe(200);
+    const grant = await api.request(`${P}/free-rounds`, {
+      method: "POST",
+      apiKey,
+      json: {
+        gameId: game.gameId,
+        playerIds: ["free"],
+        rounds: 1,
+        wagerUsd: 1,
+        expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
+    expect(grant.status).toBe(201);
+    // At the limit: a paid spin is refused, the free round is not, and its payout of 2 gives room back.
+    expect((await spin(api, apiKey, { ...body, wagerUsd: 0.1 })).body.errorCode).toBe("KS-4222");
+    const free = await spin(api, apiKey, {
+      gameId: game.gameId,
+      playerId: "free",
+      freeRoundsId: grant.body.freeRoundsId,
+    });
+    expect([free.status, free.body.outcome.payoutUsd, free.body.session.netUsd]).toEqual([200, 2, -3]);
+    const room = await spin(api, apiKey, { ...body, wagerUsd: 3 });
+    expect(room.status).toBe(403);
+    expect(room.body.details).toEqual({ limit: "loss", period: "daily", remainingUsd: 2 });
+    expect((await spin(api, apiKey, { ...body, wagerUsd: 2 })).status).toBe(200);
+  });
+});
