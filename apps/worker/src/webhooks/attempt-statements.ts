@@ -4,6 +4,7 @@ import {
   type DeliverySuccess,
   markDeliveriesPaced,
   markDeliveriesSucceeded,
+  putDeliveriesBackInLine,
   type SqlPool,
 } from "@outcomes/db";
 import { Batcher } from "@outcomes/runtime";
@@ -42,6 +43,7 @@ export class AttemptStatements {
   private readonly firstClaims: Batcher<Claim, ClaimResult | undefined>;
   private readonly successes: Batcher<DeliverySuccess, undefined>;
   private readonly turns: Batcher<{ id: string; at: Date }, undefined>;
+  private readonly waits: Batcher<{ id: string; attempt: number; at: Date }, undefined>;
 
   constructor(sql: SqlPool) {
     this.claims = statementOf((claims) => claimDeliveryAttempts(sql, claims));
@@ -52,6 +54,10 @@ export class AttemptStatements {
     });
     this.turns = statementOf(async (list) => {
       await markDeliveriesPaced(sql, list);
+      return undefined;
+    });
+    this.waits = statementOf(async (list) => {
+      await putDeliveriesBackInLine(sql, list);
       return undefined;
     });
   }
@@ -74,6 +80,14 @@ export class AttemptStatements {
   /** A paced delivery's turn: its `nextAttemptAt`. */
   async paced(deliveryId: string, at: Date): Promise<void> {
     await this.turns.submit({ id: deliveryId, at });
+  }
+
+  /**
+   * A claimed attempt that was not sent (its endpoint's sends in flight were all taken): uncounted,
+   * its `nextAttemptAt` the latest time it comes back.
+   */
+  async backInLine(deliveryId: string, attempt: number, at: Date): Promise<void> {
+    await this.waits.submit({ id: deliveryId, attempt, at });
   }
 
   /** `succeeded`, with the receiver's status, also when its webhook was deleted during the send. */
