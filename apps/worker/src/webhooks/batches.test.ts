@@ -59,7 +59,9 @@ describe("first attempts in batches", () => {
     // An endpoint's sends in flight uncapped here: a burst beyond the cap waits in line, some of it
     // in jobs of its own (isolation.test.ts), and this is about batches.
     const workers = await Promise.all(
-      [1, 2].map(() => startRole(api, webhooksRole({ pollIntervalMs: 50 }), { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: 1000 })),
+      [1, 2].map(() =>
+        startRole(api, webhooksRole({ pollIntervalMs: 50 }), { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: 1000 }),
+      ),
     );
     try {
       await burst(hook.partnerId, 450);
