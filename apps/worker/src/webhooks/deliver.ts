@@ -73,9 +73,11 @@ type Waiting = { waitMs: number; pacedAttempt?: number; waitingOn?: string };
 type InLine = { inLine: ClaimedAttempt; waitMs: number };
 
 /**
- * How long a batch's delivery that joined its endpoint's line waits in the process for its turn
- * before it goes to a job of its own: a fast endpoint's burst gets its slots back within this; a
- * slow one's deliveries then wait without holding the batch any longer.
+ * How long a delivery that joined its endpoint's line waits in the process for its turn (when the
+ * endpoint's sends have been quick enough for it to come by then) before it waits in BullMQ's
+ * delayed set instead: a fast endpoint's burst or recover gets its slots back within this, without
+ * a trip through the delayed set per delivery; a slow one's deliveries do not hold a batch or a
+ * job slot for it.
  */
 const WAIT_HERE_MS = 250;
 
@@ -139,15 +141,16 @@ export function deliverProcessors(
   // A send slot of the process is held from the claim (the attempt counted, the secrets read) to the
   // answer; the outcome is written after the slot is free for the next send. So is one of the
   // endpoint's (`line`, across every worker), taken after the claim and given back at the answer.
-  // A delivery that finds them all taken joins the endpoint's line: a batch's waits here a moment
-  // (a fast endpoint's burst frees slots within ms), holding no send slot, then, like any job's, it
-  // is uncounted and waits in BullMQ's delayed set as a paced webhook's delivery whose turn has not
-  // come does, until a send of that endpoint ends and wakes it.
+  // A delivery that finds them all taken joins the endpoint's line: it waits here a moment if the
+  // endpoint is quick (WAIT_HERE_MS), holding no send slot, then it is uncounted and waits in
+  // BullMQ's delayed set as a paced webhook's delivery whose turn has not come does (a batch's in
+  // a job of its own), until a send of that endpoint ends and wakes it.
   const sendHolding = async (deliveryId: string, claimed: ClaimedAttempt): Promise<Sent> => {
+    const started = performance.now();
     try {
       return { claim: claimed, outcome: await send(deps, deliveryId, claimed) };
     } finally {
-      await line.leave(claimed.webhookId, deliveryId);
+      await line.leave(claimed.webhookId, deliveryId, performance.now() - started);
     }
   };
   const claimAndTake = async (
@@ -176,13 +179,12 @@ export function deliverProcessors(
   const claimAndSend = async (
     claimOf: (claim: Claim) => Promise<ClaimResult | undefined>,
     claim: Claim,
-    options: { waitingOn?: string | undefined; waitHereMs: number },
+    waitingOn?: string,
   ): Promise<Sent | Waiting | undefined> => {
-    const first = await sending(() => claimAndTake(claimOf, claim, options.waitingOn));
+    const first = await sending(() => claimAndTake(claimOf, claim, waitingOn));
     if (!first || !("inLine" in first)) return first;
     const { inLine: claimed } = first;
-    const waitMs =
-      options.waitHereMs > 0 ? await line.waitHere(claimed.webhookId, claim.id, options.waitHereMs) : first.waitMs;
+    const waitMs = await line.waitHere(claimed.webhookId, claim.id, WAIT_HERE_MS, first.waitMs);
     if (waitMs === null) return sending(() => sendHolding(claim.id, claimed));
     await statements.backInLine(claim.id, claimed.attempt, new Date(Date.now() + waitMs));
     return { waitMs, waitingOn: claimed.webhookId };
@@ -194,8 +196,7 @@ export function deliverProcessors(
     run: JobRun,
   ) => {
     const claim = { id: deliveryId, cleared: pacedAttempt };
-    // A job is woken when its turn in line comes: it waits in the delayed set, not here.
-    const sent = await claimAndSend((each) => statements.claim(each), claim, { waitingOn, waitHereMs: 0 });
+    const sent = await claimAndSend((each) => statements.claim(each), claim, waitingOn);
     if (sent && "waitMs" in sent) {
       // Its turn is later: back to the delayed set until then, not counted as an attempt (BullMQ's
       // own or ours); the next run claims the attempt the pace's slot was reserved for, or takes
@@ -231,11 +232,7 @@ export function deliverProcessors(
       deliveryIds.map(async (deliveryId) => {
         // Claimed as its send begins (the secrets read then), only while it has had no attempt:
         // a re-run of the job after a crash sends none of those the dead run claimed.
-        const sent = await claimAndSend(
-          (claim) => statements.claimFirst(claim),
-          { id: deliveryId },
-          { waitHereMs: WAIT_HERE_MS },
-        );
+        const sent = await claimAndSend((claim) => statements.claimFirst(claim), { id: deliveryId });
         if (sent && "waitMs" in sent) {
           // A paced webhook's, or one waiting in its endpoint's line: a job of its own makes the
           // attempt in its turn (and is woken if a send ended while it was being queued).

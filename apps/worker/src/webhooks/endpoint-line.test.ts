@@ -71,14 +71,27 @@ describe("an endpoint's line (its sends in flight, across the workers)", () => {
     const { line, woken } = lineOf({ perEndpoint: 1, leaseMs: 10_000 });
     expect(await line.take("whk_d", "sending")).toBeNull();
     const started = performance.now();
-    const waiting = line.waitHere("whk_d", "waiting", 2_000);
+    const joined = (await line.take("whk_d", "waiting"))!;
+    const waiting = line.waitHere("whk_d", "waiting", 2_000, joined);
     await sleep(50);
-    await line.leave("whk_d", "sending");
+    await line.leave("whk_d", "sending", 5);
     expect(await waiting).toBeNull();
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(woken).toEqual([]);
     // No send ends within its wait: it keeps its place and is told when to come back.
-    expect(await line.waitHere("whk_d", "later", 100)).toBe(10_000);
+    const later = (await line.take("whk_d", "later"))!;
+    expect(await line.waitHere("whk_d", "later", 100, later)).toBe(10_000);
     expect(await line.take("whk_d", "newcomer")).toBe(20_000);
+  });
+
+  it("does not wait in the process for a slow endpoint (its sends here took longer than the wait)", async () => {
+    const { line } = lineOf({ perEndpoint: 1, leaseMs: 10_000 });
+    expect(await line.take("whk_e", "first")).toBeNull();
+    await line.leave("whk_e", "first", 4_000);
+    expect(await line.take("whk_e", "second")).toBeNull();
+    const joined = (await line.take("whk_e", "third"))!;
+    const started = performance.now();
+    expect(await line.waitHere("whk_e", "third", 2_000, joined)).toBe(10_000);
+    expect(performance.now() - started).toBeLessThan(500);
   });
 });

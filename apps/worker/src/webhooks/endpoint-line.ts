@@ -74,6 +74,9 @@ if free <= 0 then return {} end
 return redis.call('ZRANGE', line, 0, free - 1)
 `;
 
+/** Endpoints whose send times a process keeps at most (then it starts again). */
+const MAX_ENDPOINTS_TIMED = 10_000;
+
 type WithLine = RedisClient & {
   takeEndpointSlot(...args: [string, string, string, string, number, number, number]): Promise<number>;
   leaveEndpointLine(...args: [string, string, string, string, number]): Promise<string[]>;
@@ -96,6 +99,11 @@ export class EndpointLine {
   private readonly redis: WithLine;
   /** Deliveries waiting in this process (`waitHere`): a send ending here wakes them directly. */
   private readonly waitingHere = new Map<string, () => void>();
+  /**
+   * How long this process's sends to each endpoint took lately (a moving average, ms): a hint of
+   * whether waiting here is worth it, never what the cap is kept by (Redis is).
+   */
+  private readonly sendMs = new Map<string, number>();
 
   constructor(
     redis: RedisClient,
@@ -139,8 +147,16 @@ export class EndpointLine {
     }
   }
 
-  /** The delivery gives its slot or its place back; the deliveries whose turn it makes are woken. */
-  async leave(webhookId: string, deliveryId: string): Promise<void> {
+  /**
+   * The delivery gives its slot (after a send that took `tookMs`) or its place back; the
+   * deliveries whose turn it makes are woken.
+   */
+  async leave(webhookId: string, deliveryId: string, tookMs?: number): Promise<void> {
+    if (tookMs !== undefined) {
+      if (this.sendMs.size >= MAX_ENDPOINTS_TIMED && !this.sendMs.has(webhookId)) this.sendMs.clear();
+      const before = this.sendMs.get(webhookId);
+      this.sendMs.set(webhookId, before === undefined ? tookMs : before * 0.8 + tookMs * 0.2);
+    }
     await this.wakeAfter(webhookId, deliveryId);
   }
 
@@ -148,13 +164,17 @@ export class EndpointLine {
    * Waits in the process, up to `maxMs`, for the turn of a delivery that joined the line: woken when
    * a send of this process ends and its turn has come, else it asks again after 10, 20, 40… ms (a
    * send of another process ended). Null once it took a slot; else the ms after which it comes
-   * back at the latest (its place kept).
+   * back at the latest (its place kept). `wait` is what `take` answered: one lease per round of
+   * `cap` deliveries ahead; with this process's sends to the endpoint taking longer than `maxMs`
+   * for those rounds (a slow endpoint), it does not wait here at all.
    */
-  async waitHere(webhookId: string, deliveryId: string, maxMs: number): Promise<number | null> {
+  async waitHere(webhookId: string, deliveryId: string, maxMs: number, wait: number): Promise<number | null> {
+    const rounds = wait / this.options.leaseMs;
+    if (rounds * (this.sendMs.get(webhookId) ?? 0) > maxMs) return wait;
     const deadline = Date.now() + maxMs;
     let pauseMs = 10;
-    let wait: number | null = 0;
-    while (wait !== null && Date.now() < deadline) {
+    let answer: number | null = wait;
+    while (answer !== null && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const woken = () => {
           clearTimeout(timer);
@@ -165,9 +185,9 @@ export class EndpointLine {
         this.waitingHere.set(deliveryId, woken);
       });
       pauseMs *= 2;
-      wait = await this.take(webhookId, deliveryId);
+      answer = await this.take(webhookId, deliveryId);
     }
-    return wait;
+    return answer;
   }
 
   /** Wakes the deliveries whose turn has come (one that joined the line as a slot came free). */
@@ -192,18 +212,23 @@ export class EndpointLine {
 }
 
 /**
- * Wakes waiting deliveries: each one's `webhook.deliver` job (the delivery id) moves from the
- * delayed set to run now. A job that is not delayed (running, or not yet moved there) is left
- * alone: the waiting delivery then wakes the due ones itself once its job is delayed.
+ * Wakes waiting deliveries: each one's `webhook.deliver` job (the delivery id), delayed until its
+ * latest return, is queued again at the front of the queue (`lifo`): BullMQ's `promote` would put
+ * it behind every job waiting, a recover's thousands, while its slot stayed free for it. A job that
+ * is not delayed (running, or not yet moved there) is left alone: the waiting delivery then wakes
+ * the due ones itself once its job is delayed. Lost between the two steps (a crash), the delivery is
+ * queued again by the reconciler, and loses its place in line at its deadline.
  */
 export function wakeDeliveryJobs(producers: Producers): (deliveryIds: string[]) => void {
   const queue = producers.queues.webhooks;
+  const wake = async (deliveryId: string) => {
+    const job = await queue.getJob(deliveryId);
+    if (!job || !(await job.isDelayed())) return;
+    // Throws when a worker took it meanwhile (its lock): then it is running anyway.
+    await job.remove();
+    await producers.add("webhook.deliver", job.data, { jobId: deliveryId, lifo: true });
+  };
   return (deliveryIds) => {
-    for (const id of deliveryIds) {
-      void queue
-        .getJob(id)
-        .then((job) => job?.promote())
-        .catch(() => {});
-    }
+    for (const id of deliveryIds) void wake(id).catch(() => {});
   };
 }
