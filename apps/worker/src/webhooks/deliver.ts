@@ -17,7 +17,7 @@ import type { JobRun } from "../queue-worker.js";
 import { AttemptStatements, type Claim } from "./attempt-statements.js";
 import { AttemptFailedError, retryDelayMs } from "./backoff.js";
 import { afterFailedAttempt, type EndpointHealthDeps } from "./endpoint-health.js";
-import type { EndpointLine } from "./endpoint-line.js";
+import type { EndpointLine, Turn } from "./endpoint-line.js";
 import { describeFailure, type WebhookHttpClient } from "./http-client.js";
 import type { SendPacer } from "./pacing.js";
 
@@ -69,17 +69,8 @@ type Sent = { claim: ClaimedAttempt; outcome: SendOutcome };
  * (`waitingOn` the webhook), back in `waitMs` at the latest.
  */
 type Waiting = { waitMs: number; pacedAttempt?: number; waitingOn?: string };
-/** A delivery claimed whose endpoint had no send slot free: it joined the line, back in `waitMs` at the latest. */
-type InLine = { inLine: ClaimedAttempt; waitMs: number };
-
-/**
- * How long a delivery that joined its endpoint's line waits in the process for its turn (when the
- * endpoint's sends have been quick enough for it to come by then) before it waits in BullMQ's
- * delayed set instead: a fast endpoint's burst or recover gets its slots back within this, without
- * a trip through the delayed set per delivery; a slow one's deliveries do not hold a batch or a
- * job slot for it.
- */
-const WAIT_HERE_MS = 250;
+/** A delivery claimed whose endpoint had no send slot free: it joined the line. */
+type InLine = { inLine: ClaimedAttempt; turn: Turn };
 
 /** An attempt's end: delivered, or failed with the time of the next attempt (null after the last). */
 type AttemptEnd = { ok: true; status: number } | { ok: false; error: string; retryAt: Date | null; stillOpen: boolean };
@@ -142,15 +133,14 @@ export function deliverProcessors(
   // answer; the outcome is written after the slot is free for the next send. So is one of the
   // endpoint's (`line`, across every worker), taken after the claim and given back at the answer.
   // A delivery that finds them all taken joins the endpoint's line: it waits here a moment if the
-  // endpoint is quick (WAIT_HERE_MS), holding no send slot, then it is uncounted and waits in
+  // endpoint is quick (`line.waitHere`), holding no send slot, then it is uncounted and waits in
   // BullMQ's delayed set as a paced webhook's delivery whose turn has not come does (a batch's in
   // a job of its own), until a send of that endpoint ends and wakes it.
   const sendHolding = async (deliveryId: string, claimed: ClaimedAttempt): Promise<Sent> => {
-    const started = performance.now();
     try {
       return { claim: claimed, outcome: await send(deps, deliveryId, claimed) };
     } finally {
-      await line.leave(claimed.webhookId, deliveryId, performance.now() - started);
+      await line.leave(claimed.webhookId, deliveryId);
     }
   };
   const claimAndTake = async (
@@ -173,8 +163,8 @@ export function deliverProcessors(
       if (waitingOn) await line.leave(waitingOn, claim.id);
       return undefined;
     }
-    const waitMs = await line.take(claimed.webhookId, claim.id);
-    return waitMs === null ? sendHolding(claim.id, claimed) : { inLine: claimed, waitMs };
+    const turn = await line.take(claimed.webhookId, claim.id);
+    return turn === null ? sendHolding(claim.id, claimed) : { inLine: claimed, turn };
   };
   const claimAndSend = async (
     claimOf: (claim: Claim) => Promise<ClaimResult | undefined>,
@@ -184,8 +174,9 @@ export function deliverProcessors(
     const first = await sending(() => claimAndTake(claimOf, claim, waitingOn));
     if (!first || !("inLine" in first)) return first;
     const { inLine: claimed } = first;
-    const waitMs = await line.waitHere(claimed.webhookId, claim.id, WAIT_HERE_MS, first.waitMs);
-    if (waitMs === null) return sending(() => sendHolding(claim.id, claimed));
+    const turn = await line.waitHere(claimed.webhookId, claim.id, first.turn);
+    if (turn === null) return sending(() => sendHolding(claim.id, claimed));
+    const { waitMs } = turn;
     await statements.backInLine(claim.id, claimed.attempt, new Date(Date.now() + waitMs));
     return { waitMs, waitingOn: claimed.webhookId };
   };

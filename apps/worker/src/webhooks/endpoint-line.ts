@@ -35,8 +35,9 @@ end
 /**
  * ARGV: delivery, cap, lease ms, patience ms. A slot is the delivery's when fewer than `cap` are
  * taken and it is among the first of the line to fit (or the line is shorter than the free slots):
- * -1. Otherwise it joins the line (or keeps its place) and gets the ms after which it comes back at
- * the latest, one lease per `cap` deliveries ahead of it (a release wakes it sooner).
+ * {-1, 0}. Otherwise it joins the line (or keeps its place) and gets the ms after which it comes
+ * back at the latest, one lease per `cap` deliveries ahead of it (a release wakes it sooner), and
+ * how long the endpoint's oldest send in flight has been waiting for its answer.
  */
 const TAKE = `${PRELUDE}
 local id, cap, lease, patience = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -48,14 +49,15 @@ if redis.call('ZSCORE', sends, id) or (free > 0 and ahead < free) then
   redis.call('ZREM', line, id)
   redis.call('HDEL', deadlines, id)
   stretch(sends, lease)
-  return -1
+  return {-1, 0}
 end
 if not rank then redis.call('ZADD', line, nowUs, id) end
 local wait = math.ceil((ahead + 1) / cap) * lease
 redis.call('HSET', deadlines, id, now + wait + patience)
 stretch(line, wait + patience)
 stretch(deadlines, wait + patience)
-return wait
+local oldest = redis.call('ZRANGE', sends, 0, 0, 'WITHSCORES')[2]
+return {wait, oldest and (now - (tonumber(oldest) - lease)) or 0}
 `;
 
 /**
@@ -74,11 +76,24 @@ if free <= 0 then return {} end
 return redis.call('ZRANGE', line, 0, free - 1)
 `;
 
-/** Endpoints whose send times a process keeps at most (then it starts again). */
-const MAX_ENDPOINTS_TIMED = 10_000;
+/** A delivery in line: back in `waitMs` at the latest; the endpoint's oldest send in flight is `oldestSendMs` old. */
+export interface Turn {
+  waitMs: number;
+  oldestSendMs: number;
+}
+
+/**
+ * A delivery that joined the line waits in its process (holding no send slot, `waitHere`) while the
+ * endpoint answers within QUICK_ENDPOINT_MS (its oldest send in flight is younger), for at most
+ * WAIT_HERE_MAX_MS; then in BullMQ's delayed set. A quick endpoint's burst or recover gets its slots
+ * back within that, without a trip through the delayed set per delivery; a slow endpoint's
+ * deliveries hold no batch job and no job slot for it.
+ */
+const QUICK_ENDPOINT_MS = 1_000;
+const WAIT_HERE_MAX_MS = 2_000;
 
 type WithLine = RedisClient & {
-  takeEndpointSlot(...args: [string, string, string, string, number, number, number]): Promise<number>;
+  takeEndpointSlot(...args: [string, string, string, string, number, number, number]): Promise<[number, number]>;
   leaveEndpointLine(...args: [string, string, string, string, number]): Promise<string[]>;
 };
 
@@ -99,11 +114,6 @@ export class EndpointLine {
   private readonly redis: WithLine;
   /** Deliveries waiting in this process (`waitHere`): a send ending here wakes them directly. */
   private readonly waitingHere = new Map<string, () => void>();
-  /**
-   * How long this process's sends to each endpoint took lately (a moving average, ms): a hint of
-   * whether waiting here is worth it, never what the cap is kept by (Redis is).
-   */
-  private readonly sendMs = new Map<string, number>();
 
   constructor(
     redis: RedisClient,
@@ -127,54 +137,42 @@ export class EndpointLine {
 
   /**
    * Takes one of the endpoint's send slots for the delivery: null when it has one (send now, then
-   * `leave`), else the ms after which it comes back at the latest, its place kept. With Redis
-   * unreachable it sends (the cap is Redis's; the queues are down then anyway).
+   * `leave`), else its turn in line (its place kept). With Redis unreachable it sends (the cap is
+   * Redis's; the queues are down then anyway).
    */
-  async take(webhookId: string, deliveryId: string): Promise<number | null> {
+  async take(webhookId: string, deliveryId: string): Promise<Turn | null> {
     try {
       const { perEndpoint, leaseMs, patienceMs = 60_000 } = this.options;
-      const wait = await this.redis.takeEndpointSlot(
+      const [waitMs, oldestSendMs] = await this.redis.takeEndpointSlot(
         ...this.keysOf(webhookId),
         deliveryId,
         perEndpoint,
         leaseMs,
         patienceMs,
       );
-      return wait < 0 ? null : wait;
+      return waitMs < 0 ? null : { waitMs, oldestSendMs };
     } catch (error) {
       this.options.logger.warn({ err: error, webhookId, deliveryId }, "endpoint send slot not taken; sending");
       return null;
     }
   }
 
-  /**
-   * The delivery gives its slot (after a send that took `tookMs`) or its place back; the
-   * deliveries whose turn it makes are woken.
-   */
-  async leave(webhookId: string, deliveryId: string, tookMs?: number): Promise<void> {
-    if (tookMs !== undefined) {
-      if (this.sendMs.size >= MAX_ENDPOINTS_TIMED && !this.sendMs.has(webhookId)) this.sendMs.clear();
-      const before = this.sendMs.get(webhookId);
-      this.sendMs.set(webhookId, before === undefined ? tookMs : before * 0.8 + tookMs * 0.2);
-    }
+  /** The delivery gives its slot or its place back; the deliveries whose turn it makes are woken. */
+  async leave(webhookId: string, deliveryId: string): Promise<void> {
     await this.wakeAfter(webhookId, deliveryId);
   }
 
   /**
-   * Waits in the process, up to `maxMs`, for the turn of a delivery that joined the line: woken when
-   * a send of this process ends and its turn has come, else it asks again after 10, 20, 40… ms (a
-   * send of another process ended). Null once it took a slot; else the ms after which it comes
-   * back at the latest (its place kept). `wait` is what `take` answered: one lease per round of
-   * `cap` deliveries ahead; with this process's sends to the endpoint taking longer than `maxMs`
-   * for those rounds (a slow endpoint), it does not wait here at all.
+   * Waits in the process for the turn of a delivery that joined the line (see QUICK_ENDPOINT_MS):
+   * woken when a send of this process ends and its turn has come, else it asks again every 10, 20,
+   * 40… up to 100 ms (a send of another process ended). Null once it took a slot; else its turn in
+   * line, to wait for in the delayed set.
    */
-  async waitHere(webhookId: string, deliveryId: string, maxMs: number, wait: number): Promise<number | null> {
-    const rounds = wait / this.options.leaseMs;
-    if (rounds * (this.sendMs.get(webhookId) ?? 0) > maxMs) return wait;
+  async waitHere(webhookId: string, deliveryId: string, turn: Turn, maxMs = WAIT_HERE_MAX_MS): Promise<Turn | null> {
     const deadline = Date.now() + maxMs;
     let pauseMs = 10;
-    let answer: number | null = wait;
-    while (answer !== null && Date.now() < deadline) {
+    let answer: Turn | null = turn;
+    while (answer && answer.oldestSendMs < QUICK_ENDPOINT_MS && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const woken = () => {
           clearTimeout(timer);
@@ -184,7 +182,7 @@ export class EndpointLine {
         const timer = setTimeout(woken, Math.min(pauseMs, deadline - Date.now()));
         this.waitingHere.set(deliveryId, woken);
       });
-      pauseMs *= 2;
+      pauseMs = Math.min(pauseMs * 2, 100);
       answer = await this.take(webhookId, deliveryId);
     }
     return answer;
