@@ -51,7 +51,7 @@ if redis.call('ZSCORE', sends, id) or (free > 0 and ahead < free) then
   stretch(sends, lease)
   return {-1, 0}
 end
-if not rank then redis.call('ZADD', line, nowUs, id) end
+if not rank then redis.call('ZADD', line, string.format('%d', nowUs), id) end
 local wait = math.ceil((ahead + 1) / cap) * lease
 redis.call('HSET', deadlines, id, now + wait + patience)
 stretch(line, wait + patience)
