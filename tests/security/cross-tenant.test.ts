@@ -57,7 +57,7 @@ function pairs(): Array<[World, World]> {
 }
 
 /** CONTRACT §2, §4 and §14: another environment's resources do not exist; another partner's webhook is 403. */
-function refusal(kind: Exclude<Foreign["kind"], "list" | "create">, why: Relation): [number, string] {
+function refusal(kind: Exclude<Foreign["kind"], "list" | "create" | "namespaced">, why: Relation): [number, string] {
   switch (kind) {
     case "game":
       return [403, "KS-4006"];
@@ -117,6 +117,12 @@ describe("cross-partner and cross-environment access", () => {
           const idOf = (item: { id: string }) => item.id;
           expect(await listIds({ path: foreign.listPath }, foreign.field, attacker, idOf)).toContain(created.body.id);
           expect(await listIds({ path: foreign.listPath }, foreign.field, victim, idOf)).not.toContain(created.body.id);
+        } else if (foreign.kind === "namespaced") {
+          const read = { ...requestFor({ ...route, method: "get", path: foreign.read, body: undefined }, victim) };
+          const before = await send(api, read, victim.apiKey);
+          const answer = await send(api, requestFor(route, victim), attacker.apiKey);
+          expect(answer.status, context).toBe(200);
+          expect((await send(api, read, victim.apiKey)).body, context).toEqual(before.body);
         } else {
           const request = requestFor(route, victim);
           const answer = await expectHarmless(api, { ...request, mutation: context }, attacker.apiKey);

@@ -194,5 +194,11 @@ export function hostileRequests(route: PartnerRoute, world: World): fc.Arbitrary
       ),
     );
   }
+  // A route that takes nothing (GET /jurisdictions) still gets stray query strings.
+  if (choices.length === 0) {
+    choices.push(
+      fc.constantFrom(...RAW_QUERIES).map((query) => base(`query ${query}`, { url: withQuery(path, query) })),
+    );
+  }
   return fc.oneof(...choices);
 }

@@ -10,7 +10,7 @@ import type { World } from "./world.js";
  * later appears there and `uncoveredRoutes` names it until it gets an entry below.
  */
 
-export type Method = "get" | "post" | "patch" | "delete";
+export type Method = "get" | "post" | "put" | "patch" | "delete";
 
 export interface DeclaredRoute {
   method: Method;
@@ -35,7 +35,12 @@ export function declaredRoutes(): DeclaredRoute[] {
 export type Foreign =
   | { kind: "game" | "parSheet" | "player" | "report" | "spin" | "webhook" | "freeRounds" }
   | { kind: "list"; field: string; ids: (world: World) => Array<string | number>; idOf: (item: any) => string | number }
-  | { kind: "create"; listPath: string; field: string };
+  | { kind: "create"; listPath: string; field: string }
+  /**
+   * Names nothing of another partner: the request acts in the caller's own namespace (a player id is
+   * the partner's own), answers 200, and leaves what the victim reads at `read` as it was.
+   */
+  | { kind: "namespaced"; read: string };
 
 export interface PartnerRoute extends DeclaredRoute {
   /** Valid path parameters for a world's resources. */
@@ -150,6 +155,20 @@ export const PARTNER_ROUTES: PartnerRoute[] = [
     foreign: { kind: "game" },
   },
   { method: "get", path: p("/players/{playerId}"), params: playerParams, foreign: { kind: "player" } },
+  { method: "get", path: p("/jurisdictions"), foreign: { kind: "namespaced", read: p("/jurisdictions") } },
+  {
+    method: "get",
+    path: p("/players/{playerId}/protection"),
+    params: playerParams,
+    foreign: { kind: "namespaced", read: p("/players/{playerId}/protection") },
+  },
+  {
+    method: "put",
+    path: p("/players/{playerId}/protection"),
+    params: playerParams,
+    body: () => ({ lossLimitUsd: { weekly: 100 } }),
+    foreign: { kind: "namespaced", read: p("/players/{playerId}/protection") },
+  },
   {
     method: "get",
     path: p("/players/{playerId}/spins"),

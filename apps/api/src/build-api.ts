@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type Environment, usdToMicros } from "@outcomes/core";
 import {
   API_CONNECTION_LIMITS,
+  countSpinRefusal,
   createDatabase,
   createFreeRoundGrant,
   type DatabaseClient,
@@ -198,6 +199,7 @@ function spinService(deps: Services): SpinService {
       minReadyBlocks: env.MIN_READY_BLOCKS,
     }),
     findRecord: (scope) => findIdempotencyRecord(sql, scope),
+    checksOn: () => deps.rollout.on("jurisdictions"),
     signals: {
       eventsWritten: () => void notifyEvents(producers),
       generationNeeded,
@@ -208,6 +210,10 @@ function spinService(deps: Services): SpinService {
           wagerMicros: spin.wagerMicros,
           payoutMicros: spin.payoutMicros,
         }),
+      spinRefused: (partner, code) =>
+        void countSpinRefusal(db, partner, code).catch((error: unknown) =>
+          logger.warn({ err: error, errorCode: code }, "refused spin not counted"),
+        ),
     },
     logger,
   });

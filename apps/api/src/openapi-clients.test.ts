@@ -117,6 +117,9 @@ function steps(setup: {
     { document: "partner", operationId: "disputeSettlement", path: report },
     { document: "operator", operationId: "reissueSettlement", path: report },
     { document: "operator", operationId: "runSettlementJob" },
+    { document: "operator", operationId: "putJurisdiction", path: () => ({ code: "MT-MGA" }) },
+    // After the spins: the example's limits bind the example's player.
+    { document: "partner", operationId: "putPlayerProtection", path: () => ({ playerId: "protected-player" }) },
     // Last: every partner call after it would be 503 KS-5002.
     { document: "operator", operationId: "setMaintenance" },
   ];

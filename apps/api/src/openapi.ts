@@ -10,7 +10,14 @@ export const ErrorBody = z
     message: z.string(),
     errorCode: z.string().openapi({ example: ErrorCode.InvalidRequest }),
     requestId: z.string(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    details: z
+      .union([
+        z.array(z.object({ path: z.string(), message: z.string() })),
+        z
+          .record(z.string(), z.union([z.string(), z.number(), z.null()]))
+          .openapi({ description: "A refusal's facts (KS-4220..4222, KS-4293), e.g. `{limit, period, remainingUsd}`" }),
+      ])
+      .optional(),
   })
   .openapi("Error");
 

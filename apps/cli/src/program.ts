@@ -6,6 +6,7 @@ import { registerDeliveryCommands } from "./commands/deliveries.js";
 import { registerFreeRoundCommands } from "./commands/free-rounds.js";
 import { registerGameCommands } from "./commands/games.js";
 import { registerJobCommands } from "./commands/jobs.js";
+import { registerJurisdictionCommands } from "./commands/jurisdictions.js";
 import { registerKeyCommands } from "./commands/keys.js";
 import { registerMaintenanceCommands } from "./commands/maintenance.js";
 import { registerPartnerCommands } from "./commands/partners.js";
@@ -24,6 +25,7 @@ const COMMAND_GROUPS: CommandGroup[] = [
   registerSettlementCommands,
   registerJobCommands,
   registerGameCommands,
+  registerJurisdictionCommands,
   registerDeliveryCommands,
   registerReleaseCommands,
   registerSpinCommands,
@@ -75,7 +77,9 @@ function reportError(error: unknown, io: CliIo, json: boolean): number {
       };
       io.stderr(`${JSON.stringify(body)}\n`);
     } else {
-      const details = (error.details ?? []).map((detail) => `\n  ${detail.path || "(body)"}: ${detail.message}`);
+      const details = Array.isArray(error.details)
+        ? error.details.map((detail) => `\n  ${detail.path || "(body)"}: ${detail.message}`)
+        : Object.entries(error.details ?? {}).map(([name, value]) => `\n  ${name}: ${value}`);
       io.stderr(`error ${error.code}: ${error.message}${details.join("")}\n`);
     }
     return 1;

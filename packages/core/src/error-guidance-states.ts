@@ -110,6 +110,27 @@ export const STATE_GUIDANCE = {
     retry: "no",
     action: "Use a `freeRoundsId` from `POST /free-rounds` or `GET /free-rounds`, with the same key.",
   },
+  [ErrorCode.WagerAboveJurisdictionLimit]: {
+    meaning:
+      "The wager is above the most the player's jurisdiction allows a spin (`details`: its code and `maxWagerUsd`).",
+    wagerDeducted: "no",
+    retry: "no",
+    action: "Offer the player stakes up to the jurisdiction's `maxWagerUsd` (`GET /jurisdictions`).",
+  },
+  [ErrorCode.PlayerRestricted]: {
+    meaning: "The player is self-excluded or cooling off (`details`: which, and until when). Nothing was written.",
+    wagerDeducted: "no",
+    retry: "no",
+    action: "Do not offer play until the time in `details.until`; `GET /players/{playerId}/protection` shows it.",
+  },
+  [ErrorCode.PlayerLimitReached]: {
+    meaning:
+      "The wager would take the player's net loss or total wagers past one of his limits in the current UTC day, " +
+      "ISO week or month (`details`: limit, period, `remainingUsd`). Nothing was written.",
+    wagerDeducted: "no",
+    retry: "no",
+    action: "Offer at most `remainingUsd`, or play again in the next period.",
+  },
   [ErrorCode.ReportNotFound]: {
     meaning:
       "No settlement report of yours for that day in this environment (reports are made for days with registered games).",
@@ -156,6 +177,14 @@ export const STATE_GUIDANCE = {
     retry: "after-retry-after",
     action:
       "Wait `Retry-After` seconds, then send it again; pace requests by the `RateLimit` headers (docs/limits.md).",
+  },
+  [ErrorCode.RoundTooSoon]: {
+    meaning:
+      "The player's previous round started less than his jurisdiction's `minRoundMs` ago. Nothing was done and no " +
+      "outcome was used.",
+    wagerDeducted: "no",
+    retry: "after-retry-after",
+    action: "Wait `details.retryAfterMs` (or `Retry-After` seconds), then send the spin again.",
   },
   [ErrorCode.Internal]: {
     meaning: "An unexpected failure. The request may or may not have taken effect.",

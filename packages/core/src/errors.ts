@@ -41,6 +41,9 @@ export const ErrorCode = {
   SpinNotVoidable: "KS-4217",
   FreeRoundUnavailable: "KS-4218",
   FreeRoundsNotFound: "KS-4219",
+  WagerAboveJurisdictionLimit: "KS-4220",
+  PlayerRestricted: "KS-4221",
+  PlayerLimitReached: "KS-4222",
   ReportNotFound: "KS-4301",
   ReportAcknowledged: "KS-4302",
   ReportDisputed: "KS-4303",
@@ -48,6 +51,7 @@ export const ErrorCode = {
   ReportProvisional: "KS-4305",
   SpinRateLimited: "KS-4291",
   RateLimited: "KS-4292",
+  RoundTooSoon: "KS-4293",
   Internal: "KS-5001",
   Maintenance: "KS-5002",
   SpinFailed: "KS-5003",
@@ -100,6 +104,9 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.SpinNotVoidable]: "Spin can no longer be voided",
   [ErrorCode.FreeRoundUnavailable]: "Free round not available",
   [ErrorCode.FreeRoundsNotFound]: "Free rounds not found",
+  [ErrorCode.WagerAboveJurisdictionLimit]: "Wager above the jurisdiction's limit",
+  [ErrorCode.PlayerRestricted]: "Player is restricted",
+  [ErrorCode.PlayerLimitReached]: "Player limit reached",
   [ErrorCode.ReportNotFound]: "Settlement report not found",
   [ErrorCode.ReportAcknowledged]: "Settlement report already acknowledged",
   [ErrorCode.ReportDisputed]: "Settlement report already disputed",
@@ -108,6 +115,7 @@ export const ERROR_MESSAGES: Record<ErrorCode, string> = {
   [ErrorCode.ReportProvisional]: "Report is provisional until its day ends",
   [ErrorCode.SpinRateLimited]: "Rate limit exceeded for spin requests",
   [ErrorCode.RateLimited]: "Rate limit exceeded for API requests",
+  [ErrorCode.RoundTooSoon]: "Round started too soon",
   [ErrorCode.Internal]: "Internal server error",
   [ErrorCode.Maintenance]: "Service temporarily unavailable (maintenance)",
   [ErrorCode.SpinFailed]: "Spin processing failed (wager not deducted)",
@@ -126,15 +134,23 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** The facts of a refusal that is not about the request's fields (e.g. `{limit, period, remainingUsd}`). */
+export type ErrorFacts = Record<string, string | number | null>;
+
 export class ServiceError extends Error {
   readonly code: ErrorCode;
-  readonly details: ErrorDetail[] | undefined;
+  readonly details: ErrorDetail[] | ErrorFacts | undefined;
   /** Seconds the caller should wait before retrying (rendered as `Retry-After`). */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(
     code: ErrorCode,
-    options: { message?: string; details?: ErrorDetail[]; retryAfterSeconds?: number; cause?: unknown } = {},
+    options: {
+      message?: string;
+      details?: ErrorDetail[] | ErrorFacts;
+      retryAfterSeconds?: number;
+      cause?: unknown;
+    } = {},
   ) {
     super(options.message ?? ERROR_MESSAGES[code], { cause: options.cause });
     this.name = "ServiceError";

@@ -12,6 +12,7 @@ export * from "./outcome.js";
 export * from "./ownership.js";
 export * from "./par/index.js";
 export * from "./partner.js";
+export * from "./protection.js";
 export * from "./release.js";
 export * from "./replay-token.js";
 export * from "./settlement.js";

@@ -57,6 +57,15 @@ export const RELEASE_GATES = {
       "`?include=proof` views: release 2 has none of them (404 for the routes, the parameters ignored), so the routes " +
       "answer 404 KS-4215 and the parameters are ignored on every process until the rollout has finished",
   },
+  jurisdictions: {
+    addedIn: 3,
+    deleteIn: 4,
+    why:
+      "Jurisdiction profiles and player protection (GET /jurisdictions, PUT /api/admin/v1/jurisdictions/{code}, " +
+      "PUT and GET /players/{playerId}/protection, a partner's defaultJurisdiction) and the spin checks they drive: " +
+      "release 2 has none of them and would spin a protected player unchecked, so the routes answer 404 KS-4215 " +
+      "and no spin is checked until the rollout has finished",
+  },
 } as const satisfies Record<string, ReleaseGate>;
 
 export type GateName = keyof typeof RELEASE_GATES;

@@ -8,6 +8,7 @@ export * from "./game.js";
 export * from "./par-sheet.js";
 export * from "./partner.js";
 export * from "./player.js";
+export * from "./protection.js";
 export * from "./replay.js";
 export * from "./settlement-report.js";
 export * from "./spin.js";

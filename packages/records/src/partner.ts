@@ -17,6 +17,10 @@ export const PartnerSchema = z
         "The most one spin of this partner's games may stake or pay (default 1000000): registering or updating a " +
         "game whose maxWagerUsd, or maxWagerUsd × its sheet's largest multiplier, passes it is 400 KS-4101",
     }),
+    defaultJurisdiction: z.string().openapi({
+      example: "NONE",
+      description: "The jurisdiction profile of the partner's players without one of their own",
+    }),
     createdAt: TimestampSchema,
   })
   .openapi("Partner");
@@ -30,6 +34,7 @@ export function presentPartner(partner: PartnerRecord): PartnerView {
     contactEmail: partner.contactEmail,
     isActive: partner.isActive,
     spinCeilingUsd: microsToUsd(spinCeilingOf(partner)),
+    defaultJurisdiction: partner.defaultJurisdiction,
     createdAt: partner.createdAt.toISOString(),
   };
 }

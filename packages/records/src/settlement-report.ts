@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { isProvisionalReport, presentSettlementFigures, SETTLEMENT_STATUSES } from "@outcomes/core";
+import { ErrorCode, isProvisionalReport, presentSettlementFigures, SETTLEMENT_STATUSES } from "@outcomes/core";
 import { figuresOf, type SettlementReportRecord } from "@outcomes/db";
 import { TimestampSchema } from "./fields.js";
 
@@ -73,6 +73,15 @@ export const SettlementGameFiguresSchema = z
   .object({ gameId: z.number().int().openapi({ example: 1 }), ...figures })
   .openapi("SettlementGameFigures");
 
+/** The codes a spin refused by player protection answers, each counted in the report. */
+const REFUSAL_CODES = [
+  ErrorCode.WagerAboveJurisdictionLimit,
+  ErrorCode.PlayerRestricted,
+  ErrorCode.PlayerLimitReached,
+  ErrorCode.RoundTooSoon,
+] as const;
+type RefusalCounts = Record<(typeof REFUSAL_CODES)[number], z.ZodNumber>;
+
 /** The report as the API and the CLI show it (CONTRACT §8). */
 export const SettlementReportSchema = z
   .object({
@@ -92,6 +101,13 @@ export const SettlementReportSchema = z
         "The same figures per game registered before the day ended (zeros when it had no spins); the report's " +
         "figuresExact is false when any game's is",
     }),
+    refusedSpins: z
+      .object(Object.fromEntries(REFUSAL_CODES.map((code) => [code, z.number().int()])) as RefusalCounts)
+      .openapi("RefusedSpins", {
+        description:
+          "Spins that player protection refused that UTC day (docs/jurisdictions.md), by error code; nothing of " +
+          "them is in the figures above",
+      }),
     generatedAt: TimestampSchema,
     acknowledgedAt: TimestampSchema.nullable(),
     disputedAt: TimestampSchema.nullable(),
@@ -111,6 +127,9 @@ export function presentSettlementReport(record: SettlementReportRecord): Settlem
     ...totals,
     figuresExact: totals.figuresExact && games.every((game) => game.figuresExact),
     games,
+    refusedSpins: Object.fromEntries(
+      REFUSAL_CODES.map((code) => [code, record.refusedSpins?.[code] ?? 0]),
+    ) as SettlementReportView["refusedSpins"],
     generatedAt: record.generatedAt.toISOString(),
     acknowledgedAt: record.acknowledgedAt?.toISOString() ?? null,
     disputedAt: record.disputedAt?.toISOString() ?? null,

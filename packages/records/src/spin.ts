@@ -38,6 +38,22 @@ export const SpinFreeRoundSchema = z
   })
   .openapi("SpinFreeRound");
 
+/** The player's session as it stood after the spin (CONTRACT §16; UKGC RTS 2E/13C: net position and time played). */
+export const SpinSessionSchema = z
+  .object({
+    startedAt: TimestampSchema.openapi({ description: "The session's first spin: spins with gaps under 30 minutes" }),
+    elapsedMs: z.number().int().openapi({ example: 754_000, description: "From the session's start to this spin" }),
+    spins: z.number().int().openapi({ example: 42, description: "The session's spins, this one included" }),
+    netUsd: z.number().openapi({
+      example: -12.5,
+      description: "The session's payouts minus its paid wagers (negative when the player is down)",
+    }),
+    reminderDue: z.boolean().openapi({
+      description: "True on the first spin past each `sessionReminderMinutes` mark of the player's jurisdiction",
+    }),
+  })
+  .openapi("SpinSession");
+
 /** A spin as the spin endpoint answers it, and as a player's spin list and `GET /spins/{spinId}` show it. */
 export const SpinResultSchema = z
   .object({
@@ -76,6 +92,10 @@ export const SpinResultSchema = z
         "Always present: the free round this spin used (a spin with `freeRoundsId`: the partner paid `wagerUsd`, " +
         "the balance moved by the payout only); null on every other spin",
     }),
+    session: SpinSessionSchema.optional().openapi({
+      description:
+        "On the answer of `POST /spins` (and its replays), once `release finish` has run for release 3; not on reads",
+    }),
   })
   .openapi("SpinResult");
 export type SpinResultBody = z.infer<typeof SpinResultSchema>;
@@ -96,6 +116,15 @@ export interface SpinFacts {
   position: OutcomePosition | null;
   voided: SpinVoidFacts | null;
   freeRound: FreeRoundFacts | null;
+  /** Just recorded: the player's session after it. */
+  session?: SpinSessionFacts | null;
+}
+
+export interface SpinSessionFacts {
+  startedAt: Date;
+  spins: number;
+  netMicros: number;
+  reminderDue: boolean;
 }
 
 export function presentSpin(spin: SpinFacts): SpinResultBody {
@@ -117,6 +146,17 @@ export function presentSpin(spin: SpinFacts): SpinResultBody {
     forced: spin.position === null,
     voided: presentVoid(spin.voided),
     freeRound: spin.freeRound && { freeRoundsId: spin.freeRound.freeRoundsId, roundsLeft: spin.freeRound.roundsLeft },
+    ...(spin.session ? { session: presentSession(spin.session, spin.createdAt) } : {}),
+  };
+}
+
+function presentSession(session: SpinSessionFacts, spunAt: Date): NonNullable<SpinResultBody["session"]> {
+  return {
+    startedAt: session.startedAt.toISOString(),
+    elapsedMs: Math.max(0, spunAt.getTime() - session.startedAt.getTime()),
+    spins: session.spins,
+    netUsd: microsToUsd(session.netMicros),
+    reminderDue: session.reminderDue,
   };
 }
 
@@ -184,5 +224,16 @@ export function replayedBody(stored: unknown): SpinResultBody {
     freeRound: body.freeRound
       ? { freeRoundsId: body.freeRound.freeRoundsId, roundsLeft: body.freeRound.roundsLeft }
       : null,
+    ...(body.session
+      ? {
+          session: {
+            startedAt: body.session.startedAt,
+            elapsedMs: body.session.elapsedMs,
+            spins: body.session.spins,
+            netUsd: body.session.netUsd,
+            reminderDue: body.session.reminderDue,
+          },
+        }
+      : {}),
   };
 }

@@ -8,6 +8,7 @@ import {
   parSheetRequests,
 } from "./games.js";
 import { type PlayerRequests, playerRequests } from "./players.js";
+import { type ProtectionRequests, protectionRequests } from "./protection.js";
 import { PARTNER_PREFIX, PartnerRequests, segment } from "./requests.js";
 import { type SettlementRequests, settlementRequests } from "./settlements.js";
 import { type FetchLike, type RetryPolicy, Transport } from "./transport.js";
@@ -82,6 +83,8 @@ export class PartnerClient {
   readonly freeRounds: FreeRoundRequests;
   readonly webhooks: WebhookRequests;
   readonly settlements: SettlementRequests;
+  /** Jurisdiction profiles and players' protection: `client.protection.set("player-42", {lossLimitUsd: {daily: 10}})`. */
+  readonly protection: ProtectionRequests;
 
   constructor(options: PartnerClientOptions) {
     this.autoIdempotencyKeys = options.autoIdempotencyKeys ?? false;
@@ -103,6 +106,7 @@ export class PartnerClient {
     this.freeRounds = freeRoundRequests(this.api);
     this.webhooks = webhookRequests(this.api);
     this.settlements = settlementRequests(this.api);
+    this.protection = protectionRequests(this.api);
   }
 
   /** Runs a spin. With an `Idempotency-Key` (given, or generated when `autoIdempotencyKeys` is on) it is retried safely. */

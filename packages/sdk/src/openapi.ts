@@ -283,6 +283,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jurisdictions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List jurisdiction profiles (built-in and the operator's)
+         * @description Available once `release finish` has run for release 3 (until then 404 KS-4215, as release 2 answers).
+         */
+        get: operations["listJurisdictions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/players/{playerId}/protection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a player's jurisdiction, exclusions and limits
+         * @description A player never set answers his partner's default and no limit. Available once `release finish` has run for release 3 (until then 404 KS-4215, as release 2 answers).
+         */
+        get: operations["getPlayerProtection"];
+        /**
+         * Set a player's jurisdiction, exclusions and limits
+         * @description A player may be set before his first spin. Available once `release finish` has run for release 3 (until then 404 KS-4215, as release 2 answers).
+         */
+        put: operations["putPlayerProtection"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -683,7 +727,9 @@ export interface components {
             details?: {
                 path: string;
                 message: string;
-            }[];
+            }[] | {
+                [key: string]: string | number | null;
+            };
         };
         RegisterGame: {
             /** @description An ACTIVE PAR sheet of yours */
@@ -795,6 +841,7 @@ export interface components {
             forced: boolean;
             voided: components["schemas"]["SpinVoid"];
             freeRound: components["schemas"]["SpinFreeRound"];
+            session?: components["schemas"]["SpinSession"];
         };
         Presentation: {
             /**
@@ -827,6 +874,31 @@ export interface components {
             /** @description The player's rounds of the grant left after this spin */
             roundsLeft: number;
         } | null;
+        /** @description On the answer of `POST /spins` (and its replays), once `release finish` has run for release 3; not on reads */
+        SpinSession: {
+            /**
+             * Format: date-time
+             * @description The session's first spin: spins with gaps under 30 minutes
+             */
+            startedAt: string;
+            /**
+             * @description From the session's start to this spin
+             * @example 754000
+             */
+            elapsedMs: number;
+            /**
+             * @description The session's spins, this one included
+             * @example 42
+             */
+            spins: number;
+            /**
+             * @description The session's payouts minus its paid wagers (negative when the player is down)
+             * @example -12.5
+             */
+            netUsd: number;
+            /** @description True on the first spin past each `sessionReminderMinutes` mark of the player's jurisdiction */
+            reminderDue: boolean;
+        };
         SpinRequest: {
             /**
              * @description The game's gameConfigId
@@ -1051,6 +1123,82 @@ export interface components {
         ListedSpin: components["schemas"]["VerifiableSpin"] & {
             /** @description With `?replayLinks=true`: a replay link of the spin with the default expiry (168 hours) */
             replayUrl?: string;
+        };
+        Jurisdiction: {
+            /** @example UK-GC */
+            code: string;
+            /** @example Great Britain (UK Gambling Commission RTS) */
+            name: string;
+            /**
+             * @description Least time between a player's round starts
+             * @example 2500
+             */
+            minRoundMs: number;
+            /**
+             * @description The most one spin may stake; null: no limit
+             * @example null
+             */
+            maxWagerUsd: number | null;
+            /** @example 60 */
+            sessionReminderMinutes: number | null;
+            builtIn: boolean;
+        };
+        PlayerProtection: {
+            /** @example player-42 */
+            playerId: string;
+            /**
+             * @description The player's own, else the partner's default
+             * @example UK-GC
+             */
+            jurisdiction: string;
+            /** Format: date-time */
+            selfExcludedUntil: string | null;
+            /** Format: date-time */
+            coolingOffUntil: string | null;
+            lossLimitUsd: components["schemas"]["PeriodLimitsUsd"];
+            wagerLimitUsd: components["schemas"]["PeriodLimitsUsd"];
+            pendingChanges: components["schemas"]["PendingProtectionChange"][];
+            /**
+             * Format: date-time
+             * @description null: never set
+             */
+            updatedAt: string | null;
+        };
+        /** @description USD per UTC day, ISO week and calendar month; null: no limit */
+        PeriodLimitsUsd: {
+            daily: number | null;
+            weekly: number | null;
+            monthly: number | null;
+        };
+        PendingProtectionChange: {
+            /** @example lossLimitUsd.daily */
+            setting: string;
+            /** @example 20 */
+            value: number | string | null;
+            /** Format: date-time */
+            effectiveAt: string;
+        };
+        /** @description Only the fields sent change. Lowering a limit, or starting or lengthening an exclusion, takes effect at once; raising or removing a limit, or ending an exclusion early, 24 h later (`pendingChanges`). */
+        PutPlayerProtection: {
+            /**
+             * @description A profile's code (`GET /jurisdictions`); null: the partner's default
+             * @example UK-GC
+             */
+            jurisdiction?: string | null;
+            /** Format: date-time */
+            selfExcludedUntil?: string | null;
+            /** Format: date-time */
+            coolingOffUntil?: string | null;
+            lossLimitUsd?: {
+                daily?: number | null;
+                weekly?: number | null;
+                monthly?: number | null;
+            };
+            wagerLimitUsd?: {
+                daily?: number | null;
+                weekly?: number | null;
+                monthly?: number | null;
+            };
         };
         RegisteredWebhook: {
             /** @example whk_0Qx3zYk1aBcDeFgHiJkLmN */
@@ -1290,6 +1438,7 @@ export interface components {
             figuresExact: boolean;
             /** @description The same figures per game registered before the day ended (zeros when it had no spins); the report's figuresExact is false when any game's is */
             games: components["schemas"]["SettlementGameFigures"][];
+            refusedSpins: components["schemas"]["RefusedSpins"];
             /** Format: date-time */
             generatedAt: string;
             /** Format: date-time */
@@ -1369,6 +1518,13 @@ export interface components {
              * @example true
              */
             figuresExact: boolean;
+        };
+        /** @description Spins that player protection refused that UTC day (docs/jurisdictions.md), by error code; nothing of them is in the figures above */
+        RefusedSpins: {
+            "KS-4220": number;
+            "KS-4221": number;
+            "KS-4222": number;
+            "KS-4293": number;
         };
         DisputeSettlement: {
             /**
@@ -3041,6 +3197,228 @@ export interface operations {
                 };
             };
             /** @description [KS-4204](/docs/errors#ks-4204): Player not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-4292](/docs/errors#ks-4292): Rate limit exceeded for API requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-5001](/docs/errors#ks-5001): Internal server error; [KS-5004](/docs/errors#ks-5004): Authentication service error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-5002](/docs/errors#ks-5002): Service temporarily unavailable (maintenance) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listJurisdictions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every profile, by code */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jurisdictions: components["schemas"]["Jurisdiction"][];
+                    };
+                };
+            };
+            /** @description [KS-4001](/docs/errors#ks-4001): Missing X-API-Key header; [KS-4002](/docs/errors#ks-4002): Invalid API key; [KS-4003](/docs/errors#ks-4003): API key is revoked or inactive; [KS-4004](/docs/errors#ks-4004): API key has expired; [KS-4005](/docs/errors#ks-4005): Partner account is deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-4215](/docs/errors#ks-4215): Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-4292](/docs/errors#ks-4292): Rate limit exceeded for API requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-5001](/docs/errors#ks-5001): Internal server error; [KS-5004](/docs/errors#ks-5004): Authentication service error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-5002](/docs/errors#ks-5002): Service temporarily unavailable (maintenance) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlayerProtection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                playerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The protection in force and the changes waiting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerProtection"];
+                };
+            };
+            /** @description [KS-4001](/docs/errors#ks-4001): Missing X-API-Key header; [KS-4002](/docs/errors#ks-4002): Invalid API key; [KS-4003](/docs/errors#ks-4003): API key is revoked or inactive; [KS-4004](/docs/errors#ks-4004): API key has expired; [KS-4005](/docs/errors#ks-4005): Partner account is deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-4204](/docs/errors#ks-4204): Player not found; [KS-4215](/docs/errors#ks-4215): Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-4292](/docs/errors#ks-4292): Rate limit exceeded for API requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-5001](/docs/errors#ks-5001): Internal server error; [KS-5004](/docs/errors#ks-5004): Authentication service error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-5002](/docs/errors#ks-5002): Service temporarily unavailable (maintenance) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putPlayerProtection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                playerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jurisdiction": "UK-GC",
+                 *       "lossLimitUsd": {
+                 *         "daily": 10
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutPlayerProtection"];
+            };
+        };
+        responses: {
+            /** @description The protection in force and the changes waiting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerProtection"];
+                };
+            };
+            /** @description [KS-4101](/docs/errors#ks-4101): Request validation failed; [KS-4102](/docs/errors#ks-4102): Required field missing */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-4001](/docs/errors#ks-4001): Missing X-API-Key header; [KS-4002](/docs/errors#ks-4002): Invalid API key; [KS-4003](/docs/errors#ks-4003): API key is revoked or inactive; [KS-4004](/docs/errors#ks-4004): API key has expired; [KS-4005](/docs/errors#ks-4005): Partner account is deactivated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description [KS-4204](/docs/errors#ks-4204): Player not found; [KS-4215](/docs/errors#ks-4215): Resource not found */
             404: {
                 headers: {
                     [name: string]: unknown;

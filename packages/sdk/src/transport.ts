@@ -24,7 +24,7 @@ export interface TransportOptions {
 }
 
 export interface RequestSpec {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: Record<string, string | number | undefined> | undefined;
   body?: unknown;

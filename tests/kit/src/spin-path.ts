@@ -167,3 +167,9 @@ export async function waitForLockWaiters(tx: postgres.TransactionSql, count: num
     { timeout: 5_000, interval: 20 },
   );
 }
+
+/** A spin's answer as reads show it (`GET /spins/{spinId}`, listings): without the session, which only the spin's own answer carries. */
+export function asRead<T extends { session?: unknown }>(answer: T): Omit<T, "session"> {
+  const { session: _session, ...read } = answer;
+  return read;
+}

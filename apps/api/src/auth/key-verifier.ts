@@ -7,6 +7,12 @@ export interface PartnerAuth {
   partnerId: string;
   environment: Environment;
   apiKeyId: string;
+  /**
+   * The partner's spins go through the player-protection checks (CONTRACT §16): its default
+   * jurisdiction is not NONE, or a player of its has a protection. Absent or false: the spin path's
+   * statement is the plain one, which reads no protection table.
+   */
+  checked?: boolean;
 }
 
 interface KeyRecord {
@@ -16,6 +22,7 @@ interface KeyRecord {
   expiresAt: number;
   revoked: boolean;
   partnerActive: boolean;
+  partnerChecked: boolean;
 }
 
 /** Cached records live at most this long, so a missed invalidation still takes effect within 1 s. */
@@ -90,7 +97,13 @@ export class KeyVerifier {
     if (record.expiresAt <= now) throw new ServiceError(ErrorCode.ApiKeyExpired);
     if (!record.partnerActive) throw new ServiceError(ErrorCode.PartnerDeactivated);
     this.touch(record.apiKeyId, now);
-    return { partnerId: record.partnerId, environment: record.environment, apiKeyId: record.apiKeyId };
+    const auth: PartnerAuth = {
+      partnerId: record.partnerId,
+      environment: record.environment,
+      apiKeyId: record.apiKeyId,
+    };
+    if (record.partnerChecked) auth.checked = true;
+    return auth;
   }
 
   /**
@@ -160,6 +173,7 @@ export class KeyVerifier {
       expiresAt: row.expiresAt.getTime(),
       revoked: row.revokedAt !== null && row.revokedAt.getTime() <= now,
       partnerActive: row.partnerActive,
+      partnerChecked: row.partnerChecked,
     };
     if (!known) await guard?.found(record.revoked || record.expiresAt <= now ? null : record.expiresAt);
     this.unknown.delete(hash);

@@ -1,7 +1,7 @@
 import { newId, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { players, spins } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
-import { addBlock, createGame, type FixtureGame, queueItems, spin } from "@outcomes/testkit/spin-path";
+import { addBlock, asRead, createGame, type FixtureGame, queueItems, spin } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -97,7 +97,7 @@ describe("POST /spins with forceTier (sandbox)", () => {
     const player = await api.request("/api/partner/v1/players/p", { apiKey: partner.apiKey });
     expect(player.body).toMatchObject({ totalSpins: 2, totalWageredUsd: 2, totalPaidUsd: 1002, balanceUsd: 1000 });
     const listed = await api.request("/api/partner/v1/players/p/spins", { apiKey: partner.apiKey });
-    expect(listed.body.spins).toEqual([jackpot.body, normal.body]);
+    expect(listed.body.spins).toEqual([asRead(jackpot.body), asRead(normal.body)]);
 
     const log = await api.request("/api/partner/v1/events", { apiKey: partner.apiKey });
     expect(log.body.events.map((event: { type: string; data: object }) => [event.type, event.data])).toEqual([

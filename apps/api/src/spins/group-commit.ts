@@ -4,11 +4,13 @@ import {
   exceededPlayerBound,
   isDuplicateOutcome,
   isRetryableConflict,
+  protectionVerdict,
   refusedStatement,
   type SqlPool,
 } from "@outcomes/db";
 import { Batcher, metrics } from "@outcomes/runtime";
 import { UnusableOutcomeError } from "./outcome-taker.js";
+import { protectionRefusal } from "./protection-refusal.js";
 import type { SpinPlan } from "./spin-plan.js";
 import { committedWrite, type SpinDone, writeSpins } from "./write-spins.js";
 
@@ -99,13 +101,15 @@ export class GroupCommit {
 
 /**
  * Why the database refused a spin alone: its outcome was used already (UnusableOutcomeError: the
- * spin takes the next one), or it would take a player's figure past its bound (KS-4103); any other
- * error as it is.
+ * spin takes the next one), its player's protection refused it (KS-4220..4222, KS-4293), or it would
+ * take a player's figure past its bound (KS-4103); any other error as it is.
  */
 function refusalOf(plan: SpinPlan, error: unknown): Error {
   if (plan.spin.position !== null && isDuplicateOutcome(error)) {
     return new UnusableOutcomeError("outcome already used", { cause: error });
   }
+  const verdict = protectionVerdict(error);
+  if (verdict !== null) return protectionRefusal(verdict);
   const figure = exceededPlayerBound(error);
   return figure === null ? (error as Error) : playerBoundError(figure);
 }

@@ -26,6 +26,11 @@ export interface SpinOrder {
   freeRoundsId: string | null;
   /** A forced sandbox spin's tier; null for a spin that takes the game's next outcome. */
   forceTier: string | null;
+  /**
+   * The player's protection is judged when the spin commits (CONTRACT §16): the partner's spins are
+   * checked (`PartnerAuth.checked`) and the `jurisdictions` gate is open. False: the plain path.
+   */
+  checked: boolean;
 }
 
 const grantNotFound = () =>
@@ -77,6 +82,7 @@ export function orderUnderRules(
   request: SpinRequest,
   game: GameRules | null,
   grant: FreeRoundTerms | null,
+  checked = false,
 ): SpinOrder {
   const own = playableGame(partner, game);
   if (grant && grant.gameId !== own.id) throw freeRoundUnavailable("another_game", grant.gameId);
@@ -88,6 +94,7 @@ export function orderUnderRules(
     wagerMicros: grant ? grant.wagerMicros : wagerMicrosWithin(request.wagerUsd!, own),
     freeRoundsId: grant?.id ?? null,
     forceTier: request.forceTier ?? null,
+    checked,
   };
 }
 

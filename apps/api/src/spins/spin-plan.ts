@@ -27,6 +27,8 @@ export interface SpinPlan {
   needsTransaction: boolean;
   /** Sent with `Idempotency-Key`: its record is saved with the spin, under the key's lock. */
   key: IdempotentRequest | null;
+  /** Its player's protection is judged in the commit's statement (SpinOrder.checked). */
+  checked: boolean;
 }
 
 /**
@@ -93,5 +95,6 @@ function planSpin(
     blockBoundary,
     needsTransaction: largeWin || blockBoundary !== null,
     key,
+    checked: order.checked,
   };
 }

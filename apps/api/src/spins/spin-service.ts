@@ -8,6 +8,7 @@ import type { FreeRoundTerms } from "./free-round-cache.js";
 import type { GameRules } from "./game-cache.js";
 import type { GroupCommit } from "./group-commit.js";
 import { type OutcomeTaker, queueEmpty, type TakenOutcome, UnusableOutcomeError } from "./outcome-taker.js";
+import { PROTECTION_CODES } from "./protection-refusal.js";
 import { checkRequest, orderUnderRules, type SpinOrder, type SpinRequest } from "./spin-order.js";
 import type { SpinPlan, SpinPlanner } from "./spin-plan.js";
 import type { SpinDone } from "./write-spins.js";
@@ -28,6 +29,8 @@ export interface SpinServiceDeps {
   taker: Pick<OutcomeTaker, "take" | "admitOnly" | "takeAgain" | "giveBack">;
   planner: Pick<SpinPlanner, "plan">;
   commits: Pick<GroupCommit, "commit" | "recorded">;
+  /** Whether spins of checked partners are checked now (the `jurisdictions` release gate). */
+  checksOn(): Promise<boolean>;
   /** A key's record, read when a keyed spin fails before its batch could answer it from there. */
   findRecord(scope: IdempotencyScope): Promise<IdempotencyRecord | null>;
   /** Sent after a commit, never inside it: they only shorten other processes' waits, or count. */
@@ -35,6 +38,8 @@ export interface SpinServiceDeps {
     eventsWritten(): void;
     generationNeeded(gameId: number): Promise<void>;
     spinCommitted(spin: NewSpin): void;
+    /** A spin its player's protection refused (KS-4220..4222, KS-4293), counted for the day's report. */
+    spinRefused(partner: PartnerAuth, code: ErrorCode): void;
   };
   logger: Logger;
 }
@@ -76,7 +81,9 @@ export class SpinService {
     const key = idempotencyKey === undefined ? null : keyedSpin(partner, request, idempotencyKey);
     let decision: Decision | null = null;
     try {
-      const order = orderUnderRules(partner, request, await this.gameOf(request.gameId), grant);
+      // The fast path: a partner whose spins are not checked never waits for the gate.
+      const checked = partner.checked === true && (await this.deps.checksOn());
+      const order = orderUnderRules(partner, request, await this.gameOf(request.gameId), grant, checked);
       const taken =
         order.forceTier === null ? await this.deps.taker.take(order.game) : await this.deps.taker.admitOnly(order.game);
       decision = taken.decision;
@@ -87,7 +94,11 @@ export class SpinService {
     } catch (error) {
       const replay = key && !(error instanceof CommitFailure) ? await this.replayAfterFailure(key, decision) : null;
       const cause = error instanceof CommitFailure ? error.cause : error;
-      return replay ?? { failed: this.failure(cause, request.gameId), decision };
+      if (replay) return replay;
+      const failed = this.failure(cause, request.gameId);
+      if ((PROTECTION_CODES as readonly ErrorCode[]).includes(failed.code))
+        this.deps.signals.spinRefused(partner, failed.code);
+      return { failed, decision };
     }
   }
 

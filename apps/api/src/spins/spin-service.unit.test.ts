@@ -146,12 +146,14 @@ beforeEach(() => {
     ),
     commits,
     findRecord: async () => null,
+    checksOn: async () => true,
     signals: {
       eventsWritten: () => {},
       generationNeeded: async (gameId) => {
         generationAskedFor.push(gameId);
       },
       spinCommitted: () => {},
+      spinRefused: () => {},
     },
     logger: createLogger("silent", "spin-service-test"),
   };

@@ -100,6 +100,7 @@ async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promi
   const recorded = await recordSpins(
     client,
     plans.map((plan) => plan.spin),
+    plans.some((plan) => plan.checked),
   );
   return plans.map((plan, i) => writtenOrLeftOut(plan, recorded[i]!));
 }
@@ -136,6 +137,7 @@ function resultOf(spin: NewSpin, recorded: RecordedSpin): SpinResultBody {
     voided: null,
     freeRound:
       spin.freeRoundsId === null ? null : { freeRoundsId: spin.freeRoundsId, roundsLeft: recorded.roundsLeft ?? 0 },
+    session: recorded.session,
   });
 }
 

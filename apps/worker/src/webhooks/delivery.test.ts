@@ -169,6 +169,10 @@ describe("signed delivery", () => {
   });
 
   it("records a delivery the receiver answered 2xx as succeeded although the webhook was deleted during the send", async () => {
+    // The receiver holds the sends while the test deletes and reads: a worker with the file's 300 ms
+    // timeout would count them failed first on a loaded machine, so one that waits long enough.
+    await worker.close();
+    worker = await startRole(api, webhooksRole({ pollIntervalMs: 100 }), { WEBHOOK_TIMEOUT_MS: 30_000 });
     const target = await receiver(() => "hang");
     const { partnerId, webhookId, apiKey } = await registerWebhook(api, target.url);
     await Promise.all([emitEvent(api, partnerId), emitEvent(api, partnerId), emitEvent(api, partnerId)]);
@@ -188,6 +192,8 @@ describe("signed delivery", () => {
       expect(delivery).toMatchObject({ attempts: 1, lastResponseStatus: 200, lastError: null, nextAttemptAt: null });
     }
     expect(target.requests).toHaveLength(3);
+    await worker.close();
+    worker = await startRole(api, webhooksRole({ pollIntervalMs: 100 }));
   });
 
   it("redelivers an event as a new delivery with the same body", async () => {

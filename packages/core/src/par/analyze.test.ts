@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ServiceError } from "../errors.js";
+import { type ErrorDetail, ServiceError } from "../errors.js";
 import { analyzeParSheet, assertValidParSheet } from "./analyze.js";
 import { SAMPLE_PAR_SHEET, sampleParSheet } from "./sample-sheet.js";
 
@@ -115,7 +115,9 @@ describe("PAR sheet refusals: every problem with its path", () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ServiceError);
       expect((error as ServiceError).code).toBe("KS-4104");
-      expect((error as ServiceError).details?.[0]?.message).toMatch(/computed RTP 0.96 differs from certifiedRtp 0.5/);
+      expect(((error as ServiceError).details as ErrorDetail[] | undefined)?.[0]?.message).toMatch(
+        /computed RTP 0.96 differs from certifiedRtp 0.5/,
+      );
     }
   });
 

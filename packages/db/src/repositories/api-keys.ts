@@ -12,12 +12,13 @@ import {
   rotatedKeyExpiry,
   ServiceError,
 } from "@outcomes/core";
-import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Database, Executor } from "../client.js";
 import { apiKeys } from "../schema/api-keys.js";
 import { partners } from "../schema/partners.js";
 import type { Paged, PageWindow } from "./paging.js";
 import { requirePartner } from "./partners.js";
+import { PARTNER_PROTECTED_SQL } from "./player-protections.js";
 
 export type ApiKeyRecord = typeof apiKeys.$inferSelect;
 
@@ -174,6 +175,8 @@ export interface KeyForAuth {
   expiresAt: Date;
   revokedAt: Date | null;
   partnerActive: boolean;
+  /** Whether the partner's spins need the player-protection checks (PARTNER_PROTECTED_SQL). */
+  partnerChecked: boolean;
 }
 
 /** The key with this hash, or null (the API keeps the answer a second: auth/key-verifier.ts). */
@@ -186,6 +189,7 @@ export async function findKeyForAuth(db: Executor, keyHash: string): Promise<Key
       expiresAt: apiKeys.expiresAt,
       revokedAt: apiKeys.revokedAt,
       partnerActive: partners.isActive,
+      partnerChecked: sql<boolean>`${sql.raw(PARTNER_PROTECTED_SQL)}`,
     })
     .from(apiKeys)
     .innerJoin(partners, eq(partners.id, apiKeys.partnerId))

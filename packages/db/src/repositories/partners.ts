@@ -68,6 +68,8 @@ export async function setPartnerActive(db: Database, partnerId: string, isActive
 export interface PartnerSettings {
   /** The spin ceiling in micro-USD; null restores the default. */
   spinCeilingMicros?: number | null;
+  /** The jurisdiction profile of the partner's players without one of their own (an existing code). */
+  defaultJurisdiction?: string;
 }
 
 /**
@@ -80,10 +82,10 @@ export async function updatePartnerSettings(
   settings: PartnerSettings,
 ): Promise<PartnerRecord> {
   const partner = await requirePartner(db, partnerId);
-  if (settings.spinCeilingMicros === undefined) return partner;
+  if (settings.spinCeilingMicros === undefined && settings.defaultJurisdiction === undefined) return partner;
   const [updated] = await db
     .update(partners)
-    .set({ spinCeilingMicros: settings.spinCeilingMicros })
+    .set({ spinCeilingMicros: settings.spinCeilingMicros, defaultJurisdiction: settings.defaultJurisdiction })
     .where(eq(partners.id, partnerId))
     .returning();
   if (!updated) throw new ServiceError(ErrorCode.PartnerNotFound);

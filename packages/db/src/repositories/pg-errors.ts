@@ -77,3 +77,18 @@ export function exceededPlayerBound(error: unknown): BoundedPlayerFigure | null 
   if (code !== "23514") return null;
   return PLAYER_BOUNDS[constraintName(error) ?? ""] ?? null;
 }
+
+/** Why player protection refused a spin (`refuse_spin`, protection-checks.ts), as the statement judged it. */
+export type ProtectionVerdict =
+  | { check: "restricted"; restriction: "self_exclusion" | "cooling_off"; until: string }
+  | { check: "stake"; jurisdiction: string; maxWagerMicros: number }
+  | { check: "pace"; retryAfterMs: number }
+  | { check: "limit"; limit: "loss" | "wager"; period: "daily" | "weekly" | "monthly"; remainingMicros: number };
+
+/** The verdict of a spin write that player protection refused (SQLSTATE PP001, the verdict in its detail). */
+export function protectionVerdict(error: unknown): ProtectionVerdict | null {
+  if (pgErrorCode(error) !== "PP001") return null;
+  for (const { detail } of causes(error))
+    if (typeof detail === "string") return JSON.parse(detail) as ProtectionVerdict;
+  return null;
+}

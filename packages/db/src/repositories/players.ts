@@ -3,7 +3,19 @@ import type { Database } from "../client.js";
 import type { players } from "../schema/players.js";
 import { sqlClientOf } from "./sql-client.js";
 
-export type PlayerRecord = typeof players.$inferSelect;
+export type PlayerRecord = Pick<
+  typeof players.$inferSelect,
+  | "id"
+  | "partnerId"
+  | "environment"
+  | "externalId"
+  | "balanceMicros"
+  | "totalSpins"
+  | "totalWageredMicros"
+  | "totalPaidMicros"
+  | "createdAt"
+  | "updatedAt"
+>;
 
 /** A player as its spin listing needs it: also how many of its spins were voided. */
 export type ListedPlayer = PlayerRecord & { voidedSpins: number };

@@ -1,5 +1,11 @@
 import type { Environment, Outcome, OutcomePosition, Presentation } from "@outcomes/core";
-import { BALANCE_MOVE, CHARGED_MICROS } from "./player-figures.js";
+import { BALANCE_MOVE, CHARGED_MICROS, PLAYER_FIGURES_UPDATE, PLAYER_RETURNING } from "./player-figures.js";
+import { SESSION_COLUMNS, SESSION_OF_SPIN, SESSION_VALUES, spinAnswers } from "./player-sessions.js";
+import { CHECKED_PLAYER_UPSERT } from "./protection-checks.js";
+import { type RecordedSpin, recordedSpinOf } from "./recorded-spin.js";
+
+export { type RecordedSpin, recordedSpinOf, type SpinSession } from "./recorded-spin.js";
+
 import type { SqlClient } from "./sql-client.js";
 
 export interface NewSpin {
@@ -17,14 +23,6 @@ export interface NewSpin {
   presentation: Presentation;
   /** The free-round grant whose round this spin uses (CONTRACT §14): the player pays no wager. */
   freeRoundsId: string | null;
-}
-
-export interface RecordedSpin {
-  playerId: number;
-  balanceAfterMicros: number;
-  createdAt: Date;
-  /** A free-round spin's player's rounds of its grant left after it; null for any other spin. */
-  roundsLeft: number | null;
 }
 
 /** Why a free-round spin was left out of its batch, untouched (409 KS-4218 says which). */
@@ -126,33 +124,35 @@ const FREE_ROUND_INPUT = `
     select * from judged where left_out is null
   )`;
 
-/** The players' figures and the outcomes used: the same for every batch. */
-const PLAYERS_AND_OUTCOMES = `
+/** Per player of the batch: the move of his balance, his spins, the wagers charged and the payouts. */
+const TOTALS = `
   totals as (
     select partner_id, environment, external_id, sum${BALANCE_MOVE}::bigint as delta,
       count(*)::int as spin_count, sum(charged_micros)::bigint as wagered, sum(payout_micros)::bigint as paid
     from input group by partner_id, environment, external_id
-  ),
+  )`;
+
+/** The players' rows: each spin's figures added, under the row's lock. */
+const PLAYER_UPSERT = `
   player as (
     insert into players (partner_id, environment, external_id, balance_micros, total_spins,
-      total_wagered_micros, total_paid_micros, updated_at)
+      total_wagered_micros, total_paid_micros, updated_at, ${SESSION_COLUMNS})
     select partner_id, environment, external_id, delta, spin_count, wagered, paid,
-      clock_timestamp() + (spin_count - 1) * interval '1 millisecond'
+      clock_timestamp() + (spin_count - 1) * interval '1 millisecond', ${SESSION_VALUES}
     from totals
     order by partner_id, environment, external_id
     on conflict (partner_id, environment, external_id) do update set
-      balance_micros = players.balance_micros + excluded.balance_micros,
-      total_spins = players.total_spins + excluded.total_spins,
-      total_wagered_micros = players.total_wagered_micros + excluded.total_wagered_micros,
-      total_paid_micros = players.total_paid_micros + excluded.total_paid_micros,
-      updated_at = greatest(clock_timestamp(), players.updated_at + interval '1 millisecond')
-        + (excluded.total_spins - 1) * interval '1 millisecond'
-    returning id, partner_id, environment, external_id, balance_micros, updated_at
-  ),
+      ${PLAYER_FIGURES_UPDATE}
+    returning ${PLAYER_RETURNING}
+  )`;
+
+/** Each spin's place in its player's chain (balance after, time), and the outcomes used. */
+const PLACED_AND_USED = `
   placed as (
     select i.*, p.id as player_id,
       (p.balance_micros - t.delta + sum${BALANCE_MOVE} over w)::bigint as balance_after,
-      p.updated_at - (t.spin_count - row_number() over w) * interval '1 millisecond' as spun_at
+      p.updated_at - (t.spin_count - row_number() over w) * interval '1 millisecond' as spun_at,
+      ${SESSION_OF_SPIN(BALANCE_MOVE)}
     from input i
     join totals t on t.partner_id = i.partner_id and t.environment = i.environment and t.external_id = i.external_id
     join player p on p.partner_id = i.partner_id and p.environment = i.environment and p.external_id = i.external_id
@@ -163,6 +163,10 @@ const PLAYERS_AND_OUTCOMES = `
     select block_id, outcome_index, id, spun_at from placed where block_id is not null
     order by block_id, outcome_index
   )`;
+
+/** The players' figures and the outcomes used: with the protection checks, or without (the plain path). */
+const playersAndOutcomes = (checked: boolean) =>
+  `${TOTALS}, ${checked ? CHECKED_PLAYER_UPSERT : PLAYER_UPSERT}, ${PLACED_AND_USED}`;
 
 /** The rounds used and each free-round spin's row. */
 const FREE_ROUNDS_USED = `
@@ -189,22 +193,36 @@ const INSERT_SPINS = `
   from placed order by n
   returning id, player_id, balance_after_micros, created_at`;
 
+/** The spins inserted, each answered with its session. */
+const insertSpins = (checked: boolean) => `recorded as (${INSERT_SPINS}) ${spinAnswers(checked)}`;
+
 /** Paid spins only (nearly every batch): no free-round table is read. A spin not returned was left out (its block closed). */
-const RECORD_PAID_BATCH = `with ${GIVEN}, ${PAID_INPUT}, ${PLAYERS_AND_OUTCOMES} ${INSERT_SPINS}`;
+const recordPaidBatch = (checked: boolean) =>
+  `with ${GIVEN}, ${PAID_INPUT}, ${playersAndOutcomes(checked)}, ${insertSpins(checked)}`;
 
 /** With free-round spins: the spins recorded, each free-round spin's rounds left, and each spin left out with why. */
-const RECORD_BATCH_WITH_FREE_ROUNDS = `
-  with ${GIVEN}, ${FREE_ROUND_INPUT}, ${PLAYERS_AND_OUTCOMES}, ${FREE_ROUNDS_USED},
-  recorded as (${INSERT_SPINS})
-  select id, player_id, balance_after_micros, created_at, null::int as rounds_left, null::text as left_out
-  from recorded
-  union all select spin_id, null, null, null, rounds_left, null from free_spun
-  union all select id, null, null, null, null, left_out from judged where left_out is not null`;
+const recordBatchWithFreeRounds = (checked: boolean) => `
+  with ${GIVEN}, ${FREE_ROUND_INPUT}, ${playersAndOutcomes(checked)}, ${FREE_ROUNDS_USED},
+  recorded as (${INSERT_SPINS}),
+  answered as (${spinAnswers(checked)})
+  select *, null::int as rounds_left, null::text as left_out from answered
+  union all select spin_id, null, null, null, null, null, null, null, rounds_left, null from free_spun
+  union all select id, null, null, null, null, null, null, null, null, left_out from judged where left_out is not null`;
 
-/** The batch's spins as recorded, in the order given, or why one was left out. Atomic on its own (one statement). */
+/** The four statements, by [free rounds in the batch][checked]: each prepared once per connection. */
+const STATEMENTS = [false, true].map((free) =>
+  [false, true].map((checked) => (free ? recordBatchWithFreeRounds(checked) : recordPaidBatch(checked))),
+);
+
+/**
+ * The batch's spins as recorded, in the order given, or why one was left out. Atomic on its own
+ * (one statement). `checked`: a spin's player protection is judged (protection-checks.ts), for
+ * batches with a spin of a partner whose spins are checked; else the statement reads no protection table.
+ */
 export async function recordSpins(
   client: SqlClient,
   batch: readonly NewSpin[],
+  checked = false,
 ): Promise<(RecordedSpin | LeftOutSpin)[]> {
   const input = batch.map((spin, n) => ({
     n,
@@ -224,9 +242,9 @@ export async function recordSpins(
     free_rounds_id: spin.freeRoundsId,
   }));
   const parameters = [JSON.stringify(input)];
-  const rows = await (batch.some((spin) => spin.freeRoundsId !== null)
-    ? client.unsafe<BatchRow[]>(RECORD_BATCH_WITH_FREE_ROUNDS, parameters, { prepare: true })
-    : client.unsafe<BatchRow[]>(RECORD_PAID_BATCH, parameters, { prepare: true }));
+  const free = batch.some((spin) => spin.freeRoundsId !== null);
+  const statement = STATEMENTS[Number(free)]![Number(checked)]!;
+  const rows = await client.unsafe<BatchRow[]>(statement, parameters, { prepare: true });
   const recorded = new Map<string, BatchRow>();
   const roundsLeft = new Map<string, number>();
   const leftOut = new Map<string, LeftOutSpin["leftOut"]>();
@@ -253,21 +271,10 @@ type BatchRow = {
   created_at: string | Date;
   rounds_left?: number | null;
   left_out?: LeftOutSpin["leftOut"] | null;
+  session_started_at?: string | Date | null;
+  session_spins?: number | null;
+  session_net?: string | null;
+  reminder_due?: boolean | null;
 };
-
-/** A spin row's returned columns as the spin path uses them. */
-export function recordedSpinOf(row: {
-  player_id: string | null;
-  balance_after_micros: string;
-  created_at: string | Date;
-  rounds_left: number | null;
-}): RecordedSpin {
-  return {
-    playerId: Number(row.player_id),
-    balanceAfterMicros: Number(row.balance_after_micros),
-    createdAt: new Date(row.created_at),
-    roundsLeft: row.rounds_left,
-  };
-}
 
 export const isLeftOut = (answer: RecordedSpin | LeftOutSpin): answer is LeftOutSpin => "leftOut" in answer;

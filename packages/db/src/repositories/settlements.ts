@@ -26,6 +26,7 @@ import {
   sameFigures,
   storedGames,
 } from "./settlement-figures.js";
+import { refusedSpinsOf, sameCounts } from "./spin-refusals.js";
 
 export * from "./settlement-candidates.js";
 export * from "./settlement-day.js";
@@ -83,7 +84,8 @@ export async function generateSettlementReport(
   return db.transaction(async (tx) => {
     const day = await settlementDayState(tx, key.reportDate, clock.now);
     const figures = await aggregate(tx, key, "rollups");
-    const stored = { ...figures, games: storedGames(figures.games), generatedAt: day.now };
+    const refusedSpins = await refusedSpinsOf(tx, key, key.reportDate);
+    const stored = { ...figures, games: storedGames(figures.games), refusedSpins, generatedAt: day.now };
     const [inserted] = await tx
       .insert(settlementReports)
       .values({ id: newId("stl"), ...key, status: "GENERATED", ...stored, provisional: !day.complete })
@@ -101,7 +103,8 @@ export async function generateSettlementReport(
     const wasProvisional = isProvisionalReport(existing);
     // A final report stays final: every spin of its day was in it.
     const provisional = wasProvisional && !day.complete;
-    const changed = !sameFigures(figuresOf(existing), figures);
+    const changed =
+      !sameFigures(figuresOf(existing), figures) || !sameCounts(existing.refusedSpins ?? {}, refusedSpins);
     if (!changed && provisional === wasProvisional) {
       return { report: existing, outcome: "unchanged", dayEnded: day.ended };
     }
@@ -135,6 +138,7 @@ export async function reissueSettlementReport(
     const updated = await updateReport(tx, existing, {
       ...figures,
       games: storedGames(figures.games),
+      refusedSpins: await refusedSpinsOf(tx, key, key.reportDate),
       status,
       provisional: isProvisionalReport(existing) && !day.complete,
       generatedAt: day.now,

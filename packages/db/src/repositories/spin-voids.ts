@@ -7,6 +7,7 @@ import { spinVoids } from "../schema/spin-voids.js";
 import { spins } from "../schema/spins.js";
 import { insertEvent } from "./events.js";
 import { BALANCE_MOVE, CHARGED_MICROS } from "./player-figures.js";
+import { periodVoidUpdates } from "./protection-checks.js";
 import { type SpinVoidFacts, type StoredSpin, spinTimeWindow, withVoidAndFreeRound } from "./spins.js";
 import { rowsOf } from "./sql-client.js";
 
@@ -136,15 +137,17 @@ export async function recordSpinVoid(tx: Transaction, found: RecalledSpin, reaso
     sql`
       with spin as (
         select ${spin.wagerMicros}::bigint as wager_micros, ${spin.payoutMicros}::bigint as payout_micros,
-          ${freeRound?.freeRoundsId ?? null}::text as free_rounds_id
+          ${freeRound?.freeRoundsId ?? null}::text as free_rounds_id,
+          ${spin.createdAt.toISOString()}::timestamptz as spun_at
       ),
-      charged as (select payout_micros, ${sql.raw(CHARGED_MICROS)} as charged_micros from spin),
+      charged as (select payout_micros, spun_at, ${sql.raw(CHARGED_MICROS)} as charged_micros from spin),
       player as (
         update ${players} set
           balance_micros = balance_micros - ${sql.raw(BALANCE_MOVE)},
           total_spins = total_spins - 1,
           total_wagered_micros = total_wagered_micros - charged_micros,
-          total_paid_micros = total_paid_micros - payout_micros
+          total_paid_micros = total_paid_micros - payout_micros,
+          ${sql.raw(periodVoidUpdates("charged.spun_at"))}
         from charged where id = ${spin.playerId}::bigint
       )
       insert into ${spinVoids} (spin_id, partner_id, environment, game_id, player_id, spin_created_at, block_id,

@@ -12,6 +12,8 @@ export const partners = pgTable("partners", {
    * maxWager × its sheet's largest multiplier stay within it); null: the default, 1,000,000 USD.
    */
   spinCeilingMicros: micros("spin_ceiling_micros"),
+  /** The jurisdiction profile of the partner's players without one of their own (CONTRACT §16). */
+  defaultJurisdiction: text("default_jurisdiction").notNull().default("NONE"),
   createdAt: createdAt(),
 });
 

@@ -34,6 +34,8 @@ export const settlementReports = pgTable(
      * in reports stored before they existed). Amounts are JSON numbers, or decimal strings past 2^53.
      */
     games: jsonb("games").notNull(),
+    /** Spins refused by player protection that UTC day, by code (`spin_refusals`); `{}` before release 3. */
+    refusedSpins: jsonb("refused_spins").$type<Record<string, number>>().notNull().default({}),
     generatedAt: at("generated_at").notNull(),
     /**
      * Whether the figures may still miss spins of the day (CONTRACT §8): true when computed before the

@@ -4,6 +4,7 @@ import { ADMIN_BASE, mountRouters } from "../../router.js";
 import { apiKeysRouter } from "./api-keys.js";
 import { adminGamesRouter } from "./games.js";
 import { jobsRouter } from "./jobs.js";
+import { adminJurisdictionsRouter } from "./jurisdictions.js";
 import { maintenanceRouter } from "./maintenance.js";
 import { adminParSheetsRouter } from "./par-sheets.js";
 import { partnersRouter } from "./partners.js";
@@ -23,5 +24,6 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>) {
     adminGamesRouter,
     releaseRouter,
     adminWebhooksRouter,
+    adminJurisdictionsRouter,
   ]);
 }

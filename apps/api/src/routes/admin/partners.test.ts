@@ -23,6 +23,7 @@ describe("POST /partners", () => {
       contactEmail: "ops@acme.example",
       isActive: true,
       spinCeilingUsd: 1_000_000,
+      defaultJurisdiction: "NONE",
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
   });

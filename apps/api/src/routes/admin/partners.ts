@@ -4,11 +4,13 @@ import {
   EMAIL_PATTERN,
   ErrorCode,
   PARTNER_NAME_MAX_LENGTH,
+  ServiceError,
   SLUG_PATTERN,
   usdToMicros,
 } from "@outcomes/core";
-import { createPartner, listPartners, setPartnerActive, updatePartnerSettings } from "@outcomes/db";
+import { createPartner, findJurisdiction, listPartners, setPartnerActive, updatePartnerSettings } from "@outcomes/db";
 import { PartnerSchema, presentPartner } from "@outcomes/records";
+import type { AppDeps } from "../../context.js";
 import { announceChange } from "../../invalidation.js";
 import { gated } from "../../middleware/gated.js";
 import { ADMIN_COMMON_ERRORS, errorResponses, jsonBody, jsonResponse } from "../../openapi.js";
@@ -48,6 +50,15 @@ const UpdatePartnerBody = z
         description:
           "The most one spin of the partner's games may stake or pay, in USD; null restores the default (1000000). " +
           "It binds games registered or re-bounded from now on: existing games keep their maxWagerUsd",
+      }),
+    defaultJurisdiction: z
+      .string()
+      .optional()
+      .openapi({
+        example: "UK-GC",
+        description:
+          "The jurisdiction profile (`GET /api/partner/v1/jurisdictions`) of the partner's players without one of " +
+          "their own; initially NONE. Accepted once `release finish` has run for release 3 (until then 400 KS-4101)",
       }),
   })
   .openapi("UpdatePartner", { description: "Only the fields sent change; unknown fields are refused (KS-4101)." });
@@ -127,7 +138,7 @@ partnersRouter.openapi(
     path: "/partners/{partnerId}",
     operationId: "updatePartner",
     tags,
-    summary: "Change a partner's settings (its spin ceiling)",
+    summary: "Change a partner's settings (its spin ceiling, its default jurisdiction)",
     description:
       "Available once `release finish` has run for release 3 (until then 404 KS-4215, as release 2 answers).",
     middleware: [gated("partner-spin-ceiling")],
@@ -143,10 +154,29 @@ partnersRouter.openapi(
     },
   }),
   async (c) => {
-    const { spinCeilingUsd } = c.req.valid("json");
+    const { spinCeilingUsd, defaultJurisdiction } = c.req.valid("json");
+    const { deps } = c.var;
+    if (defaultJurisdiction !== undefined) await requireJurisdiction(deps, defaultJurisdiction);
     const spinCeilingMicros =
       spinCeilingUsd === undefined || spinCeilingUsd === null ? spinCeilingUsd : usdToMicros(spinCeilingUsd);
-    const partner = await updatePartnerSettings(c.var.deps.db, c.req.valid("param").partnerId, { spinCeilingMicros });
+    const partner = await updatePartnerSettings(deps.db, c.req.valid("param").partnerId, {
+      spinCeilingMicros,
+      defaultJurisdiction,
+    });
+    // Whether the partner's spins are checked follows its default (PartnerAuth.checked).
+    if (defaultJurisdiction !== undefined) await announceChange(deps, "auth");
     return c.json(presentPartner(partner), 200);
   },
 );
+
+/** An existing profile's code, once the jurisdictions gate is open; else 400 KS-4101 (as release 2 answers the field). */
+async function requireJurisdiction(deps: AppDeps, code: string): Promise<void> {
+  const open = await deps.rollout.on("jurisdictions");
+  if (!open || !(await findJurisdiction(deps.db, code))) {
+    throw new ServiceError(ErrorCode.InvalidRequest, {
+      details: [
+        { path: "defaultJurisdiction", message: open ? "no such profile" : "not accepted before release 3 finishes" },
+      ],
+    });
+  }
+}

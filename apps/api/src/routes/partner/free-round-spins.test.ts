@@ -3,6 +3,7 @@ import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { operatorGenerate } from "@outcomes/testkit/settlements";
 import {
   addBlock,
+  asRead,
   createGame,
   type FixtureGame,
   issueKey,
@@ -134,12 +135,12 @@ describe("a free-round spin", () => {
     });
     // Recall and the player's listing show the free round as answered; a paid spin shows null.
     const recalled = await api.request(`${P}/spins/${first.body.spinId}`, { apiKey: partner.apiKey });
-    expect(recalled.body).toEqual(first.body);
+    expect(recalled.body).toEqual(asRead(first.body));
     await addBlock(api, game.gameId, [["T0", 0]]);
     const paid = await freeSpin({ playerId, wagerUsd: 1 });
     expect(paid.body).toMatchObject({ freeRound: null, balance: { balanceUsd: 19 } });
     const listing = await api.request(`${P}/players/${playerId}/spins`, { apiKey: partner.apiKey });
-    expect(listing.body.spins).toEqual([paid.body, second.body, first.body]);
+    expect(listing.body.spins).toEqual([paid.body, second.body, first.body].map(asRead));
   });
 
   it("refuses a wagerUsd other than the grant's with 400 KS-4101, and spins without either with KS-4102", async () => {

@@ -7,6 +7,7 @@ import { freeRoundsRouter } from "./free-rounds.js";
 import { gamesRouter } from "./games.js";
 import { parSheetsRouter } from "./par-sheets.js";
 import { playersRouter } from "./players.js";
+import { protectionRouter } from "./protection.js";
 import { replayLinksRouter } from "./replay-links.js";
 import { settlementsRouter } from "./settlements.js";
 import { spinRecallRouter } from "./spin-recall.js";
@@ -25,6 +26,7 @@ export function registerPartnerRoutes(app: OpenAPIHono<AppEnv>) {
     replayLinksRouter,
     blocksRouter,
     playersRouter,
+    protectionRouter,
     webhooksRouter,
     webhookDeliveriesRouter,
     webhookSecretsRouter,

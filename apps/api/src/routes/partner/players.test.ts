@@ -1,7 +1,7 @@
 import { newId } from "@outcomes/core";
 import { ensurePartitions, players, spins } from "@outcomes/db";
 import type { TestApi } from "@outcomes/testkit/api";
-import { addBlock, type FixtureGame, issueKey, spin, startWithGame } from "@outcomes/testkit/spin-path";
+import { addBlock, asRead, type FixtureGame, issueKey, spin, startWithGame } from "@outcomes/testkit/spin-path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let api: TestApi;
@@ -63,7 +63,7 @@ describe("GET /players/{playerId}/spins", () => {
   it("lists spins newest first, each exactly as the spin endpoint answered it", async () => {
     const response = await api.request("/api/partner/v1/players/user@site.example/spins", { apiKey });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ spins: [...results].reverse(), page: 1, limit: 20, total: 5 });
+    expect(response.body).toEqual({ spins: [...results].reverse().map(asRead), page: 1, limit: 20, total: 5 });
   });
 
   it("pages with page and limit", async () => {

@@ -2,7 +2,15 @@ import { newId } from "@outcomes/core";
 import { ensurePartitions, events, players, spins, spinVoids } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { cliAgainst, errorCode } from "@outcomes/testkit/cli";
-import { addBlock, createGame, type FixtureGame, issueKey, type OutcomeSpec, spin } from "@outcomes/testkit/spin-path";
+import {
+  addBlock,
+  asRead,
+  createGame,
+  type FixtureGame,
+  issueKey,
+  type OutcomeSpec,
+  spin,
+} from "@outcomes/testkit/spin-path";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -71,7 +79,7 @@ describe("GET /spins/{spinId}", () => {
     ]);
     expect(first.voided).toBeNull();
     const recalled = await getSpin(first.spinId);
-    expect([recalled.status, recalled.body]).toEqual([200, first]);
+    expect([recalled.status, recalled.body]).toEqual([200, asRead(first)]);
     expect((await playerOf("recall-1")).balanceUsd).toBe(8 - 2);
     expect(recalled.body.balance.balanceUsd).toBe(8);
   });
@@ -79,7 +87,7 @@ describe("GET /spins/{spinId}", () => {
   it("recalls a forced sandbox spin too", async () => {
     const forced = await spin(api, apiKey, { gameId: game.gameId, playerId: "recall-2", wagerUsd: 1, forceTier: "T6" });
     expect(forced.body.forced).toBe(true);
-    expect((await getSpin(forced.body.spinId)).body).toEqual(forced.body);
+    expect((await getSpin(forced.body.spinId)).body).toEqual(asRead(forced.body));
   });
 
   it("is 404 KS-4215 for another partner's or environment's spin and for ids that name nothing", async () => {
@@ -135,7 +143,7 @@ describe("POST /spins/{spinId}/void", () => {
     const voided = await voidSpin(win.spinId, { reason: "  Wallet refused the debit: insufficient funds " });
     expect(voided.status).toBe(200);
     expect(voided.body).toEqual({
-      ...win,
+      ...asRead(win),
       voided: { voidedAt: expect.any(String), reason: "Wallet refused the debit: insufficient funds" },
     });
     const voidedAt = Date.parse(voided.body.voided.voidedAt);
@@ -194,7 +202,7 @@ describe("POST /spins/{spinId}/void", () => {
     );
     expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
     const [winner] = answers.map((answer) => answer.body.voided);
-    expect(answers.map((answer) => answer.body)).toEqual(Array(8).fill({ ...spun, voided: winner }));
+    expect(answers.map((answer) => answer.body)).toEqual(Array(8).fill({ ...asRead(spun), voided: winner }));
     expect(await playerOf("concurrent")).toMatchObject({
       balanceUsd: 0,
       totalSpins: 0,
@@ -219,7 +227,7 @@ describe("POST /spins/{spinId}/void", () => {
     const voided = await voidSpin(first.body.spinId, { reason: "wallet timeout" });
     const replay = await spin(api, apiKey, body, "void-me");
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
-    expect(replay.body).toEqual(voided.body);
+    expect(asRead(replay.body)).toEqual(voided.body);
     expect(replay.body).toEqual({ ...first.body, voided: voided.body.voided });
   });
 

@@ -101,6 +101,8 @@ spinsRouter.post("/spins", async (c) => {
   if ("failed" in answer) throw answer.failed;
   if ("overLimit" in answer) throw refusal(answer.overLimit);
   if (answer.spun.replayed) c.header("Idempotent-Replayed", "true");
-  const body = answer.spun.replayed ? await withVoidSince(deps, answer.spun.body) : answer.spun.body;
+  let body = answer.spun.replayed ? await withVoidSince(deps, answer.spun.body) : answer.spun.body;
+  // Release 2 answers no session: neither does release 3 until its rollout has finished.
+  if (body.session && !(await deps.rollout.on("jurisdictions"))) body = { ...body, session: undefined };
   return c.body(serializeSpinResult(body), 200, JSON_CONTENT);
 });
