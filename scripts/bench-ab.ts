@@ -13,6 +13,7 @@ import {
   MIX_KINDS,
   type MixKind,
   mixRequest,
+  protectEveryPlayer,
   replayPathOfASpin,
 } from "./bench/mixes.js";
 import { peakRssMb, productionNodeArgs, startProcess, stop } from "./bench/processes.js";
@@ -79,7 +80,7 @@ const redis = createWorkerRedis({ REDIS_URL: redisUrl });
 const children: ChildProcess[] = [];
 try {
   const takingOutcomes = kinds.filter(
-    (kind) => kind === "spins" || kind === "keyedSpins" || kind === "freeRoundSpins",
+    (kind) => kind === "spins" || kind === "keyedSpins" || kind === "freeRoundSpins" || kind === "protectedSpins",
   ).length;
   const spinsNeeded = ((rounds + 1) * bundles.length * takingOutcomes * durationMs + FILL_MS) * 8;
   const seeded = await seedBench(database.db, redis, redisKeys(prefix), { outcomes: spinsNeeded, blockSize: 10_000 });
@@ -87,6 +88,10 @@ try {
   await finishRollout(database.db, CURRENT_RELEASE);
   const largeWinGameId = await createLargeWinGame(database.db, seeded);
   const freeRoundsId = await createBenchGrant(database.db, seeded, players);
+  // The partner whose players are all checked (the `protectedSpins` kind), with outcomes of its own.
+  const protectedSeed = kinds.includes("protectedSpins")
+    ? await seedBench(database.db, redis, redisKeys(prefix), { outcomes: spinsNeeded, blockSize: 10_000 })
+    : null;
   const historyDays = Number(args["history-days"]);
   if (historyDays > 0) await seedHistory(database.db, seeded, { players, days: historyDays, recent: HISTORY_RECENT });
   const flags = productionNodeArgs("start:api").slice(0, -1);
@@ -111,8 +116,11 @@ try {
     children.push(api.child);
     apis.push({ bundle, ...api, byKind: new Map<MixKind, Figures>() });
   }
+  const first = apis[0] as (typeof apis)[number];
+  if (protectedSeed) await protectEveryPlayer(database.db, protectedSeed, first.url, players);
   const setup = {
-    replayPath: await replayPathOfASpin((apis[0] as (typeof apis)[number]).url, seeded.apiKey),
+    protectedSpins: { apiKey: protectedSeed?.apiKey ?? "", gameId: protectedSeed?.gameId ?? 0 },
+    replayPath: await replayPathOfASpin(first.url, seeded.apiKey),
     apiUrl: "",
     metricsUrl: "",
     apiKey: seeded.apiKey,
@@ -132,7 +140,6 @@ try {
       await admin<{ pid: number }[]>`
         select pid from pg_stat_activity where datname = ${name} and backend_type = 'client backend'`
     ).map((row) => row.pid);
-  const first = apis[0] as (typeof apis)[number];
   // Rows for the reads to list besides the history: today's spins and large-win events.
   await load(first, "spins", "fill", FILL_MS / 2);
   await load(first, "largeWinSpins", "fill", FILL_MS / 2);

@@ -30,6 +30,7 @@ import {
   MIX_KINDS,
   type MixKind,
   mixRequest,
+  protectEveryPlayer,
   replayPathOfASpin,
   runMixRounds,
   summariseMixes,
@@ -234,6 +235,11 @@ try {
   await finishRollout(database.db, CURRENT_RELEASE);
   const queuedBefore = await redis.llen(keys.outcomeQueue(seeded.game));
   const largeWinGameId = await createLargeWinGame(database.db, seeded);
+  // A second partner, every one of whose spins is checked by player protection (its own outcomes).
+  const protectedSeed =
+    mixRounds > 0
+      ? await seedBench(database.db, redis, keys, { outcomes: Math.ceil(outcomes / 2), blockSize: BLOCK_SIZE })
+      : null;
   const freeRoundsId = await createBenchGrant(database.db, seeded, players);
   const historyDays = Number(args["history-days"]);
   if (mixRounds > 0 && historyDays > 0) {
@@ -409,7 +415,9 @@ try {
     }, 0);
   const apiPeakRss = mixesOnly ? null : peakRssNow();
 
+  if (protectedSeed) await protectEveryPlayer(database.db, protectedSeed, api.url, players);
   const mixSetup = {
+    protectedSpins: { apiKey: protectedSeed?.apiKey ?? "", gameId: protectedSeed?.gameId ?? 0 },
     replayPath: await replayPathOfASpin(api.url, seeded.apiKey),
     apiUrl: api.url,
     metricsUrl: api.metricsUrl,

@@ -1,4 +1,5 @@
-import { createFreeRoundGrant, createGame, type Database } from "@outcomes/db";
+import { createFreeRoundGrant, createGame, type Database, jurisdictions, partners } from "@outcomes/db";
+import { eq } from "drizzle-orm";
 import { cpuOfPids, cpuSince } from "./cpu.js";
 import type { RequestSpec } from "./http-client.js";
 import { type LoadResult, runLoad } from "./load.js";
@@ -8,7 +9,8 @@ import type { BenchSeed } from "./seed.js";
  * What partners send besides plain spins, each kind a closed-loop run of its own with the same
  * clients, in this order every round: plain spins first (the base of the round's ratios), spins
  * with a fresh `Idempotency-Key` each, forced top-tier sandbox spins each raising a large-win event,
- * free-round spins (each uses a round of a grant in its own statement), then the reads (they list what the spins wrote): a player's spins (20 rows), a spin's replay
+ * free-round spins (each uses a round of a grant in its own statement), plain spins of a partner
+ * whose every player is checked by player protection (`protectEveryPlayer`), then the reads (they list what the spins wrote): a player's spins (20 rows), a spin's replay
  * page (HTML, no API key), the event log (100 rows), a game's blocks (20 rows) and `/metrics`.
  */
 export const MIX_KINDS = [
@@ -16,6 +18,7 @@ export const MIX_KINDS = [
   "keyedSpins",
   "largeWinSpins",
   "freeRoundSpins",
+  "protectedSpins",
   "playerSpins",
   "replayPage",
   "eventLog",
@@ -25,7 +28,13 @@ export const MIX_KINDS = [
 export type MixKind = (typeof MIX_KINDS)[number];
 
 /** The kinds that are spins (each 200 one spin row). */
-export const SPIN_KINDS: readonly MixKind[] = ["spins", "keyedSpins", "largeWinSpins", "freeRoundSpins"];
+export const SPIN_KINDS: readonly MixKind[] = [
+  "spins",
+  "keyedSpins",
+  "largeWinSpins",
+  "freeRoundSpins",
+  "protectedSpins",
+];
 
 const WAGER_USD = 1;
 /** The sample sheet's top tier pays 1,000 × the wager. */
@@ -86,6 +95,8 @@ export interface MixSetup {
   largeWinGameId: number;
   freeRoundsId: string;
   players: number;
+  /** The partner whose players are all checked, and its game. */
+  protectedSpins: { apiKey: string; gameId: number };
   /** A replay page's path (`/replay/{token}`) of one of the seeded spins. */
   replayPath: string;
   /** Unique to the bench run and the load: makes each keyed spin's key fresh. */
@@ -116,6 +127,10 @@ export function mixRequest(kind: MixKind, setup: MixSetup): RequestSpec {
     case "freeRoundSpins": {
       const free = spin(setup.gameId, { freeRoundsId: setup.freeRoundsId });
       return { ...free, distinct: Math.min(setup.players, FREE_ROUND_PLAYERS) };
+    }
+    case "protectedSpins": {
+      const plain = spin(setup.protectedSpins.gameId);
+      return { ...plain, headers: { ...plain.headers, "x-api-key": setup.protectedSpins.apiKey } };
     }
     case "playerSpins":
       return { ...read("/players/player-{n}/spins"), distinct: setup.players };
@@ -255,4 +270,37 @@ export async function replayPathOfASpin(apiUrl: string, apiKey: string): Promise
   });
   if (made.status !== 201) throw new Error(`replay link: ${made.status} ${await made.text()}`);
   return new URL(((await made.json()) as { url: string }).url).pathname;
+}
+
+/**
+ * Makes every spin of `seeded`'s partner go through all of player protection's checks (CONTRACT §16):
+ * its default is an operator profile with a stake limit and session reminders, and each of the
+ * mix's players has loss and wager limits per day, week and month (set through the API, as a
+ * partner would), all far above what a run spends, so no spin is refused.
+ */
+export async function protectEveryPlayer(db: Database, seeded: BenchSeed, apiUrl: string, players: number) {
+  await db
+    .insert(jurisdictions)
+    .values({
+      code: "BENCH-FULL",
+      name: "Bench: every check",
+      minRoundMs: 0,
+      maxWagerMicros: 100_000_000,
+      sessionReminderMinutes: 60,
+    })
+    .onConflictDoNothing();
+  await db.update(partners).set({ defaultJurisdiction: "BENCH-FULL" }).where(eq(partners.id, seeded.partnerId));
+  const limits = { daily: 1_000_000, weekly: 5_000_000, monthly: 10_000_000 };
+  const body = JSON.stringify({ lossLimitUsd: limits, wagerLimitUsd: limits });
+  const headers = { "x-api-key": seeded.apiKey, "content-type": "application/json" };
+  for (let start = 0; start < players; start += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, players - start) }, async (_, i) => {
+        const url = `${apiUrl}/api/partner/v1/players/player-${start + i}/protection`;
+        const answer = await fetch(url, { method: "PUT", headers, body });
+        if (answer.status !== 200)
+          throw new Error(`protection of player-${start + i}: ${answer.status} ${await answer.text()}`);
+      }),
+    );
+  }
 }
