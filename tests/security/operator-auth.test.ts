@@ -35,6 +35,7 @@ const PARAMS: Record<string, string> = {
   parSheetId: "par_0000000000000000000000",
   gameId: "1",
   reportDate: "2026-01-01",
+  code: "ZZ-PROBE",
 };
 
 const operatorRoutes = declaredRoutes().filter((route) => route.path.startsWith(`${ADMIN_BASE}/`));

@@ -1,5 +1,6 @@
 import type { TestApi } from "./api.js";
 import { registerTestGame, revealTestBlocks, type TestGame } from "./games.js";
+import { asRead } from "./spin-path.js";
 
 /** Outcomes per block the replay fixture needs: its first block is spun dry and revealed. */
 export const REPLAY_BLOCK_SIZE = 16;
@@ -42,8 +43,13 @@ export async function replaySpins(api: TestApi): Promise<ReplaySpins> {
     if (answer.status !== expected) throw new Error(`POST ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body as Spin;
   };
-  const spin = (extra: Record<string, unknown> = {}) =>
-    call("/spins", { gameId: game.gameId, playerId, wagerUsd: 1.25, ...extra });
+  // As a read of the spin shows it (a spin's answer alone carries the player's session).
+  const spin = async (extra: Record<string, unknown> = {}) =>
+    asRead(
+      (await call("/spins", { gameId: game.gameId, playerId, wagerUsd: 1.25, ...extra })) as Spin & {
+        session?: unknown;
+      },
+    ) as Spin;
 
   const spins: Spin[] = [];
   for (let count = 0; count < REPLAY_BLOCK_SIZE + 4; count++) spins.push(await spin());
