@@ -21,27 +21,24 @@ describe("the request path's Redis scripts", () => {
     // process next to other traffic crashed it. Here, with no request served yet, all go in one tick.
     const redis = api.deps.redis as typeof api.deps.redis & Scripted;
     const { keys } = api.deps;
-    // The service's own key names: on a cluster a script's keys must share a hash slot.
-    const owner = { partnerId: "ptr_probe", environment: "sandbox" };
-    const queue = keys.outcomeQueue({ id: 1, ...owner });
-    const answers = await Promise.all([
-      redis.get(keys.maintenance),
-      redis.draws(2, keys.rateLimit("default", owner.partnerId, owner.environment), queue, 10, 0),
-      redis.draws(
-        4,
-        keys.rateLimit("spin", owner.partnerId, owner.environment),
-        queue,
-        keys.rateLimit("spin", owner.partnerId, owner.environment),
-        queue,
-        10,
-        1,
-        10,
-        1,
-      ),
-      redis.giveBack(queue, keys.outcomesRetired({ id: 1, ...owner }, 1), "item"),
-    ]);
-    expect(answers[1]).toHaveLength(6);
-    expect(answers[2]).toHaveLength(12);
-    expect(answers[3]).toBe(1);
+    // The service's own key names: on a cluster a script's keys must share a hash slot. Several
+    // partners, so their slots fall on several masters: a script whose first argument is its key
+    // count must still reach its keys' master, not the one of that number's slot (redis/ioredis#2109).
+    const owners = Array.from({ length: 6 }, (_, n) => ({ partnerId: `ptr_probe${n}`, environment: "sandbox" }));
+    const perOwner = owners.map((owner) => {
+      const queue = keys.outcomeQueue({ id: 1, ...owner });
+      const bucket = (name: string) => keys.rateLimit(name, owner.partnerId, owner.environment);
+      return [
+        redis.draws(2, bucket("default"), queue, 10, 0),
+        redis.draws(4, bucket("spin"), queue, bucket("spin"), queue, 10, 1, 10, 1),
+        redis.giveBack(queue, keys.outcomesRetired({ id: 1, ...owner }, 1), "item"),
+      ] as const;
+    });
+    const [, ...answers] = await Promise.all([redis.get(keys.maintenance), ...perOwner.flat()]);
+    for (let n = 0; n < owners.length; n++) {
+      expect(answers[3 * n]).toHaveLength(6);
+      expect(answers[3 * n + 1]).toHaveLength(12);
+      expect(answers[3 * n + 2]).toBe(1);
+    }
   });
 });

@@ -13,7 +13,15 @@ export interface RedisTarget {
 export type ConnectionOptions = Pick<
   RedisOptions,
   "enableAutoPipelining" | "lazyConnect" | "connectTimeout" | "retryStrategy" | "connectionName"
->;
+> & {
+  /**
+   * On a cluster, commands kept out of the auto-pipeline: ioredis routes a command's auto-pipeline
+   * by its first argument, which for a script with a variable number of keys is that number, not a
+   * key; pipelined with commands of other slots it fails them all ("All keys in the pipeline should
+   * belong to the same slots allocation group", redis/ioredis#2109). One server has no slots: ignored.
+   */
+  clusterUnpipelined?: string[];
+};
 
 /**
  * Workers block on Redis and must wait it out (`maxRetriesPerRequest: null`, which BullMQ requires);
@@ -35,7 +43,11 @@ export function createRequestRedis(target: RedisTarget, options: ConnectionOptio
   );
 }
 
-function connect(target: RedisTarget, options: RedisOptions, clusterOnly: ClusterOptions): RedisClient {
+function connect(
+  target: RedisTarget,
+  { clusterUnpipelined = [], ...options }: RedisOptions & Pick<ConnectionOptions, "clusterUnpipelined">,
+  clusterOnly: ClusterOptions,
+): RedisClient {
   const nodes = target.REDIS_CLUSTER_NODES;
   if (!nodes) return new Redis(target.REDIS_URL, options);
   const { enableAutoPipelining, enableOfflineQueue, lazyConnect, retryStrategy, ...nodeOptions } = options;
@@ -44,6 +56,7 @@ function connect(target: RedisTarget, options: RedisOptions, clusterOnly: Cluste
     {
       ...clusterOnly,
       enableAutoPipelining,
+      autoPipeliningIgnoredCommands: clusterUnpipelined,
       enableOfflineQueue,
       lazyConnect,
       clusterRetryStrategy: retryStrategy,

@@ -53,10 +53,13 @@ export interface DrawAnswer {
 
 type WithDraws = RedisClient & { draws(...args: Array<string | number>): Promise<unknown[]> };
 
+/** The command's name: its key count varies, so a cluster keeps it out of the auto-pipeline (see createRequestRedis). */
+export const DRAWS_COMMAND = "draws";
+
 /** DRAWS_SCRIPT as an ioredis command (EVALSHA; its first argument is the number of keys). */
 export function withDraws(redis: RedisClient): WithDraws {
   const client = redis as WithDraws;
-  if (typeof client.draws !== "function") redis.defineCommand("draws", { lua: DRAWS_SCRIPT });
+  if (typeof client.draws !== "function") redis.defineCommand(DRAWS_COMMAND, { lua: DRAWS_SCRIPT });
   return client;
 }
 
