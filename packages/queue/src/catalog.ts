@@ -56,9 +56,6 @@ export const JOBS = {
       // A paced webhook's delivery: the attempt whose send slot is reserved for when the job is due.
       // Added in release 3, written only once its pacing is on (release 2 would drop it: no harm).
       pacedAttempt: z.number().int().positive().optional(),
-      // A delivery waiting in line for one of its endpoint's sends in flight: the webhook's id.
-      // Added in release 3; release 2 drops it and sends the delivery when the job runs (no harm).
-      waitingOn: z.string().optional(),
     }),
     // The waits between the attempts are WEBHOOK_RETRY_DELAYS_MS, applied by the webhooks
     // worker's custom backoff strategy (so a changed schedule needs no re-enqueue).

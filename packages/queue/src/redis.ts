@@ -155,14 +155,6 @@ export function redisKeys(prefix: string) {
      * webhooks worker's pacing.ts). One key per webhook, so a script touches one slot of a cluster.
      */
     webhookPace: (webhookId: string) => `${prefix}:webhook-pace:${webhookId}`,
-    /**
-     * A webhook endpoint's sends in flight (scored by when each lease lapses) and its line of
-     * deliveries waiting for one (scored by arrival, with each one's deadline to come back), the
-     * webhooks worker's endpoint-line.ts. One hash tag per webhook: one script touches all three.
-     */
-    webhookSends: (webhookId: string) => `${prefix}:{webhook:${webhookId}}:sends`,
-    webhookLine: (webhookId: string) => `${prefix}:{webhook:${webhookId}}:line`,
-    webhookLineDeadlines: (webhookId: string) => `${prefix}:{webhook:${webhookId}}:line-deadlines`,
     maintenance: `${prefix}:maintenance`,
     /** Pub/sub channel: auth cache invalidation and maintenance changes. */
     invalidations: `${prefix}:invalidations`,

@@ -66,8 +66,7 @@ export async function enqueueDeliveryBatches(
 /**
  * Queues the retries of a delivery whose first attempt a batch made: its own `webhook.deliver`
  * job (job id the delivery id), run after `delayMs`; or, for a paced webhook, its first attempt at
- * the send slot reserved for it (`pacedAttempt`); or, for an endpoint with all its sends in flight,
- * its first attempt once its turn in line comes (`waitingOn`, the webhook). A finished job of that id (one that found the
+ * the send slot reserved for it (`pacedAttempt`). A finished job of that id (one that found the
  * delivery claimed by the batch) is replaced: queueing beside it would be ignored. A job of that id
  * still to run is kept, and makes the attempt.
  */
@@ -75,15 +74,11 @@ export async function enqueueDeliveryRetry(
   producers: Producers,
   deliveryId: string,
   delayMs: number,
-  turn: { pacedAttempt?: number | undefined; waitingOn?: string | undefined } = {},
+  pacedAttempt?: number,
 ): Promise<void> {
   const [lost] = await lostJobs(producers.queues[JOBS["webhook.deliver"].queue], [deliveryId]);
   if (!lost) return;
-  const payload = {
-    deliveryId,
-    ...(turn.pacedAttempt !== undefined && { pacedAttempt: turn.pacedAttempt }),
-    ...(turn.waitingOn !== undefined && { waitingOn: turn.waitingOn }),
-  };
+  const payload = pacedAttempt === undefined ? { deliveryId } : { deliveryId, pacedAttempt };
   await producers.add("webhook.deliver", payload, { jobId: deliveryId, delay: delayMs });
 }
 

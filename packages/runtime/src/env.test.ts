@@ -17,7 +17,6 @@ describe("parseEnv", () => {
       WEBHOOK_RETRY_DELAYS_MS: [60_000, 300_000, 900_000, 3_600_000],
       WEBHOOK_TIMEOUT_MS: 5_000,
       WEBHOOK_DISABLE_AFTER_HOURS: 120,
-      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: 32,
       RATE_LIMIT_SPINS_PER_SECOND: 100,
       RATE_LIMIT_REQUESTS_PER_SECOND: 20,
       LARGE_WIN_THRESHOLD_USD: 1000,
@@ -78,7 +77,6 @@ describe("parseEnv", () => {
     ["SANDBOX_LOOPBACK_PORTS", "3000,none"],
     ["WEBHOOK_DISABLE_AFTER_HOURS", "0"],
     ["WEBHOOK_DISABLE_AFTER_HOURS", "120h"],
-    ["WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", "0"],
   ])("a bad %s (%j) throws an error naming the variable", (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(EnvError);
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`\\b${name}\\b`));

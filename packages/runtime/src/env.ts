@@ -115,12 +115,6 @@ const envSchema = z.object({
    */
   WEBHOOK_DISABLE_AFTER_HOURS: intIn(1, 8760).default(120),
   /**
-   * Sends in flight to one webhook endpoint at most, across every webhooks worker (CONTRACT §18
-   * isolation): a slow endpoint holds no more of the workers' send slots; its other deliveries wait
-   * in line, in order, uncounted. One endpoint's rate is at most this ÷ its answer time (docs/webhooks.md).
-   */
-  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: intIn(1, 10_000).default(32),
-  /**
    * Load balancers whose `X-Forwarded-For` names the client (addresses or CIDR ranges). Unset: the
    * socket's peer is the client, and the header is ignored (anyone can write it).
    */

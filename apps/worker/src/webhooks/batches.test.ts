@@ -56,13 +56,7 @@ describe("first attempts in batches", () => {
   it("sends a burst in batch jobs, each delivery once, with two workers taking them", async () => {
     const target = await receiver();
     const hook = await registerWebhook(api, target.url);
-    // An endpoint's sends in flight uncapped here: a burst beyond the cap waits in line, and what
-    // waits past 2 s goes to jobs of its own (isolation.test.ts); this is about batches.
-    const workers = await Promise.all(
-      [1, 2].map(() =>
-        startRole(api, webhooksRole({ pollIntervalMs: 50 }), { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: 1000 }),
-      ),
-    );
+    const workers = await Promise.all([1, 2].map(() => startRole(api, webhooksRole({ pollIntervalMs: 50 }))));
     try {
       await burst(hook.partnerId, 450);
       await eventually(() => target.requests.length >= 450, 20_000);

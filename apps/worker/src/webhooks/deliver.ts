@@ -17,7 +17,6 @@ import type { JobRun } from "../queue-worker.js";
 import { AttemptStatements, type Claim } from "./attempt-statements.js";
 import { AttemptFailedError, retryDelayMs } from "./backoff.js";
 import { afterFailedAttempt, type EndpointHealthDeps } from "./endpoint-health.js";
-import type { EndpointLine, Turn } from "./endpoint-line.js";
 import { describeFailure, type WebhookHttpClient } from "./http-client.js";
 import type { SendPacer } from "./pacing.js";
 
@@ -63,14 +62,8 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
 
 /** An attempt sent, and how the receiver answered. */
 type Sent = { claim: ClaimedAttempt; outcome: SendOutcome };
-/**
- * A delivery whose attempt waits, not counted: a paced webhook's turn (for attempt `pacedAttempt`)
- * comes in `waitMs`; or its endpoint's sends in flight are all taken and it waits in line
- * (`waitingOn` the webhook), back in `waitMs` at the latest.
- */
-type Waiting = { waitMs: number; pacedAttempt?: number; waitingOn?: string };
-/** A delivery claimed whose endpoint had no send slot free: it joined the line. */
-type InLine = { inLine: ClaimedAttempt; turn: Turn };
+/** A paced webhook's delivery whose turn (for attempt `pacedAttempt`) comes in `waitMs`. */
+type Paced = { pacedAttempt: number; waitMs: number };
 
 /** An attempt's end: delivered, or failed with the time of the next attempt (null after the last). */
 type AttemptEnd = { ok: true; status: number } | { ok: false; error: string; retryAt: Date | null; stillOpen: boolean };
@@ -123,80 +116,35 @@ async function unclaimed(deps: DeliverDeps, deliveryId: string) {
  * `webhook.deliver` job of its own, delayed to its next attempt, for the rest of its schedule; if
  * queueing it fails, the reconciler queues it.
  */
-export function deliverProcessors(
-  deps: DeliverDeps & { producers: Producers; inFlight: number; pacer: SendPacer; line: EndpointLine },
-) {
-  const { line } = deps;
+export function deliverProcessors(deps: DeliverDeps & { producers: Producers; inFlight: number; pacer: SendPacer }) {
   const statements = new AttemptStatements(sqlClientOf(deps.db));
   const sending = pLimit(deps.inFlight);
-  // A send slot of the process is held from the claim (the attempt counted, the secrets read) to the
-  // answer; the outcome is written after the slot is free for the next send. So is one of the
-  // endpoint's (`line`, across every worker), taken after the claim and given back at the answer.
-  // A delivery that finds them all taken joins the endpoint's line: it waits here a moment if the
-  // endpoint is quick (`line.waitHere`), holding no send slot, then it is uncounted and waits in
-  // BullMQ's delayed set as a paced webhook's delivery whose turn has not come does (a batch's in
-  // a job of its own), until a send of that endpoint ends and wakes it.
-  const sendHolding = async (deliveryId: string, claimed: ClaimedAttempt): Promise<Sent> => {
-    try {
-      return { claim: claimed, outcome: await send(deps, deliveryId, claimed) };
-    } finally {
-      await line.leave(claimed.webhookId, deliveryId);
-    }
-  };
-  const claimAndTake = async (
-    claimOf: (claim: Claim) => Promise<ClaimResult | undefined>,
-    claim: Claim,
-    waitingOn: string | undefined,
-  ): Promise<Sent | Waiting | InLine | undefined> => {
-    let claimed = await claimOf(claim);
-    if (claimed && "paced" in claimed) {
-      const { webhookId, ratePerSecond, nextAttempt } = claimed.paced;
-      const waitMs = await deps.pacer.reserve(webhookId, ratePerSecond);
-      if (waitMs > 0) {
-        await statements.paced(claim.id, new Date(Date.now() + waitMs));
-        return { pacedAttempt: nextAttempt, waitMs };
+  // A send slot is held from the claim (the attempt counted, the secrets read) to the answer; the
+  // outcome is written after the slot is free for the next send. A paced webhook's delivery whose
+  // turn has not come holds none: it gets its turn and waits for it in BullMQ's delayed set.
+  const claimAndSend = (claimOf: (claim: Claim) => Promise<ClaimResult | undefined>, claim: Claim) =>
+    sending(async (): Promise<Sent | Paced | undefined> => {
+      let claimed = await claimOf(claim);
+      if (claimed && "paced" in claimed) {
+        const { webhookId, ratePerSecond, nextAttempt } = claimed.paced;
+        const waitMs = await deps.pacer.reserve(webhookId, ratePerSecond);
+        if (waitMs > 0) {
+          await statements.paced(claim.id, new Date(Date.now() + waitMs));
+          return { pacedAttempt: nextAttempt, waitMs };
+        }
+        claimed = await claimOf({ id: claim.id, cleared: nextAttempt });
       }
-      claimed = await claimOf({ id: claim.id, cleared: nextAttempt });
-    }
-    if (!claimed || "paced" in claimed) {
-      // Closed while it waited in line: its place goes to the next.
-      if (waitingOn) await line.leave(waitingOn, claim.id);
-      return undefined;
-    }
-    const turn = await line.take(claimed.webhookId, claim.id);
-    return turn === null ? sendHolding(claim.id, claimed) : { inLine: claimed, turn };
-  };
-  const claimAndSend = async (
-    claimOf: (claim: Claim) => Promise<ClaimResult | undefined>,
-    claim: Claim,
-    waitingOn?: string,
-  ): Promise<Sent | Waiting | undefined> => {
-    const first = await sending(() => claimAndTake(claimOf, claim, waitingOn));
-    if (!first || !("inLine" in first)) return first;
-    const { inLine: claimed } = first;
-    const turn = await line.waitHere(claimed.webhookId, claim.id, first.turn);
-    if (turn === null) return sending(() => sendHolding(claim.id, claimed));
-    const { waitMs } = turn;
-    await statements.backInLine(claim.id, claimed.attempt, new Date(Date.now() + waitMs));
-    return { waitMs, waitingOn: claimed.webhookId };
-  };
+      if (!claimed || "paced" in claimed) return undefined;
+      return { claim: claimed, outcome: await send(deps, claim.id, claimed) };
+    });
 
-  const deliver = async (
-    { deliveryId, pacedAttempt, waitingOn }: JobPayload<"webhook.deliver">,
-    job: Job,
-    run: JobRun,
-  ) => {
-    const claim = { id: deliveryId, cleared: pacedAttempt };
-    const sent = await claimAndSend((each) => statements.claim(each), claim, waitingOn);
+  const deliver = async ({ deliveryId, pacedAttempt }: JobPayload<"webhook.deliver">, job: Job, run: JobRun) => {
+    const sent = await claimAndSend((claim) => statements.claim(claim), { id: deliveryId, cleared: pacedAttempt });
     if (sent && "waitMs" in sent) {
       // Its turn is later: back to the delayed set until then, not counted as an attempt (BullMQ's
-      // own or ours); the next run claims the attempt the pace's slot was reserved for, or takes
-      // its place in line (a send ending sooner wakes it).
-      const { waitMs, ...turn } = sent;
-      await job.updateData({ deliveryId, ...turn });
-      await job.moveToDelayed(Date.now() + waitMs, run.token);
-      // A send that ended meanwhile could not wake a job not yet delayed: wake whoever is due now.
-      if (turn.waitingOn) await line.wakeDue(turn.waitingOn);
+      // own or ours), and the next run claims the attempt the slot was reserved for.
+      await job.updateData({ deliveryId, pacedAttempt: sent.pacedAttempt });
+      await job.moveToDelayed(Date.now() + sent.waitMs, run.token);
       throw new DelayedError();
     }
     if (!sent) {
@@ -212,10 +160,15 @@ export function deliverProcessors(
   };
 
   const deliverBatch = async ({ deliveryIds }: JobPayload<"webhook.deliver-batch">, job: Job) => {
-    const tally = { succeeded: 0, retrying: 0, failed: 0, skipped: 0, paced: 0, waiting: 0 };
-    const handOver = (deliveryId: string, at: Date | null, turn?: Omit<Waiting, "waitMs">) =>
-      enqueueDeliveryRetry(deps.producers, deliveryId, Math.max(0, (at?.getTime() ?? 0) - Date.now()), turn).catch(
-        (error: unknown) => deps.logger.warn({ err: error, deliveryId }, "retry job not queued; the reconciler will"),
+    const tally = { succeeded: 0, retrying: 0, failed: 0, skipped: 0, paced: 0 };
+    const handOver = (deliveryId: string, at: Date | null, pacedAttempt?: number) =>
+      enqueueDeliveryRetry(
+        deps.producers,
+        deliveryId,
+        Math.max(0, (at?.getTime() ?? 0) - Date.now()),
+        pacedAttempt,
+      ).catch((error: unknown) =>
+        deps.logger.warn({ err: error, deliveryId }, "retry job not queued; the reconciler will"),
       );
     // Every delivery settles before the job ends: a send still running when the job failed would
     // otherwise meet the re-run's hand-over, which could send it again at once.
@@ -225,12 +178,9 @@ export function deliverProcessors(
         // a re-run of the job after a crash sends none of those the dead run claimed.
         const sent = await claimAndSend((claim) => statements.claimFirst(claim), { id: deliveryId });
         if (sent && "waitMs" in sent) {
-          // A paced webhook's, or one waiting in its endpoint's line: a job of its own makes the
-          // attempt in its turn (and is woken if a send ended while it was being queued).
-          const { waitMs, ...turn } = sent;
-          tally[turn.waitingOn ? "waiting" : "paced"] += 1;
-          await handOver(deliveryId, new Date(Date.now() + waitMs), turn);
-          if (turn.waitingOn) await line.wakeDue(turn.waitingOn);
+          // A paced webhook's: a job of its own makes the attempt in its turn.
+          tally.paced += 1;
+          await handOver(deliveryId, new Date(Date.now() + sent.waitMs), sent.pacedAttempt);
           return;
         }
         if (!sent) {

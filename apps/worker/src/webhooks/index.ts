@@ -11,7 +11,6 @@ import type { RoleStarter, WorkerContext } from "../context.js";
 import { startQueueWorker } from "../queue-worker.js";
 import { webhookBackoffStrategy } from "./backoff.js";
 import { deliverProcessors } from "./deliver.js";
-import { EndpointLine, wakeDeliveryJobs } from "./endpoint-line.js";
 import { createWebhookHttpClient } from "./http-client.js";
 import { startLoop } from "./loop.js";
 import { queuePacedTurns, SendPacer } from "./pacing.js";
@@ -23,10 +22,7 @@ export interface WebhooksRoleOptions {
   resolve?: HostResolver;
   /** Sends in flight per process, shared by both kinds of delivery job; they wait on the network, not the CPU. */
   concurrency?: number;
-  /**
-   * `webhook.deliver-batch` jobs run at once by this process (their sends share `concurrency`).
-   * Default: WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + BATCHES_ALWAYS_MOVING (see there).
-   */
+  /** `webhook.deliver-batch` jobs run at once by this process (their sends share `concurrency`). */
   batchConcurrency?: number;
   /** Postgres connections of the role's own pool (two short statements per attempt). */
   databasePoolSize?: number;
@@ -52,6 +48,8 @@ const DEFAULTS = {
   // Measured with batches (bench-webhooks, 20,000 events): 64 in flight 1,286–1,414/s, 160 in flight
   // (one connection each) 2,182–2,273/s; the machine, not the receivers, bounds it from there.
   concurrency: 160,
+  // Two batches' claims and sends overlap: one waits on Postgres while the other sends.
+  batchConcurrency: 4,
   databasePoolSize: 16,
   pollIntervalMs: 300,
   reconcileIntervalMs: 60_000,
@@ -63,17 +61,6 @@ const DEFAULTS = {
   // About 10 MB of Redis and, at ~1,200 deliveries/s, ~8 s of other partners' deliveries behind them.
   recoveryQueueAhead: 10_000,
 } satisfies WebhooksRoleOptions;
-
-/**
- * A batch job ends when its slowest send has, and one endpoint has at most
- * WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT sends in flight across the workers: a process running that
- * many batch jobs and 4 more always has 4 moving, however slow one endpoint is (CONTRACT §18). Four:
- * two batches' claims and sends overlap, one waiting on Postgres while the other sends.
- */
-const BATCHES_ALWAYS_MOVING = 4;
-
-/** An endpoint's send slot is held at most WEBHOOK_TIMEOUT_MS and this (the claim before, the answer's read). */
-const LEASE_MARGIN_MS = 5_000;
 
 /**
  * The `webhooks` role: fans outbox events out to deliveries (a poll loop plus `events.dispatch`
@@ -103,19 +90,11 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       loopbackPorts: env.SANDBOX_LOOPBACK_PORTS,
     });
     const pacer = new SendPacer(ctx.redis, ctx.keys);
-    const line = new EndpointLine(ctx.redis, ctx.keys, {
-      perEndpoint: env.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
-      // A worker that died mid-send gives the slot back once the send would have timed out.
-      leaseMs: env.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
-      wake: wakeDeliveryJobs(producers),
-      logger,
-    });
     const { deliver, deliverBatch } = deliverProcessors({
       db,
       http,
       producers,
       pacer,
-      line,
       rollout: new RolloutSwitch(db),
       disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
       now: options.now ?? (() => new Date()),
@@ -159,7 +138,7 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       { "webhook.deliver-batch": deliverBatch },
       {
         ...ctx,
-        concurrency: options.batchConcurrency ?? env.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + BATCHES_ALWAYS_MOVING,
+        concurrency: options.batchConcurrency,
         lockDurationMs: options.lockDurationMs,
         stalledIntervalMs: options.stalledIntervalMs,
         maxStalledCount: 3,

@@ -101,9 +101,7 @@ describe("webhook.recover job", () => {
       // A short stalled check: BullMQ's is one slot per queue, held for the interval of the worker that
       // checked last, and the crash test below needs a take-over soon after this role is gone.
       const paced = { recoveryChunkSize: 500, recoveryQueueAhead: 1000, stalledIntervalMs: 500 };
-      // One process's sends in flight to the one endpoint (the default cap, 32, makes 6,000 take
-      // 32 ÷ the answer time, a minute on a loaded machine; isolation.test.ts is about the cap).
-      roles.push(await startRole(api, webhooksRole(paced), { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: 160 }));
+      roles.push(await startRole(api, webhooksRole(paced)));
       expect(await recover(target)).toBe(6000);
 
       // Nothing is sent while the queue is paused: the recovery stops once 1,000 wait.

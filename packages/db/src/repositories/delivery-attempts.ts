@@ -181,26 +181,3 @@ export async function markDeliveriesPaced(sql: SqlClient, turns: readonly { id: 
     prepare: true,
   });
 }
-
-/**
- * Attempts claimed whose endpoint had all its sends in flight (the webhooks worker's line): nothing
- * was sent, so the count goes back (only while it is still that attempt's), and `next_attempt_at`
- * says when the delivery comes back at the latest (while open). Waiting is not an attempt.
- */
-const BACK_IN_LINE = `
-  update webhook_deliveries d
-  set attempts = d.attempts - 1,
-    next_attempt_at = case when d.status in ('pending', 'retrying') then x.at else d.next_attempt_at end
-  from unnest($1::text[], $2::int[], $3::text[]::timestamptz[]) as x(id, attempt, at)
-  where d.id = x.id and d.attempts = x.attempt`;
-
-export async function putDeliveriesBackInLine(
-  sql: SqlClient,
-  waiting: readonly { id: string; attempt: number; at: Date }[],
-): Promise<void> {
-  await sql.unsafe(
-    BACK_IN_LINE,
-    [waiting.map((each) => each.id), waiting.map((each) => each.attempt), waiting.map((each) => each.at.toISOString())],
-    { prepare: true },
-  );
-}
