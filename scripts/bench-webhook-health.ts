@@ -26,7 +26,7 @@ import { loadAverage } from "./bench/cpu.js";
 import { productionNodeArgs } from "./bench/processes.js";
 
 /**
- * `npx tsx scripts/bench-webhook-health.ts --scenario paced|recover [--backlog 10000 --rate 5 --probes 300]`
+ * `npx tsx scripts/bench-webhook-health.ts --scenario paced|slow|recover [--backlog 10000 --rate 5 --probes 300]`
  *
  * Measurements of webhook endpoint health (CONTRACT §18, issue #36) and of recover's memory (#33
  * item 8), each on a throwaway database and Redis prefix, against one `webhooks` worker process run
@@ -36,6 +36,8 @@ import { productionNodeArgs } from "./bench/processes.js";
  *   webhook of the same partner and one of another partner. `--probes` events for each of those two
  *   arrive at 20/s meanwhile; prints their delivery latency (event written → request received), p50
  *   and p99. `--backlog 0` is the same run without the backlog: the baseline.
+ * - `slow`: the same with an unpaced webhook that never answers (each send ends at the worker's
+ *   WEBHOOK_TIMEOUT_MS) in place of the paced one.
  * - `recover`: `--backlog` failed deliveries recovered and delivered; prints the worker's RSS idle,
  *   at its peak and at the end (from /proc).
  */
@@ -69,7 +71,7 @@ async function dropBenchDatabase(): Promise<void> {
   await admin.end();
 }
 
-/** Records when each request arrived, by path (one path per webhook), and answers 200 at once. */
+/** Records when each request arrived, by path (one path per webhook), and answers 200 at once (`/slow`: never). */
 async function startReceiver() {
   const received = new Map<string, Array<{ at: number; body: Buffer }>>();
   const server = createServer((req, res) => {
@@ -79,7 +81,7 @@ async function startReceiver() {
       const list = received.get(req.url ?? "") ?? [];
       list.push({ at: Date.now(), body: Buffer.concat(chunks) });
       received.set(req.url ?? "", list);
-      res.writeHead(200).end();
+      if (req.url !== "/slow") res.writeHead(200).end();
     });
   });
   server.listen(0, "127.0.0.1");
@@ -147,10 +149,13 @@ async function addWebhook(db: Database, partnerId: string, url: string, events: 
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
-async function paced(db: Database, producers: Producers, receiver: Awaited<ReturnType<typeof startReceiver>>) {
+/** A paced or a slow webhook (`--scenario`) with a backlog, beside two others that get probes. */
+async function besideBacklog(db: Database, producers: Producers, receiver: Awaited<ReturnType<typeof startReceiver>>) {
   const probes = Number(args.probes);
+  const scenario = args.scenario === "slow" ? "slow" : "paced";
   const [one, other] = [await addPartner(db), await addPartner(db)];
-  const pacedId = await addWebhook(db, one, `${receiver.base}/paced`, ["block.low_reserve"], Number(args.rate));
+  const rate = scenario === "paced" ? Number(args.rate) : undefined;
+  const backlogId = await addWebhook(db, one, `${receiver.base}/${scenario}`, ["block.low_reserve"], rate);
   await addWebhook(db, one, `${receiver.base}/same-partner`, ["spin.large_win"]);
   await addWebhook(db, other, `${receiver.base}/other-partner`, ["spin.large_win"]);
   const lowReserve = { gameId: 1, readyBlocks: 1, minReadyBlocks: 2, remainingOutcomes: 10 };
@@ -166,12 +171,12 @@ async function paced(db: Database, producers: Producers, receiver: Awaited<Retur
   }
   const worker = await startWorker();
   const startedAt = Date.now();
-  // Fan-out and the paced webhook's turns handed out: the backlog then waits in the delayed set.
+  // Fan-out (and the paced webhook's turns handed out: the backlog then waits in the delayed set).
   await notifyEvents(producers);
   const made = async () =>
-    (await db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, pacedId)))[0]!.n;
+    (await db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, backlogId)))[0]!.n;
   while ((await made()) < backlog) await sleep(50);
-  console.log(`\nbacklog of ${backlog} fanned out, turns handed out, in ${Date.now() - startedAt} ms`);
+  console.log(`\nbacklog of ${backlog} fanned out in ${Date.now() - startedAt} ms`);
   const written = new Map<string, number>();
   for (let i = 0; i < probes; i++) {
     for (const partnerId of [one, other]) {
@@ -183,23 +188,30 @@ async function paced(db: Database, producers: Producers, receiver: Awaited<Retur
     await sleep(50);
   }
   while (receiver.count("/same-partner") + receiver.count("/other-partner") < 2 * probes) await sleep(50);
-  const pacedSoFar = receiver.count("/paced");
+  const backlogSent = receiver.count(`/${scenario}`);
   const seconds = (Date.now() - startedAt) / 1000;
   worker.kill("SIGTERM");
   await once(worker, "exit");
-  console.log(
-    `\npaced webhook at ${args.rate}/s with a backlog of ${backlog}; ${probes} probe events per other webhook`,
-  );
+  const what = scenario === "paced" ? `paced webhook at ${args.rate}/s` : "webhook that never answers";
+  console.log(`\n${what} with a backlog of ${backlog}; ${probes} probe events per other webhook`);
+  // The probes written in the first half and in the second: a slow endpoint's first sends hold
+  // the slots until they time out, which the first half shows and the second no longer should.
+  const half = startedAt + (Date.now() - startedAt) / 2;
   for (const path of ["/same-partner", "/other-partner"]) {
-    const latencies = (receiver.received.get(path) ?? [])
-      .map((request) => request.at - written.get(JSON.parse(request.body.toString("utf8")).id)!)
-      .sort((a, b) => a - b);
-    console.log(
-      `${path.slice(1).padEnd(14)} ${latencies.length} delivered, latency p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms, max ${latencies.at(-1)} ms`,
-    );
+    const received = (receiver.received.get(path) ?? []).map((request) => {
+      const at = written.get(JSON.parse(request.body.toString("utf8")).id)!;
+      return { at, latency: request.at - at };
+    });
+    const summary = (list: typeof received) => {
+      const latencies = list.map((each) => each.latency).sort((a, b) => a - b);
+      return `${latencies.length} delivered, latency p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms, max ${latencies.at(-1)} ms`;
+    };
+    console.log(`${path.slice(1).padEnd(14)} ${summary(received)}`);
+    const [early, late] = [received.filter((each) => each.at < half), received.filter((each) => each.at >= half)];
+    console.log(`${"".padEnd(14)} first half: ${summary(early)}; second half: ${summary(late)}`);
   }
   console.log(
-    `paced          ${pacedSoFar} delivered in ${seconds.toFixed(1)} s (${(pacedSoFar / seconds).toFixed(2)}/s)`,
+    `${scenario.padEnd(14)} ${backlogSent} sent in ${seconds.toFixed(1)} s (${(backlogSent / seconds).toFixed(2)}/s)`,
   );
 }
 
@@ -237,7 +249,7 @@ const producers = new Producers(redis, prefix);
 const receiver = await startReceiver();
 try {
   if (args.scenario === "recover") await recover(database.db, producers, receiver);
-  else await paced(database.db, producers, receiver);
+  else await besideBacklog(database.db, producers, receiver);
   console.log(`load average ${loadAverage()}`);
 } finally {
   receiver.server.closeAllConnections();

@@ -186,7 +186,10 @@ describe("WEB_CONCURRENCY=2: two API processes on one port", () => {
     expect(stopLines[0]).toContain("api processes keep dying: 5 within 60 s, the last by signal SIGKILL; stopping");
     expect(childrenOf(looping.pid)).toEqual([]);
     expect(looping.linesWith("TRUSTED_PROXIES")).toEqual([]);
-    expect(killed.size).toBe(5);
+    // The five deaths it counted; on a loaded machine a sixth process (the replacement forked before
+    // the fifth death) can reach "listening" and be killed here while the primary is stopping.
+    expect(killed.size).toBeGreaterThanOrEqual(5);
+    expect(killed.size).toBeLessThanOrEqual(6);
     // The primary itself only waits between its processes' deaths.
     expect(((cpu?.own ?? 0) - (cpuAtStart?.own ?? 0)) / 100).toBeLessThan(1);
   });

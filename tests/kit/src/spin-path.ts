@@ -164,7 +164,8 @@ export async function waitForLockWaiters(tx: postgres.TransactionSql, count: num
         where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`;
       expect(row?.n).toBe(count);
     },
-    { timeout: 5_000, interval: 20 },
+    // Long enough for a loaded machine running two files at once (seen: over 5 s once).
+    { timeout: 15_000, interval: 20 },
   );
 }
 

@@ -1,9 +1,11 @@
 import { type ClaimedAttempt, sqlClientOf, webhooks } from "@outcomes/db";
+import { createLogger } from "@outcomes/runtime";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { deliveryRow, webhookWithDeliveries } from "@outcomes/testkit/deliveries";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AttemptStatements } from "./attempt-statements.js";
+import { EndpointLoad } from "./endpoint-load.js";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -13,11 +15,14 @@ afterAll(async () => {
   await api?.close();
 });
 
+const SLOW = { slowSendMs: 1000, slowInFlight: 2, timeoutMs: 5000 };
+const newLoad = () => new EndpointLoad(SLOW, createLogger("silent", "attempt-statements-test"));
+
 describe("attempt statements shared by the deliveries in flight", () => {
   it("answers each claim with its own delivery, counts a repeated delivery twice, and claims nothing closed", async () => {
     const { deliveryIds } = await webhookWithDeliveries(api, ["pending", "pending", "retrying", "succeeded"]);
     const [first, second, retrying, succeeded] = deliveryIds as [string, string, string, string];
-    const statements = new AttemptStatements(sqlClientOf(api.database.db));
+    const statements = new AttemptStatements(sqlClientOf(api.database.db), newLoad());
 
     // All in one turn of the event loop: the repeated id waits for the next statement (the two
     // statements may reach Postgres in either order; the row lock orders the two counts).
@@ -39,7 +44,7 @@ describe("attempt statements shared by the deliveries in flight", () => {
     const { webhookId, deliveryIds } = await webhookWithDeliveries(api, ["pending", "retrying"]);
     const [pending, retrying] = deliveryIds as [string, string];
     await api.database.db.update(webhooks).set({ rateLimitPerSecond: 5 }).where(eq(webhooks.id, webhookId));
-    const statements = new AttemptStatements(sqlClientOf(api.database.db));
+    const statements = new AttemptStatements(sqlClientOf(api.database.db), newLoad());
 
     const paced = await Promise.all([statements.claim({ id: pending }), statements.claimFirst({ id: pending })]);
     const turn = { paced: { webhookId, ratePerSecond: 5, nextAttempt: 1 } };
@@ -60,10 +65,43 @@ describe("attempt statements shared by the deliveries in flight", () => {
     expect((await deliveryRow(api, retrying))?.attempts).toBe(2);
   });
 
+  it("claims a slow endpoint's deliveries up to its room in this process and holds the rest, unclaimed", async () => {
+    const slow = await webhookWithDeliveries(api, ["pending", "pending", "pending", "retrying"]);
+    const other = await webhookWithDeliveries(api, ["pending", "pending", "pending"]);
+    const load = newLoad();
+    const statements = new AttemptStatements(sqlClientOf(api.database.db), load);
+    // Its sends time out: one still out, so one more fits its two at once.
+    load.claimed(slow.webhookId);
+    load.claimed(slow.webhookId);
+    load.answered(slow.webhookId, 5000);
+
+    const results = await Promise.all([
+      ...slow.deliveryIds.map((id) => statements.claim({ id })),
+      ...other.deliveryIds.map((id) => statements.claimFirst({ id })),
+    ]);
+    const [slowResults, otherResults] = [results.slice(0, 4), results.slice(4)];
+    const claimed = slowResults.filter((result) => result && "attempt" in result);
+    const held = slowResults.filter((result) => result && "held" in result);
+    expect([claimed.length, held.length]).toEqual([1, 3]);
+    expect(held.map((result) => result && "held" in result && result.held.webhookId)).toEqual(
+      Array(3).fill(slow.webhookId),
+    );
+    // Every other endpoint's are claimed without limit.
+    expect(otherResults.every((result) => result && "attempt" in result)).toBe(true);
+    const attempts = await Promise.all(slow.deliveryIds.map(async (id) => (await deliveryRow(api, id))!.attempts));
+    expect(attempts.reduce((sum, n) => sum + n, 0)).toBe(1 + 1); // the retrying one had 1; one claim more
+
+    // Full now (two sends in flight): every delivery is held until a send ends.
+    expect(await statements.claim({ id: slow.deliveryIds[0]! })).toMatchObject({ held: { webhookId: slow.webhookId } });
+    load.answered(slow.webhookId, 5000);
+    const again = await Promise.all(slow.deliveryIds.map((id) => statements.claim({ id })));
+    expect(again.filter((result) => result && "attempt" in result)).toHaveLength(1);
+  });
+
   it("marks each delivery succeeded with its own status and time, and leaves one closed after another attempt alone", async () => {
     const { deliveryIds } = await webhookWithDeliveries(api, ["pending", "retrying", "failed", "failed"]);
     const [pending, retrying, failed, closedInFlight] = deliveryIds as [string, string, string, string];
-    const statements = new AttemptStatements(sqlClientOf(api.database.db));
+    const statements = new AttemptStatements(sqlClientOf(api.database.db), newLoad());
     const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
 
     await Promise.all([

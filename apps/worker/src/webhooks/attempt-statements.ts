@@ -7,6 +7,7 @@ import {
   type SqlPool,
 } from "@outcomes/db";
 import { Batcher } from "@outcomes/runtime";
+import type { EndpointLoad } from "./endpoint-load.js";
 
 /** A delivery to claim, with the attempt whose send slot was reserved if its webhook is paced. */
 export interface Claim {
@@ -43,9 +44,21 @@ export class AttemptStatements {
   private readonly successes: Batcher<DeliverySuccess, undefined>;
   private readonly turns: Batcher<{ id: string; at: Date }, undefined>;
 
-  constructor(sql: SqlPool) {
-    this.claims = statementOf((claims) => claimDeliveryAttempts(sql, claims));
-    this.firstClaims = statementOf((claims) => claimDeliveryAttempts(sql, claims, true));
+  constructor(sql: SqlPool, load: EndpointLoad) {
+    // A slow endpoint's deliveries are claimed up to its room in this process (EndpointLoad), and
+    // those claimed count as its sends from here until their answers.
+    const claimWithin = async (claims: Claim[], firstOnly: boolean) => {
+      const rooms = load.reserveRooms();
+      try {
+        const found = await claimDeliveryAttempts(sql, claims, firstOnly, rooms);
+        for (const result of found.values()) if ("attempt" in result) load.claimed(result.webhookId);
+        return found;
+      } finally {
+        load.release(rooms);
+      }
+    };
+    this.claims = statementOf((claims) => claimWithin(claims, false));
+    this.firstClaims = statementOf((claims) => claimWithin(claims, true));
     this.successes = statementOf(async (list) => {
       await markDeliveriesSucceeded(sql, list);
       return undefined;
@@ -60,7 +73,7 @@ export class AttemptStatements {
    * Counts the attempt before anything is sent, only while the delivery is open and its webhook is
    * active and not deleted: the attempt number in the header is the one recorded. A paced
    * webhook's delivery is counted only for the attempt `cleared` names; otherwise it comes back
-   * paced. Undefined when it could not be claimed.
+   * paced. A slow endpoint's beyond its room come back held. Undefined when it could not be claimed.
    */
   claim(claim: Claim): Promise<ClaimResult | undefined> {
     return this.claims.submit(claim);

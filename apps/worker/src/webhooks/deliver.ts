@@ -17,6 +17,7 @@ import type { JobRun } from "../queue-worker.js";
 import { AttemptStatements, type Claim } from "./attempt-statements.js";
 import { AttemptFailedError, retryDelayMs } from "./backoff.js";
 import { afterFailedAttempt, type EndpointHealthDeps } from "./endpoint-health.js";
+import { EndpointLoad, type EndpointLoadOptions } from "./endpoint-load.js";
 import { describeFailure, type WebhookHttpClient } from "./http-client.js";
 import type { SendPacer } from "./pacing.js";
 
@@ -62,7 +63,10 @@ async function send(deps: DeliverDeps, deliveryId: string, claim: ClaimedAttempt
 
 /** An attempt sent, and how the receiver answered. */
 type Sent = { claim: ClaimedAttempt; outcome: SendOutcome };
-/** A paced webhook's delivery whose turn (for attempt `pacedAttempt`) comes in `waitMs`. */
+/** How far ahead a slow endpoint's waiting deliveries get turns (see `claimAndSend`). */
+const HELD_TURNS_AHEAD_MS = 60_000;
+
+/** A delivery whose turn (for attempt `pacedAttempt`) comes in `waitMs`: paced, or its endpoint slow. */
 type Paced = { pacedAttempt: number; waitMs: number };
 
 /** An attempt's end: delivered, or failed with the time of the next attempt (null after the last). */
@@ -116,26 +120,53 @@ async function unclaimed(deps: DeliverDeps, deliveryId: string) {
  * `webhook.deliver` job of its own, delayed to its next attempt, for the rest of its schedule; if
  * queueing it fails, the reconciler queues it.
  */
-export function deliverProcessors(deps: DeliverDeps & { producers: Producers; inFlight: number; pacer: SendPacer }) {
-  const statements = new AttemptStatements(sqlClientOf(deps.db));
+export function deliverProcessors(
+  deps: DeliverDeps & {
+    producers: Producers;
+    inFlight: number;
+    pacer: SendPacer;
+    slowEndpoints: Omit<EndpointLoadOptions, "timeoutMs">;
+  },
+) {
+  const load = new EndpointLoad({ ...deps.slowEndpoints, timeoutMs: deps.timeoutMs }, deps.logger);
+  const statements = new AttemptStatements(sqlClientOf(deps.db), load);
   const sending = pLimit(deps.inFlight);
+  const waitTurn = async (deliveryId: string, nextAttempt: number, waitMs: number): Promise<Paced> => {
+    await statements.paced(deliveryId, new Date(Date.now() + waitMs));
+    return { pacedAttempt: nextAttempt, waitMs };
+  };
   // A send slot is held from the claim (the attempt counted, the secrets read) to the answer; the
-  // outcome is written after the slot is free for the next send. A paced webhook's delivery whose
-  // turn has not come holds none: it gets its turn and waits for it in BullMQ's delayed set.
+  // outcome is written after the slot is free for the next send. A delivery whose turn has not come
+  // holds none: it gets its turn and waits for it in BullMQ's delayed set. That is a paced webhook's
+  // delivery, and a slow endpoint's beyond its sends at once here (EndpointLoad), whose turns come
+  // as fast as its sends free up.
   const claimAndSend = (claimOf: (claim: Claim) => Promise<ClaimResult | undefined>, claim: Claim) =>
     sending(async (): Promise<Sent | Paced | undefined> => {
       let claimed = await claimOf(claim);
       if (claimed && "paced" in claimed) {
         const { webhookId, ratePerSecond, nextAttempt } = claimed.paced;
         const waitMs = await deps.pacer.reserve(webhookId, ratePerSecond);
-        if (waitMs > 0) {
-          await statements.paced(claim.id, new Date(Date.now() + waitMs));
-          return { pacedAttempt: nextAttempt, waitMs };
-        }
+        if (waitMs > 0) return waitTurn(claim.id, nextAttempt, waitMs);
         claimed = await claimOf({ id: claim.id, cleared: nextAttempt });
       }
+      if (claimed && "held" in claimed) {
+        const { webhookId, nextAttempt } = claimed.held;
+        const turnsPerSecond = load.turnsPerSecond(webhookId);
+        // Turns booked at most a minute ahead: the rate is an estimate, and an endpoint quick again
+        // must not leave its deliveries booked for later. Beyond that, it asks again in a minute or two.
+        const waitMs = await deps.pacer.reserveWithin(webhookId, turnsPerSecond, HELD_TURNS_AHEAD_MS);
+        if (waitMs === null)
+          return waitTurn(claim.id, nextAttempt, Math.round(HELD_TURNS_AHEAD_MS * (1 + Math.random())));
+        // At least one turn's gap: a turn due now would find the endpoint as full as it is.
+        return waitTurn(claim.id, nextAttempt, Math.max(waitMs, Math.ceil(1000 / turnsPerSecond)));
+      }
       if (!claimed || "paced" in claimed) return undefined;
-      return { claim: claimed, outcome: await send(deps, claim.id, claimed) };
+      const startedAt = performance.now();
+      try {
+        return { claim: claimed, outcome: await send(deps, claim.id, claimed) };
+      } finally {
+        load.answered(claimed.webhookId, performance.now() - startedAt);
+      }
     });
 
   const deliver = async ({ deliveryId, pacedAttempt }: JobPayload<"webhook.deliver">, job: Job, run: JobRun) => {

@@ -40,6 +40,10 @@ export interface WebhooksRoleOptions {
   /** BullMQ job lock (default WORKER_JOB_LOCK_MS); a killed worker's job is taken over after it lapses. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** An endpoint answering this slowly on average is capped at `slowEndpointInFlight` sends at once here. */
+  slowSendMs?: number;
+  /** A slow endpoint's sends at once in this process; its other deliveries wait their turn (EndpointLoad). */
+  slowEndpointInFlight?: number;
   /** The clock endpoint health reads (failing since, disabled at); tests move it instead of waiting days. */
   now?: () => Date;
 }
@@ -60,6 +64,10 @@ const DEFAULTS = {
   recoveryChunkSize: 2000,
   // About 10 MB of Redis and, at ~1,200 deliveries/s, ~8 s of other partners' deliveries behind them.
   recoveryQueueAhead: 10_000,
+  // A tenth of the sends in flight: a hanging endpoint (WEBHOOK_TIMEOUT_MS each) leaves the other
+  // nine tenths to every other endpoint, and still gets 16 / 5 s ≈ 3 sends a second per process.
+  slowSendMs: 2000,
+  slowEndpointInFlight: 16,
 } satisfies WebhooksRoleOptions;
 
 /**
@@ -99,6 +107,7 @@ export function webhooksRole(overrides: WebhooksRoleOptions = {}): RoleStarter {
       disableAfterHours: env.WEBHOOK_DISABLE_AFTER_HOURS,
       now: options.now ?? (() => new Date()),
       inFlight: options.concurrency,
+      slowEndpoints: { slowSendMs: options.slowSendMs, slowInFlight: options.slowEndpointInFlight },
       delaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       logger,

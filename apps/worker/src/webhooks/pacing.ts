@@ -6,7 +6,8 @@ import { enqueuePacedDeliveries, type Producers, type RedisClient, type RedisKey
  * Redis's clock so every worker process shares it. Each call reserves the next free slot, evenly
  * spaced 1/rate apart (no burst: at most `rate` sends in any second), and answers how long until
  * it; the caller delays its job that long instead of holding a send slot. Slots are handed out in
- * the order asked for, so deliveries wait their turn in order.
+ * the order asked for, so deliveries wait their turn in order. With a horizon (ARGV[3], µs), a slot
+ * further ahead than that is not reserved (-1).
  */
 const RESERVE = `
 local key = KEYS[1]
@@ -15,6 +16,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local slot = tonumber(redis.call('GET', key) or now)
 if slot < now then slot = now end
+if ARGV[3] and slot - now > tonumber(ARGV[3]) then return -1 end
 local nextSlot = slot + interval * tonumber(ARGV[2])
 redis.call('SET', key, string.format('%d', nextSlot), 'PX', math.ceil((nextSlot - now) / 1000) + 1000)
 return slot - now
@@ -30,7 +32,7 @@ return math.floor((slot - now) / 1000)
 `;
 
 type WithPacing = RedisClient & {
-  reserveWebhookSlot(key: string, ratePerSecond: number, count: number): Promise<number>;
+  reserveWebhookSlot(key: string, ratePerSecond: number, count: number, horizonUs?: number): Promise<number>;
   webhookPaceHorizon(key: string): Promise<number>;
 };
 
@@ -52,6 +54,13 @@ export class SendPacer {
   async reserve(webhookId: string, ratePerSecond: number): Promise<number> {
     const [wait] = await this.reserveMany(webhookId, ratePerSecond, 1);
     return wait!;
+  }
+
+  /** Reserves the webhook's next slot if it comes within `horizonMs`: the ms until it; null when it would not. */
+  async reserveWithin(webhookId: string, ratePerSecond: number, horizonMs: number): Promise<number | null> {
+    const key = this.keys.webhookPace(webhookId);
+    const waitUs = await this.redis.reserveWebhookSlot(key, ratePerSecond, 1, horizonMs * 1000);
+    return waitUs < 0 ? null : Math.floor(waitUs / 1000);
   }
 
   /** Reserves the webhook's next `count` slots at once (fan-out's deliveries of it): the ms until each. */

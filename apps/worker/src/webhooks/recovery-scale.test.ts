@@ -9,12 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhooksRole } from "./index.js";
 
 /**
- * Recover over a long outage (CONTRACT §9 "Bounded work", §11): 200,000 failed deliveries. The
- * API runs in this process and the worker is started only after the answer, so the memory read
- * here is the API's. The `webhooks` queue is paused: what is checked is that every new delivery is
- * written and queued, not sent (200,000 sends take minutes here).
+ * Recover over a long outage (CONTRACT §9 "Bounded work", §11): 50,000 failed deliveries, 25 of the
+ * worker's chunks, by default; `RECOVERY_SCALE_BACKLOG=200000` for the figures in docs/webhooks.md
+ * (the suite runs the smaller one: the same flat memory shows at 25 chunks as at 100, in a quarter of
+ * the time). The API runs in this process and the worker is started only after the answer, so the
+ * memory read here is the API's. The `webhooks` queue is paused: what is checked is that every new
+ * delivery is written and queued, not sent (200,000 sends take minutes here).
  */
-const BACKLOG = 200_000;
+const BACKLOG = Number(process.env.RECOVERY_SCALE_BACKLOG ?? 50_000);
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -55,7 +57,7 @@ async function memoryAround<T>(during: () => Promise<T>) {
   }
 }
 
-describe("recover over 200,000 failed deliveries", () => {
+describe(`recover over ${BACKLOG.toLocaleString("en")} failed deliveries`, () => {
   it("answers 202 at once with the count, in flat API memory; the worker then makes each new delivery once", async () => {
     const deliver = api.deps.producers.queues.webhooks;
     await deliver.pause();
@@ -101,7 +103,7 @@ describe("recover over 200,000 failed deliveries", () => {
       `worker made ${BACKLOG} new deliveries in ${Math.round(workerMs)} ms (${Math.round((BACKLOG / workerMs) * 1000)}/s); ` +
         `process RSS peak growth ${megabytes(workerMemory.rssGrowth)} MB, heap growth after GC ${megabytes(workerMemory.heapGrowth)} MB`,
     );
-    // Chunk by chunk: nothing of the 200,000 is kept.
+    // Chunk by chunk: nothing of the backlog is kept.
     expect(workerMemory.heapGrowth).toBeLessThan(30e6);
     const [finished] = await api.database.db
       .select()
