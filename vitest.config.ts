@@ -74,10 +74,24 @@ export default defineConfig({
         },
       },
       {
-        // The same files on a local Redis Cluster (scripts/redis-cluster.sh), started for the run.
+        // The same files on a local Redis Cluster (scripts/redis-cluster.sh), started for the run,
+        // sharing their worker's modules as the integration files do (import was 50 of 78 s here).
         test: {
           name: "integration-cluster",
           include: CLUSTER_INTEGRATION,
+          exclude: [...configDefaults.exclude, ...OWN_MODULES],
+          isolate: false,
+          globalSetup: CLUSTER_SETUP,
+          setupFiles: ["tests/kit/src/cluster-env.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // The one cluster file that needs a module graph of its own (OWN_MODULES).
+        test: {
+          name: "own-modules-cluster",
+          include: ["apps/api/src/metrics.test.ts"],
           globalSetup: CLUSTER_SETUP,
           setupFiles: ["tests/kit/src/cluster-env.ts"],
           testTimeout: 30_000,

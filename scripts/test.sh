@@ -16,7 +16,7 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
 fi
 echo "== typecheck" && npx tsc -b
 echo "== lint" && npx biome check --error-on-warnings .
-echo "== tests" && npx vitest run --project unit --project integration --project own-modules --project system --project integration-cluster
+echo "== tests" && npx vitest run --project unit --project integration --project own-modules --project system --project integration-cluster --project own-modules-cluster
 echo "== fault injection (real processes)" && npx vitest run --project faults --project faults-cluster
 # The previous release's processes beside this tree's under load (docs/upgrades.md); its install is
 # made once per lockfile under ~/.cache/outcomes-upgrade and reused.
