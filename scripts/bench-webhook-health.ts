@@ -1,7 +1,7 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { createWriteStream, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
@@ -10,7 +10,6 @@ import {
   createDatabase,
   type Database,
   insertEvents,
-  migrateDatabase,
   newWebhookSecret,
   partners,
   requestRecovery,
@@ -21,9 +20,8 @@ import { createWorkerRedis, deleteKeysUnder, enqueueRecovery, notifyEvents, Prod
 import { parseEnv } from "@outcomes/runtime";
 import { seedFailedDeliveries } from "@outcomes/testkit/deliveries";
 import { count, eq } from "drizzle-orm";
-import postgres from "postgres";
 import { loadAverage } from "./bench/cpu.js";
-import { productionNodeArgs } from "./bench/processes.js";
+import { benchDeployment, startWebhooksWorker } from "./bench/webhooks-worker.js";
 
 /**
  * `npx tsx scripts/bench-webhook-health.ts --scenario paced|slow|recover [--backlog 10000 --rate 5 --probes 300]`
@@ -56,20 +54,7 @@ const { values: args } = parseArgs({
 });
 const backlog = Number(args.backlog);
 
-const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/outcomes";
-const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const runId = randomBytes(4).toString("hex");
-const DB_NAME = `outcomes_bench_health_${runId}`;
-const prefix = `bench:${runId}`;
-const withDatabase = (url: string, name: string) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
-const benchUrl = withDatabase(baseUrl, DB_NAME);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function dropBenchDatabase(): Promise<void> {
-  const admin = postgres(withDatabase(baseUrl, "postgres"), { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists "${DB_NAME}" with (force)`);
-  await admin.end();
-}
 
 /** Records when each request arrived, by path (one path per webhook), and answers 200 at once (`/slow`: never). */
 async function startReceiver() {
@@ -91,34 +76,13 @@ async function startReceiver() {
   return { server, received, base, count: requests };
 }
 
-async function startWorker(): Promise<ChildProcess> {
-  const bundle = args["worker-bundle"];
-  if (!bundle) execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
-  const node = bundle
-    ? [...productionNodeArgs("start:worker").slice(0, -1), bundle]
-    : productionNodeArgs("start:worker");
-  const child = spawn(process.execPath, [...(args["worker-flag"] ?? []), ...node, "--role", "webhooks"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: benchUrl,
-      REDIS_URL: redisUrl,
-      REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? "",
-      REDIS_PREFIX: prefix,
-      LOG_LEVEL: "info",
-      WORKER_METRICS_PORT: "0",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
+function startWorker(): Promise<ChildProcess> {
+  return startWebhooksWorker({
+    deployment,
+    bundle: args["worker-bundle"],
+    nodeFlags: args["worker-flag"],
+    logFile: args["worker-log"],
   });
-  if (args["worker-log"]) child.stdout?.pipe(createWriteStream(args["worker-log"]));
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-10_000);
-  });
-  for (let tries = 0; tries < 300 && !output.includes('"msg":"role started"'); tries++) {
-    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}`);
-    await sleep(50);
-  }
-  return child;
 }
 
 /** Resident set of a process now, in MB (VmRSS). */
@@ -239,13 +203,12 @@ async function recover(db: Database, producers: Producers, receiver: Awaited<Ret
   console.log(`worker RSS: idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, at the end ${end.toFixed(0)} MB`);
 }
 
-await dropBenchDatabase();
-await migrateDatabase(benchUrl);
-const database = createDatabase(benchUrl, { max: 4 });
+const deployment = await benchDeployment("health");
+const database = createDatabase(deployment.databaseUrl, { max: 4 });
 const redis = createWorkerRedis(
-  parseEnv({ REDIS_URL: redisUrl, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES }),
+  parseEnv({ REDIS_URL: deployment.redisUrl, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES }),
 );
-const producers = new Producers(redis, prefix);
+const producers = new Producers(redis, deployment.prefix);
 const receiver = await startReceiver();
 try {
   if (args.scenario === "recover") await recover(database.db, producers, receiver);
@@ -256,7 +219,7 @@ try {
   receiver.server.close();
   await producers.close();
   await database.close();
-  await deleteKeysUnder(redis, prefix);
+  await deleteKeysUnder(redis, deployment.prefix);
   redis.disconnect();
-  await dropBenchDatabase();
+  await deployment.drop();
 }

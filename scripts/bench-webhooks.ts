@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { writeFileSync } from "node:fs";
@@ -10,7 +10,6 @@ import {
   apiKeys,
   createDatabase,
   insertEvents,
-  migrateDatabase,
   newWebhookSecret,
   partners,
   webhookDeliveries,
@@ -20,9 +19,8 @@ import { createWorkerRedis, deleteKeysUnder } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
 import { count } from "drizzle-orm";
-import postgres from "postgres";
 import { loadAverage, processCpuMs } from "./bench/cpu.js";
-import { productionNodeArgs } from "./bench/processes.js";
+import { benchDeployment, startWebhooksWorker } from "./bench/webhooks-worker.js";
 
 /**
  * `npx tsx scripts/bench-webhooks.ts [--events 20000 --webhooks 1 --delay-ms 0 --worker-bundle <main.js>]`
@@ -52,26 +50,6 @@ const eventCount = Number(args.events);
 const webhookCount = Number(args.webhooks);
 const delayMs = Number(args["delay-ms"]);
 const expected = eventCount * webhookCount;
-
-const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/outcomes";
-const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const runId = randomBytes(4).toString("hex");
-// Names of this run's own: two benches on one server must not drop each other's database.
-const DB_NAME = `outcomes_bench_webhooks_${runId}`;
-const benchUrl = withDatabase(baseUrl, DB_NAME);
-const prefix = `bench:${runId}`;
-
-function withDatabase(url: string, name: string): string {
-  const next = new URL(url);
-  next.pathname = `/${name}`;
-  return next.toString();
-}
-
-async function dropBenchDatabase(): Promise<void> {
-  const admin = postgres(withDatabase(baseUrl, "postgres"), { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists "${DB_NAME}" with (force)`);
-  await admin.end();
-}
 
 /** The partner's endpoint: records each request's raw bytes and answers 200 after the delay. */
 async function startReceiver() {
@@ -129,41 +107,15 @@ async function seed(db: ReturnType<typeof createDatabase>["db"], url: string) {
 }
 
 async function startWorker(): Promise<{ child: ChildProcess; startedAt: number }> {
-  const profile = args.profile ? ["--cpu-prof", "--cpu-prof-dir", "bench-results"] : [];
-  // The worker exactly as `npm run start:worker` runs it in production: the bundle on plain node.
-  const bundle = args["worker-bundle"];
-  if (!bundle) execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "ignore" });
-  const worker = bundle
-    ? [...productionNodeArgs("start:worker").slice(0, -1), bundle]
-    : productionNodeArgs("start:worker");
-  const child = spawn(process.execPath, [...profile, ...worker, "--role", "webhooks"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: benchUrl,
-      REDIS_URL: redisUrl,
-      REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? "",
-      REDIS_PREFIX: prefix,
-      LOG_LEVEL: "info",
-      WORKER_METRICS_PORT: "0",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  for (let tries = 0; tries < 300 && !output.includes('"msg":"role started"'); tries++) {
-    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const nodeFlags = args.profile ? ["--cpu-prof", "--cpu-prof-dir", "bench-results"] : [];
+  const child = await startWebhooksWorker({ deployment, bundle: args["worker-bundle"], nodeFlags });
   return { child, startedAt: performance.now() };
 }
 
-await dropBenchDatabase();
-await migrateDatabase(benchUrl);
-const database = createDatabase(benchUrl, { max: 2 });
+const deployment = await benchDeployment("webhooks");
+const database = createDatabase(deployment.databaseUrl, { max: 2 });
 const redis = createWorkerRedis(
-  parseEnv({ REDIS_URL: redisUrl, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES }),
+  parseEnv({ REDIS_URL: deployment.redisUrl, REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES }),
 );
 const receiver = await startReceiver();
 let worker: ChildProcess | undefined;
@@ -241,8 +193,8 @@ try {
   }
   receiver.server.closeAllConnections();
   receiver.server.close();
-  await deleteKeysUnder(redis, prefix);
+  await deleteKeysUnder(redis, deployment.prefix);
   await redis.quit();
   await database.close();
-  await dropBenchDatabase();
+  await deployment.drop();
 }

@@ -63,6 +63,21 @@ export async function startReceiver(reply: (request: Received, index: number) =>
 }
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
+/** The receivers a test file starts (`start`, as `startReceiver`), closed together in its `afterAll`. */
+export function receiverSet() {
+  const started: Receiver[] = [];
+  return {
+    start: async (reply?: Parameters<typeof startReceiver>[0]) => {
+      const receiver = await startReceiver(reply);
+      started.push(receiver);
+      return receiver;
+    },
+    closeAll: async () => {
+      await Promise.all(started.splice(0).map((receiver) => receiver.close()));
+    },
+  };
+}
+
 type Truthy<T> = Exclude<T, false | null | undefined | 0 | "">;
 
 /** Polls until `check` returns something truthy, and returns it (or throws after `timeoutMs`). */

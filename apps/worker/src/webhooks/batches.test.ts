@@ -1,37 +1,25 @@
 import { dispatchEvents, insertEvents, webhookDeliveries } from "@outcomes/db";
 import { DELIVERIES_PER_BATCH, enqueueDeliveryBatches } from "@outcomes/queue";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
-import {
-  deliveryRow,
-  emitEvent,
-  eventually,
-  type Receiver,
-  registerWebhook,
-  startReceiver,
-  startRole,
-} from "@outcomes/testkit/workers";
+import { deliveryRow, emitEvent, eventually, receiverSet, registerWebhook, startRole } from "@outcomes/testkit/workers";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhooksRole } from "./index.js";
 import { reconcileDeliveries } from "./reconcile.js";
 
 let api: TestApi;
-const receivers: Receiver[] = [];
+const receivers = receiverSet();
 
 beforeAll(async () => {
   // A send answered late on a loaded machine must not turn into a retry: "each delivery once" counts attempts.
   api = await startTestApi({ WEBHOOK_RETRY_DELAYS_MS: "300,300,300,300", WEBHOOK_TIMEOUT_MS: "30000" });
 });
 afterAll(async () => {
-  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await receivers.closeAll();
   await api?.close();
 });
 
-async function receiver(reply?: Parameters<typeof startReceiver>[0]) {
-  const started = await startReceiver(reply);
-  receivers.push(started);
-  return started;
-}
+const receiver = receivers.start;
 
 /** `count` outbox events of a partner in one statement, as a burst of spins would leave them. */
 async function burst(partnerId: string, count: number) {

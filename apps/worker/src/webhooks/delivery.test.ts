@@ -7,9 +7,8 @@ import {
   deliveryRow,
   emitEvent,
   eventually,
-  type Receiver,
+  receiverSet,
   registerWebhook,
-  startReceiver,
   startRole,
 } from "@outcomes/testkit/workers";
 import { eq } from "drizzle-orm";
@@ -21,7 +20,7 @@ const TIMEOUT_MS = 300;
 
 let api: TestApi;
 let worker: Awaited<ReturnType<typeof startRole>>;
-const receivers: Receiver[] = [];
+const receivers = receiverSet();
 
 beforeAll(async () => {
   api = await startTestApi({ WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(","), WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
@@ -29,15 +28,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await worker?.close();
-  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await receivers.closeAll();
   await api?.close();
 });
 
-async function receiver(reply?: Parameters<typeof startReceiver>[0]) {
-  const started = await startReceiver(reply);
-  receivers.push(started);
-  return started;
-}
+const receiver = receivers.start;
 
 const header = (request: { headers: Record<string, unknown> }, name: string) => String(request.headers[name]);
 

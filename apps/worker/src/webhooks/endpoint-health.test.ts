@@ -6,10 +6,9 @@ import {
   deliveriesOf,
   emitEvent,
   eventually,
-  type Receiver,
   type Reply,
+  receiverSet,
   registerWebhook,
-  startReceiver,
   startRole,
 } from "@outcomes/testkit/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,7 +24,7 @@ const clock = () => new Date(Date.now() + clockOffsetMs);
 
 let api: TestApi;
 let worker: Awaited<ReturnType<typeof startRole>>;
-const receivers: Receiver[] = [];
+const receivers = receiverSet();
 const { cliJson } = cliAgainst(() => api);
 
 beforeAll(async () => {
@@ -34,15 +33,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await worker?.close();
-  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await receivers.closeAll();
   await api?.close();
 });
 
-async function receiver(reply: (index: number) => Reply) {
-  const started = await startReceiver((_request, index) => reply(index));
-  receivers.push(started);
-  return started;
-}
+const receiver = (reply: (index: number) => Reply) => receivers.start((_request, index) => reply(index));
 
 /** Another webhook of the same partner. */
 async function addWebhook(apiKey: string, url: string, events: EventType[]) {

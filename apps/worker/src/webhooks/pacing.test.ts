@@ -5,9 +5,8 @@ import {
   deliveriesOf,
   emitEvent,
   eventually,
-  type Receiver,
+  receiverSet,
   registerWebhook,
-  startReceiver,
   startRole,
 } from "@outcomes/testkit/workers";
 import { eq } from "drizzle-orm";
@@ -16,7 +15,7 @@ import { webhooksRole } from "./index.js";
 
 let api: TestApi;
 let workers: Array<Awaited<ReturnType<typeof startRole>>>;
-const receivers: Receiver[] = [];
+const receivers = receiverSet();
 
 beforeAll(async () => {
   api = await startTestApi({ WEBHOOK_RETRY_DELAYS_MS: "100,100,100,100" });
@@ -28,15 +27,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.close()));
-  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await receivers.closeAll();
   await api?.close();
 });
 
-async function receiver() {
-  const started = await startReceiver();
-  receivers.push(started);
-  return started;
-}
+const receiver = receivers.start;
 
 const sequenceOf = (request: { rawBody: Buffer }) => JSON.parse(request.rawBody.toString("utf8")).sequence as number;
 

@@ -1,14 +1,7 @@
 import { insertEvents, webhookDeliveries } from "@outcomes/db";
 import { notifyEvents } from "@outcomes/queue";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
-import {
-  emitEvent,
-  eventually,
-  type Receiver,
-  registerWebhook,
-  startReceiver,
-  startRole,
-} from "@outcomes/testkit/workers";
+import { emitEvent, eventually, receiverSet, registerWebhook, startRole } from "@outcomes/testkit/workers";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhooksRole } from "./index.js";
@@ -17,7 +10,7 @@ const TIMEOUT_MS = 1500;
 const SLOW = { slowSendMs: 500, slowEndpointInFlight: 4 };
 let api: TestApi;
 let workers: Array<Awaited<ReturnType<typeof startRole>>>;
-const receivers: Receiver[] = [];
+const receivers = receiverSet();
 
 beforeAll(async () => {
   api = await startTestApi({
@@ -31,15 +24,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.close()));
-  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await receivers.closeAll();
   await api?.close();
 });
 
-async function receiver(reply?: Parameters<typeof startReceiver>[0]) {
-  const started = await startReceiver(reply);
-  receivers.push(started);
-  return started;
-}
+const receiver = receivers.start;
 
 describe("a slow endpoint beside others (CONTRACT §18: one slow endpoint never delays another's deliveries)", () => {
   it("caps a hanging endpoint's sends per process; the same partner's other webhook and another partner's keep their latency", async () => {
