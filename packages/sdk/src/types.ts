@@ -7,11 +7,9 @@
  * than the document (a union of inputs, `Date` accepted, hints a later release may add, a document
  * whose shape the service checks elsewhere), the refinement is written here with its reason.
  */
-import type { components, operations } from "./openapi.js";
+import type { operations } from "./openapi.js";
+import type { Schema } from "./schema.js";
 
-type Schemas = components["schemas"];
-/** A schema of the document without its `null` (a nullable field's object). */
-type Schema<Name extends keyof Schemas> = NonNullable<Schemas[Name]>;
 type Query<Operation extends keyof operations> = NonNullable<operations[Operation]["parameters"]["query"]>;
 
 export type Environment = Schema<"Event">["environment"];
