@@ -8,7 +8,8 @@ import { notifyEvents } from "@outcomes/queue";
 import { createLogger, type Env, type Logger } from "@outcomes/runtime";
 import type { RoleStarter } from "@outcomes/worker/context";
 import { startWorker } from "@outcomes/worker/start-worker";
-import type { TestApi } from "./api.js";
+import { type WebhooksRoleOptions, webhooksRole } from "@outcomes/worker/webhooks";
+import { startTestApi, type TestApi, type TestApiOptions } from "./api.js";
 
 /**
  * The webhooks role in a child process of its own (webhooks-crash-worker.ts), for a test to SIGKILL
@@ -26,11 +27,14 @@ export interface Received {
 /** What the receiver does with a request: answer with a status, or hold it until `release`. */
 export type Reply = number | "hang";
 
+/** Decides the answer to each request the receiver gets (`index`: its place among them). */
+export type Replier = (request: Received, index: number) => Reply;
+
 /** A real HTTP server on loopback standing in for a partner's webhook endpoint. */
-export async function startReceiver(reply: (request: Received, index: number) => Reply = () => 200) {
+export async function startReceiver(reply: Replier = () => 200) {
   const requests: Received[] = [];
   const hanging: ServerResponse[] = [];
-  let decide = reply;
+  let decide: Replier = reply;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -48,7 +52,7 @@ export async function startReceiver(reply: (request: Received, index: number) =>
     port,
     url: `http://127.0.0.1:${port}/hook`,
     requests,
-    setReply: (next: typeof reply) => {
+    setReply: (next: Replier) => {
       decide = next;
     },
     /** Answers every request left hanging so far with `status`. */
@@ -67,7 +71,7 @@ export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 export function receiverSet() {
   const started: Receiver[] = [];
   return {
-    start: async (reply?: Parameters<typeof startReceiver>[0]) => {
+    start: async (reply?: Replier) => {
       const receiver = await startReceiver(reply);
       started.push(receiver);
       return receiver;
@@ -115,6 +119,31 @@ export async function startRole(
     "under test": role,
   });
 }
+
+/**
+ * A webhooks test file's world: the test API (`env`, `apiOptions`), one `webhooks` worker on it
+ * (`role` options over a 100 ms outbox poll) and the receivers it starts; `close` stops them all.
+ */
+export async function startWebhooksWorld(
+  env: Record<string, string> = {},
+  role: WebhooksRoleOptions = {},
+  apiOptions: TestApiOptions = {},
+) {
+  const api = await startTestApi(env, apiOptions);
+  const worker = await startRole(api, webhooksRole({ pollIntervalMs: 100, ...role }));
+  const receivers = receiverSet();
+  return {
+    api,
+    worker,
+    receiver: receivers.start,
+    close: async () => {
+      await worker.close();
+      await receivers.closeAll();
+      await api.close();
+    },
+  };
+}
+export type WebhooksWorld = Awaited<ReturnType<typeof startWebhooksWorld>>;
 
 /** A partner with a webhook registered through the API; the secret is the one shown once. */
 export async function registerWebhook(

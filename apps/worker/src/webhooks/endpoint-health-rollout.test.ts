@@ -1,37 +1,38 @@
 import { events } from "@outcomes/db";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import type { TestApi } from "@outcomes/testkit/api";
 import {
   deliveriesOf,
   emitEvent,
   eventually,
   type Receiver,
   registerWebhook,
-  startReceiver,
-  startRole,
+  startWebhooksWorld,
+  type WebhooksWorld,
 } from "@outcomes/testkit/workers";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { webhooksRole } from "./index.js";
 
 /**
  * Before release 3's rollout has finished (the `webhook-endpoint-health` gate), release 2's
  * processes may answer any request and run any job: every process answers and delivers as release 2
  * does, so nothing differs by which process a partner reached. Then `release finish` turns it on.
  */
+let world: WebhooksWorld;
 let api: TestApi;
-let worker: Awaited<ReturnType<typeof startRole>>;
 let gone: Receiver;
 
 beforeAll(async () => {
   // Retries a second apart: the first attempt happens before `release finish`, the next after.
-  api = await startTestApi({ WEBHOOK_RETRY_DELAYS_MS: "1500,1500,1500,1500" }, { rollout: "running" });
-  worker = await startRole(api, webhooksRole({ pollIntervalMs: 50 }));
-  gone = await startReceiver(() => 410);
+  world = await startWebhooksWorld(
+    { WEBHOOK_RETRY_DELAYS_MS: "1500,1500,1500,1500" },
+    { pollIntervalMs: 50 },
+    { rollout: "running" },
+  );
+  api = world.api;
+  gone = await world.receiver(() => 410);
 });
 afterAll(async () => {
-  await worker?.close();
-  await gone?.close();
-  await api?.close();
+  await world?.close();
 });
 
 /** An answer without its request id, to compare with what release 2 answers. */

@@ -1,30 +1,27 @@
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import type { TestApi } from "@outcomes/testkit/api";
 import { registerTestGame } from "@outcomes/testkit/games";
 import {
   deliveriesOf,
   eventually,
   type Receiver,
   registerWebhook,
-  startReceiver,
-  startRole,
+  startWebhooksWorld,
+  type WebhooksWorld,
 } from "@outcomes/testkit/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { webhooksRole } from "./index.js";
 
+let world: WebhooksWorld;
 let api: TestApi;
-let worker: Awaited<ReturnType<typeof startRole>>;
 let target: Receiver;
 
 beforeAll(async () => {
-  api = await startTestApi({ BLOCK_SIZE: "500", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" });
-  worker = await startRole(api, webhooksRole({ pollIntervalMs: 100 }));
-  target = await startReceiver();
+  world = await startWebhooksWorld({ BLOCK_SIZE: "500", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" });
+  api = world.api;
+  target = await world.receiver();
 });
 afterAll(async () => {
-  await worker?.close();
-  await target?.close();
-  await api?.close();
+  await world?.close();
 });
 
 describe("a large win, end to end", () => {

@@ -1,23 +1,26 @@
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import type { TestApi } from "@outcomes/testkit/api";
 import { registerTestGame } from "@outcomes/testkit/games";
-import { deliveriesOf, eventually, type Receiver, startReceiver, startRole } from "@outcomes/testkit/workers";
+import {
+  deliveriesOf,
+  eventually,
+  type Receiver,
+  startWebhooksWorld,
+  type WebhooksWorld,
+} from "@outcomes/testkit/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { webhooksRole } from "./index.js";
 
+let world: WebhooksWorld;
 let api: TestApi;
-let worker: Awaited<ReturnType<typeof startRole>>;
 let target: Receiver;
 
 beforeAll(async () => {
-  api = await startTestApi({ BLOCK_SIZE: "100", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "1" });
-  worker = await startRole(api, webhooksRole({ pollIntervalMs: 100 }));
-  target = await startReceiver();
+  world = await startWebhooksWorld({ BLOCK_SIZE: "100", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "1" });
+  api = world.api;
+  target = await world.receiver();
 });
 afterAll(async () => {
-  await worker?.close();
-  await target?.close();
-  await api?.close();
+  await world?.close();
 });
 
 describe("a void, end to end", () => {

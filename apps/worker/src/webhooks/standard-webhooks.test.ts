@@ -1,4 +1,4 @@
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import type { TestApi } from "@outcomes/testkit/api";
 import {
   deliveriesOf,
   emitEvent,
@@ -6,22 +6,21 @@ import {
   type Received,
   registerWebhook,
   startReceiver,
-  startRole,
+  startWebhooksWorld,
+  type WebhooksWorld,
 } from "@outcomes/testkit/workers";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { webhooksRole } from "./index.js";
 
+let world: WebhooksWorld;
 let api: TestApi;
-let worker: Awaited<ReturnType<typeof startRole>>;
 
 beforeAll(async () => {
-  api = await startTestApi({ WEBHOOK_RETRY_DELAYS_MS: "100,100,100,100", WEBHOOK_TIMEOUT_MS: "300" });
-  worker = await startRole(api, webhooksRole({ pollIntervalMs: 100 }));
+  world = await startWebhooksWorld({ WEBHOOK_RETRY_DELAYS_MS: "100,100,100,100", WEBHOOK_TIMEOUT_MS: "300" });
+  api = world.api;
 });
 afterAll(async () => {
-  await worker?.close();
-  await api?.close();
+  await world?.close();
 });
 
 /**
