@@ -211,7 +211,12 @@ describe("a round that is not available: 409 KS-4218 saying which, nothing used 
     const { spinning } = await api.database.sql.begin(async (tx) => {
       await tx`select 1 from free_round_players where grant_id = ${freeRoundsId} for update`;
       const spinning = freeSpin({ playerId, freeRoundsId });
-      await waitForLockWaiters(tx, 1);
+      // The spin must be held up on the lock; an answer before that says why it was not.
+      const answeredFirst = spinning.then((answer) => {
+        throw new Error(`answered before waiting for the lock: ${answer.status} ${JSON.stringify(answer.body)}`);
+      });
+      await Promise.race([waitForLockWaiters(tx, 1), answeredFirst]);
+      answeredFirst.catch(() => {});
       const cancel = await api.request(`${P}/free-rounds/${freeRoundsId}/cancel`, {
         method: "POST",
         apiKey: partner.apiKey,
