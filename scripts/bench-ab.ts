@@ -120,7 +120,8 @@ try {
   if (protectedSeed) await protectEveryPlayer(database.db, protectedSeed, first.url, players);
   const setup = {
     protectedSpins: { apiKey: protectedSeed?.apiKey ?? "", gameId: protectedSeed?.gameId ?? 0 },
-    replayPath: await replayPathOfASpin(first.url, seeded.apiKey),
+    // Only when replay pages are measured: a bundle from before them has no replay links.
+    replayPath: kinds.includes("replayPage") ? await replayPathOfASpin(first.url, seeded.apiKey) : "",
     apiUrl: "",
     metricsUrl: "",
     apiKey: seeded.apiKey,
