@@ -1,6 +1,6 @@
 import { spinOutcomes } from "@outcomes/db";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
-import { addBlock, createGame, type FixtureGame, spin, waitForLockWaiters } from "@outcomes/testkit/spin-path";
+import type { TestApi } from "@outcomes/testkit/api";
+import { addBlock, type FixtureGame, spin, startWithGame, waitForLockWaiters } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -13,10 +13,7 @@ let apiKey: string;
 let game: FixtureGame;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  const partner = await api.createPartner();
-  apiKey = partner.apiKey;
-  game = await createGame(api, partner.partnerId);
+  ({ api, apiKey, game } = await startWithGame());
 });
 afterAll(async () => {
   await api.close();

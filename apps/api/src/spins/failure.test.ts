@@ -1,8 +1,16 @@
 import { encodeQueuedOutcome, parseQueueItem } from "@outcomes/core";
 import { events, spins } from "@outcomes/db";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import type { TestApi } from "@outcomes/testkit/api";
 import { registerTestGame } from "@outcomes/testkit/games";
-import { addBlock, createGame, type FixtureGame, queueItems, queueLength, spin } from "@outcomes/testkit/spin-path";
+import {
+  addBlock,
+  createGame,
+  type FixtureGame,
+  queueItems,
+  queueLength,
+  spin,
+  startWithGame,
+} from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -11,10 +19,7 @@ let apiKey: string;
 let game: FixtureGame;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  const partner = await api.createPartner();
-  apiKey = partner.apiKey;
-  game = await createGame(api, partner.partnerId, { maxWagerUsd: 1000, largeWinThresholdUsd: 100 });
+  ({ api, apiKey, game } = await startWithGame({ maxWagerUsd: 1000, largeWinThresholdUsd: 100 }));
 });
 afterAll(async () => {
   await api.close();

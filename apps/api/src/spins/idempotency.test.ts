@@ -1,6 +1,14 @@
 import { dropExpiredIdempotencyPartitions, ensurePartitions, games, idempotencyKeys, spins } from "@outcomes/db";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
-import { addBlock, createGame, type FixtureGame, issueKey, queueLength, spin } from "@outcomes/testkit/spin-path";
+import type { TestApi } from "@outcomes/testkit/api";
+import {
+  addBlock,
+  createGame,
+  type FixtureGame,
+  issueKey,
+  queueLength,
+  spin,
+  startWithGame,
+} from "@outcomes/testkit/spin-path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -9,10 +17,7 @@ let apiKey: string;
 let game: FixtureGame;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  const partner = await api.createPartner();
-  apiKey = partner.apiKey;
-  game = await createGame(api, partner.partnerId, { maxWagerUsd: 1000 });
+  ({ api, apiKey, game } = await startWithGame({ maxWagerUsd: 1000 }));
   await addBlock(
     api,
     game.gameId,
