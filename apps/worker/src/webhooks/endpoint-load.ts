@@ -9,14 +9,15 @@ export interface EndpointLoadOptions {
   timeoutMs: number;
 }
 
-interface Endpoint {
+/** One endpoint's sends here. */
+class Endpoint {
   /** Sends claimed and not yet answered. */
-  inFlight: number;
+  inFlight = 0;
   /** Claims a running statement may still make (its room, reserved). */
-  reserved: number;
+  reserved = 0;
   /** Moving average of its answers' durations (ms); NaN before the first. */
-  averageMs: number;
-  slow: boolean;
+  averageMs = Number.NaN;
+  slow = false;
 }
 
 /** Weight of the newest answer in an average: about the last ten answers count. */
@@ -71,7 +72,7 @@ export class EndpointLoad {
   claimed(webhookId: string): void {
     let endpoint = this.endpoints.get(webhookId);
     if (!endpoint) {
-      endpoint = { inFlight: 0, reserved: 0, averageMs: Number.NaN, slow: false };
+      endpoint = new Endpoint();
       this.endpoints.set(webhookId, endpoint);
     }
     endpoint.inFlight += 1;
