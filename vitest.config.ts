@@ -117,7 +117,7 @@ export default defineConfig({
           include: ["tests/faults/**/*.test.ts"],
           // Cluster-only: in faults-cluster.
           exclude: [...configDefaults.exclude, "tests/faults/redis-failover.test.ts"],
-          globalSetup: ["tests/kit/src/global-setup.ts"],
+          globalSetup: ["tests/kit/src/global-setup.ts", "tests/faults/harness/bundles-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
@@ -129,7 +129,7 @@ export default defineConfig({
         test: {
           name: "faults-cluster",
           include: ["tests/faults/redis-failover.test.ts"],
-          globalSetup: ["tests/kit/src/global-setup.ts"],
+          globalSetup: ["tests/kit/src/global-setup.ts", "tests/faults/harness/bundles-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -33,17 +33,7 @@ export async function startProcess(
   throw new Error(`${entry} did not become ready`);
 }
 
-/**
- * The node arguments production runs a service with: the last command of the package.json script
- * (`start:api` is "node scripts/build.mjs && node <flags> dist/apps/api/main.js"), so the bench
- * measures exactly what `npm run start:api`, `npm start` and the image run.
- */
-export function productionNodeArgs(script: "start:api" | "start:worker"): string[] {
-  const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
-  const [command, ...args] = (scripts[script] ?? "").split("&&").at(-1)?.trim().split(/\s+/) ?? [];
-  if (command !== "node" || args.length === 0) throw new Error(`${script} does not end with a node command`);
-  return args;
-}
+export { productionNodeArgs } from "@outcomes/testkit/production";
 
 export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
