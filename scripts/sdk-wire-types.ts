@@ -14,10 +14,26 @@ const BANNER = `/**
 `;
 
 /**
+ * The day the document is written as of. Some examples are dates relative to now (a recover's
+ * `since`, a grant's `expiresAt`: getters, so the served reference stays valid); the committed
+ * types show them as of this fixed day, so the file does not go stale every midnight.
+ */
+const WRITTEN_AS_OF = Date.parse("2026-11-28T12:00:00Z");
+
+/**
  * The generated file as `npm run sdk:types` writes it: built in-process from the same document the
- * service serves (no server), so it is the same text on every machine.
+ * service serves (no server), so it is the same text on every machine and every day.
  */
 export async function sdkWireTypes(): Promise<string> {
-  const nodes = await openapiTS(partnerDocument() as Parameters<typeof openapiTS>[0]);
+  const now = Date.now;
+  Date.now = () => WRITTEN_AS_OF;
+  let document: unknown;
+  try {
+    // Serialized while the clock is fixed: the getters are read here, not later by the generator.
+    document = JSON.parse(JSON.stringify(partnerDocument()));
+  } finally {
+    Date.now = now;
+  }
+  const nodes = await openapiTS(document as Parameters<typeof openapiTS>[0]);
   return BANNER + astToString(nodes);
 }
