@@ -147,6 +147,17 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        // The same rolling upgrade with both releases on a Redis Cluster (`npm run test:upgrade`).
+        test: {
+          name: "upgrade-cluster",
+          include: ["tests/upgrade/upgrade.test.ts"],
+          globalSetup: CLUSTER_SETUP,
+          setupFiles: ["tests/kit/src/cluster-env.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 900_000,
+        },
+      },
     ],
   },
 });

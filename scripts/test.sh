@@ -18,6 +18,6 @@ echo "== typecheck" && npx tsc -b
 echo "== lint" && npx biome check --error-on-warnings .
 echo "== tests" && npx vitest run --project unit --project integration --project own-modules --project system --project integration-cluster --project own-modules-cluster
 echo "== fault injection (real processes)" && npx vitest run --project faults --project faults-cluster
-# The previous release's processes beside this tree's under load (docs/upgrades.md); its install is
-# made once per lockfile under ~/.cache/outcomes-upgrade and reused.
-echo "== rolling upgrade from the previous release" && npx vitest run --project upgrade
+# The previous release's processes beside this tree's under load, on one Redis and on a Redis Cluster
+# (docs/upgrades.md); its install is made once per lockfile under ~/.cache/outcomes-upgrade and reused.
+echo "== rolling upgrade from the previous release" && npx vitest run --project upgrade && npx vitest run --project upgrade-cluster

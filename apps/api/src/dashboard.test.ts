@@ -77,6 +77,37 @@ describe("queue dashboard at /admin/queues", () => {
     expect(retry.status).toBe(204);
     expect(await queue.getJobState(job.id ?? "")).toBe("waiting");
   });
+
+  it("pauses and resumes a queue once the rollout has finished, and refuses to while it runs", async () => {
+    const running = await startTestApi({}, { rollout: "running" });
+    try {
+      const settlements = running.deps.producers.queues.settlements;
+      for (const path of [
+        "settlements/pause",
+        "settlements/resume",
+        "settlements/empty",
+        "settlements/obliterate",
+        "pause",
+      ]) {
+        const refused = await running.request(`/admin/queues/api/queues/${path}`, { method: "PUT", admin: true });
+        expect([path, refused.status, refused.body.errorCode]).toEqual([path, 404, "KS-4215"]);
+      }
+      expect(await settlements.isPaused()).toBe(false);
+      // Other writes are not gated: a job can still be retried while the rollout runs.
+      const queues = await running.request("/admin/queues/api/queues", { admin: true });
+      expect(queues.status).toBe(200);
+    } finally {
+      await running.close();
+    }
+
+    const blocks = api.deps.producers.queues.blocks;
+    const pause = await api.request("/admin/queues/api/queues/blocks/pause", { method: "PUT", admin: true });
+    expect(pause.status).toBe(200);
+    expect(await blocks.isPaused()).toBe(true);
+    const resume = await api.request("/admin/queues/api/queues/blocks/resume", { method: "PUT", admin: true });
+    expect(resume.status).toBe(200);
+    expect(await blocks.isPaused()).toBe(false);
+  });
 });
 
 describe("queue dashboard in a browser without internet", () => {

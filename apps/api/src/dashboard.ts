@@ -80,7 +80,33 @@ const sameOriginWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
 export function guardDashboard(app: OpenAPIHono<AppEnv>) {
   // `/admin/queues/*` covers `/admin/queues` itself too.
   app.use(`${DASHBOARD_BASE}/*`, adminAuth({ basicChallenge: true }), sameOriginWrites);
+  for (const path of QUEUE_STATE_ACTIONS) app.use(`${DASHBOARD_BASE}/api/queues/${path}`, queueStateActionsGated);
 }
+
+/** The board's actions that move a whole queue's jobs between lists (Bull Board's routes). */
+const QUEUE_STATE_ACTIONS = [
+  "pause",
+  "resume",
+  ":queueName/pause",
+  ":queueName/resume",
+  ":queueName/empty",
+  ":queueName/obliterate",
+];
+
+/**
+ * BullMQ 5 (release 2) and 6 (this release) keep a paused queue's jobs in different lists, and 5's
+ * resume renames its list over the other's: while both releases' processes share the queues, no
+ * dashboard moves a whole queue (the `queue-pause` gate, RELEASE_GATES).
+ */
+const queueStateActionsGated: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!(await c.var.deps.rollout.on("queue-pause"))) {
+    throw new ServiceError(ErrorCode.NotFound, {
+      message:
+        "Pausing, resuming, emptying or obliterating a queue is off until the release's rollout has finished (release finish)",
+    });
+  }
+  await next();
+};
 
 /** Bull Board over every queue of the catalog (behind `guardDashboard`). */
 export function registerDashboard(app: OpenAPIHono<AppEnv>, deps: AppDeps) {

@@ -66,6 +66,15 @@ export const RELEASE_GATES = {
       "release 2 has none of them and would spin a protected player unchecked, so the routes answer 404 KS-4215 " +
       "and no spin is checked until the rollout has finished",
   },
+  "queue-pause": {
+    addedIn: 3,
+    deleteIn: 4,
+    why:
+      "Pausing, resuming, emptying or obliterating a queue from the dashboard: release 3's BullMQ 6 keeps a paused " +
+      "queue's jobs in its wait list, release 2's BullMQ 5 moves them to a paused list and back with a RENAME that " +
+      "would overwrite the jobs the other release added meanwhile, so until then these dashboard actions answer " +
+      "404 KS-4215 (and release 2's dashboard must not be used for them)",
+  },
 } as const satisfies Record<string, ReleaseGate>;
 
 export type GateName = keyof typeof RELEASE_GATES;

@@ -260,7 +260,7 @@ export async function checkFailedJobs(deployment: Deployment): Promise<Finding> 
       );
       cursor = next;
       for (const key of keys) {
-        const ids = await server.zrange(key, 0, -1);
+        const ids = await server.zrange(key, "0", "-1");
         if (ids.length === 0) continue;
         const queue = key.slice(0, -":failed".length);
         failed[queue] = ids.length;

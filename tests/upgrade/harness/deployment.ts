@@ -41,7 +41,9 @@ export class Deployment {
     readonly env: Record<string, string>,
   ) {
     this.sql = postgres(env.DATABASE_URL!, { max: 3, onnotice: () => {} });
-    this.redis = createWorkerRedis(parseEnv({ REDIS_URL: env.REDIS_URL }));
+    this.redis = createWorkerRedis(
+      parseEnv({ REDIS_URL: env.REDIS_URL, REDIS_CLUSTER_NODES: env.REDIS_CLUSTER_NODES }),
+    );
     this.redis.on("error", () => {});
     open.add(this);
   }
@@ -53,6 +55,8 @@ export class Deployment {
     return new Deployment(name, {
       DATABASE_URL: url,
       REDIS_URL: requiredEnv("REDIS_URL"),
+      // The `upgrade-cluster` project: both releases on the run's Redis Cluster.
+      ...(process.env.REDIS_CLUSTER_NODES ? { REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES } : {}),
       REDIS_PREFIX: testRedisPrefix(),
       ADMIN_TOKEN: FAULT_ADMIN_TOKEN,
       // Small blocks: generation runs every few seconds of load, on whichever blocks worker is up.
