@@ -8,20 +8,51 @@
 // `new URL("../../../drizzle", import.meta.url)` (packages/db/src/migrate.ts) still finds drizzle/.
 // The API's reference viewer (Scalar's browser bundle, a dev dependency: the image installs none) is
 // copied beside the API's bundle, where apps/api/src/docs.ts looks first; so are the replay page's assets.
-import { copyFileSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
 
+/** The folder of package `name` that Node finds from `from` (the nearest node_modules up), if any. */
+function packageFolder(name, from) {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    const folder = join(dir, "node_modules", name);
+    if (existsSync(join(folder, "package.json"))) return realpathSync(folder);
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * Dependencies stay imports, which Node resolves from the bundle's folder (dist/apps/…, so the
+ * repository's node_modules), not from the workspace that imports them. A workspace whose own
+ * node_modules holds another version (npm nests one when the root's is taken by another range) would
+ * run one version under the tests and another in production: the build refuses, naming the package
+ * (declare that version at the root, where the bundle finds it).
+ */
 const externalDependencies = {
   name: "external-dependencies",
   setup(plugin) {
-    plugin.onResolve({ filter: /^[^./]/ }, (args) =>
+    plugin.onResolve({ filter: /^[^./]/ }, (args) => {
       // The native hasher stays a package (it loads its .node file from beside itself).
-      args.path.startsWith("@outcomes/") && args.path !== "@outcomes/sha256-batch"
-        ? undefined
-        : { path: args.path, external: true },
-    );
+      if (args.path.startsWith("@outcomes/") && args.path !== "@outcomes/sha256-batch") return undefined;
+      if (args.path.startsWith("node:")) return { path: args.path, external: true };
+      const name = args.path
+        .split("/")
+        .slice(0, args.path.startsWith("@") ? 2 : 1)
+        .join("/");
+      const sources = packageFolder(name, args.resolveDir);
+      const bundle = packageFolder(name, "dist/apps/api");
+      if (sources !== undefined && sources !== bundle) {
+        return {
+          errors: [
+            {
+              text: `${name}: the sources use ${sources}, the bundle would use ${bundle ?? "none"} (declare the sources' version in the root package.json)`,
+            },
+          ],
+        };
+      }
+      return { path: args.path, external: true };
+    });
   },
 };
 
