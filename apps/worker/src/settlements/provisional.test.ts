@@ -1,5 +1,5 @@
 import { utcDayBounds } from "@outcomes/core";
-import { type Database, events, generateSettlementReport, settlementReports } from "@outcomes/db";
+import { type Database, ensurePartitions, events, generateSettlementReport, settlementReports } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { registerTestGame } from "@outcomes/testkit/games";
 import { operatorGenerate, settlementWorld } from "@outcomes/testkit/settlements";
@@ -136,6 +136,9 @@ describe("a report still provisional after its day (held back, or settled by rel
     const spin = { gameId: world.fixture.gameIds[0]!, wagerMicros: 1_000_000, payoutMicros: 0 };
     await world.addSpins([{ ...spin, createdAt: new Date(`${earlier}T10:00:00.000Z`) }]);
     const key = { partnerId: world.partnerId, environment: "sandbox" as const, reportDate: earlier };
+    // Its `settlement.report_ready` is dated that day: on the first days of a month, in the previous
+    // month's events partition, which the database (made from 25 h back) may not have yet.
+    await ensurePartitions(api.database.db, "events", { from: new Date(`${earlier}T00:00:00.000Z`), to: new Date() });
     // Generated during its day; a spin lands after that, and the day's own run never came.
     await generateSettlementReport(api.database.db, key, "skip", { now: new Date(`${earlier}T12:00:00.000Z`) });
     await world.addSpins([{ ...spin, createdAt: new Date(`${earlier}T20:00:00.000Z`) }]);
