@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createRequestRedis, keyServers, type RedisClient, redisKeys, untilReady } from "@outcomes/queue";
 import { parseEnv } from "@outcomes/runtime";
-import { RateLimiter, TurnDraws } from "../apps/api/src/ratelimit/index.js";
+import { RateLimiter, REQUEST_REDIS_OPTIONS, TurnDraws } from "../apps/api/src/ratelimit/index.js";
 
 /**
  * `npm run bench:redis [-- --partners 8 --concurrency 256 --seconds 5]`
@@ -49,7 +49,8 @@ async function serverPids(redis: RedisClient): Promise<number[]> {
   return infos.map((info) => Number(/process_id:(\d+)/.exec(info)?.[1]));
 }
 
-const redis = createRequestRedis(env, { enableAutoPipelining: true });
+// The API's own client options (build-api.ts).
+const redis = createRequestRedis(env, REQUEST_REDIS_OPTIONS);
 const limiter = new RateLimiter(new TurnDraws(redis), keys, { spin: 1_000_000_000, default: 1 });
 try {
   // The request client queues nothing while it connects.

@@ -31,7 +31,7 @@ import { GrantService } from "./free-rounds/grant-service.js";
 import { KeyedCreates } from "./idempotency.js";
 import { subscribeInvalidations } from "./invalidation.js";
 import { MaintenanceSwitch } from "./middleware/maintenance.js";
-import { DRAWS_COMMAND, RateLimiter, TurnDraws, withDraws } from "./ratelimit/index.js";
+import { RateLimiter, REQUEST_REDIS_OPTIONS, TurnDraws, withDraws } from "./ratelimit/index.js";
 import { withWindowedGcra } from "./replay/address-limit.js";
 import { revealedPageCache } from "./routes/partner/revealed-pages.js";
 import { BlockFactsCache } from "./spins/block-facts.js";
@@ -89,8 +89,7 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
       shutdown.register("postgres replica", replica.close);
       readDb = replica.db;
     }
-    // Auto-pipelining: concurrent requests' rate-limit scripts and LPOPs share socket writes.
-    const redis = createRequestRedis(env, { enableAutoPipelining: true, clusterUnpipelined: [DRAWS_COMMAND] });
+    const redis = createRequestRedis(env, REQUEST_REDIS_OPTIONS);
     shutdown.register("redis", () => redis.quit());
     // The request path's scripts are defined before the first request: a command defined while an
     // auto-pipeline already gathers others is missing from it, which fails that call and crashes

@@ -54,7 +54,14 @@ export interface DrawAnswer {
 type WithDraws = RedisClient & { draws(...args: Array<string | number>): Promise<unknown[]> };
 
 /** The command's name: its key count varies, so a cluster keeps it out of the auto-pipeline (see createRequestRedis). */
-export const DRAWS_COMMAND = "draws";
+const DRAWS_COMMAND = "draws";
+
+/**
+ * The request path's client options: concurrent requests' scripts and LPOPs share socket writes
+ * (auto-pipelining), but on a cluster not `draws`: its first argument is its key count, which
+ * ioredis would take for a key, grouping it with commands of other slots (KS-5003 for all of them).
+ */
+export const REQUEST_REDIS_OPTIONS = { enableAutoPipelining: true, clusterUnpipelined: [DRAWS_COMMAND] };
 
 /** DRAWS_SCRIPT as an ioredis command (EVALSHA; its first argument is the number of keys). */
 export function withDraws(redis: RedisClient): WithDraws {
