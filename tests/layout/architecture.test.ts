@@ -99,6 +99,17 @@ describe("architecture", () => {
       });
     expect(literals).toEqual([]);
   });
+
+  it("draws no randomness from Math.random: outcomes, keys, ids, secrets and jitter use node:crypto", () => {
+    const calls = sources.flatMap((file) => {
+      const found: string[] = [];
+      visit(parseSource(file), (node) => {
+        if (ts.isPropertyAccessExpression(node) && node.getText() === "Math.random") found.push(file);
+      });
+      return found;
+    });
+    expect(calls).toEqual([]);
+  });
 });
 
 /** The testkit's sources: a package too, though it never ships (productSources leaves it out). */

@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { checkWebhookUrl } from "@outcomes/core";
 import {
   type ClaimedAttempt,
@@ -156,7 +157,7 @@ export function deliverProcessors(
         // must not leave its deliveries booked for later. Beyond that, it asks again in a minute or two.
         const waitMs = await deps.pacer.reserveWithin(webhookId, turnsPerSecond, HELD_TURNS_AHEAD_MS);
         if (waitMs === null)
-          return waitTurn(claim.id, nextAttempt, Math.round(HELD_TURNS_AHEAD_MS * (1 + Math.random())));
+          return waitTurn(claim.id, nextAttempt, HELD_TURNS_AHEAD_MS + randomInt(HELD_TURNS_AHEAD_MS + 1));
         // At least one turn's gap: a turn due now would find the endpoint as full as it is.
         return waitTurn(claim.id, nextAttempt, Math.max(waitMs, Math.ceil(1000 / turnsPerSecond)));
       }
