@@ -93,7 +93,7 @@ describe("queue dashboard at /admin/queues", () => {
         expect([path, refused.status, refused.body.errorCode]).toEqual([path, 404, "KS-4215"]);
       }
       expect(await settlements.isPaused()).toBe(false);
-      // Other writes are not gated: a job can still be retried while the rollout runs.
+      // The rest of the board still answers while the rollout runs.
       const queues = await running.request("/admin/queues/api/queues", { admin: true });
       expect(queues.status).toBe(200);
     } finally {

@@ -7,6 +7,7 @@ import { ErrorCode, ServiceError } from "@outcomes/core";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "./context.js";
 import { adminAuth } from "./middleware/admin-auth.js";
+import { gated } from "./middleware/gated.js";
 
 export const DASHBOARD_BASE = "/admin/queues";
 
@@ -98,15 +99,10 @@ const QUEUE_STATE_ACTIONS = [
  * resume renames its list over the other's: while both releases' processes share the queues, no
  * dashboard moves a whole queue (the `queue-pause` gate, RELEASE_GATES).
  */
-const queueStateActionsGated: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!(await c.var.deps.rollout.on("queue-pause"))) {
-    throw new ServiceError(ErrorCode.NotFound, {
-      message:
-        "Pausing, resuming, emptying or obliterating a queue is off until the release's rollout has finished (release finish)",
-    });
-  }
-  await next();
-};
+const queueStateActionsGated = gated(
+  "queue-pause",
+  "Pausing, resuming, emptying or obliterating a queue is off until the release's rollout has finished (release finish)",
+);
 
 /** Bull Board over every queue of the catalog (behind `guardDashboard`). */
 export function registerDashboard(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
