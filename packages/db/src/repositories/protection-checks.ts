@@ -30,9 +30,9 @@ const inForce = (column: string) =>
  */
 export const RULES = `
   rules as (
-    select t.partner_id, t.environment, t.external_id, t.spin_count, t.wagered as charged, w.top_wager,
+    select t.partner_id, t.environment, t.external_id, t.spin_count, t.wagered as charged, t.top_wager,
       j.code as jurisdiction, coalesce(j.min_round_ms, 0) as min_round_ms, j.max_wager_micros,
-      j.session_reminder_minutes, known.updated_at as last_spun_at,
+      j.session_reminder_minutes, known.id as known_id, known.updated_at as last_spun_at,
       ${Object.values(PROTECTION_SETTINGS).map(inForce).join(",\n      ")}
     from totals t
     join partners pa on pa.id = t.partner_id
@@ -41,8 +41,6 @@ export const RULES = `
     left join jurisdictions j on j.code = coalesce(pp.jurisdiction, pa.default_jurisdiction)
     left join players known
       on known.partner_id = t.partner_id and known.environment = t.environment and known.external_id = t.external_id
-    cross join lateral (select max(i.wager_micros) as top_wager from input i
-      where i.partner_id = t.partner_id and i.environment = t.environment and i.external_id = t.external_id) w
   )`;
 
 const refuse = (...facts: string[]) => `refuse_spin(jsonb_build_object(${facts.join(", ")}))`;
@@ -120,14 +118,12 @@ export const CHECKED_PLAYER_UPSERT = `
     insert into players (partner_id, environment, external_id, balance_micros, total_spins,
       total_wagered_micros, total_paid_micros, updated_at, ${PERIOD_COLUMNS}, ${SESSION_COLUMNS})
     select t.partner_id, t.environment, t.external_id,
-      t.delta + case when known.id is null then ${verdict("z")} else 0 end, t.spin_count, t.wagered, t.paid,
+      t.delta + case when r.known_id is null then ${verdict("z")} else 0 end, t.spin_count, t.wagered, t.paid,
       clock_timestamp() + (t.spin_count - 1) * interval '1 millisecond', ${PERIOD_VALUES},
       clock_timestamp(), t.spin_count, t.delta
     from totals t
     join rules r on r.partner_id = t.partner_id and r.environment = t.environment and r.external_id = t.external_id
     cross join ${ZERO_FIGURES} z
-    left join players known
-      on known.partner_id = t.partner_id and known.environment = t.environment and known.external_id = t.external_id
     order by t.partner_id, t.environment, t.external_id
     on conflict (partner_id, environment, external_id) do update set
       ${PLAYER_FIGURES_UPDATE.replace(

@@ -128,7 +128,8 @@ const FREE_ROUND_INPUT = `
 const TOTALS = `
   totals as (
     select partner_id, environment, external_id, sum${BALANCE_MOVE}::bigint as delta,
-      count(*)::int as spin_count, sum(charged_micros)::bigint as wagered, sum(payout_micros)::bigint as paid
+      count(*)::int as spin_count, sum(charged_micros)::bigint as wagered, sum(payout_micros)::bigint as paid,
+      max(wager_micros) as top_wager
     from input group by partner_id, environment, external_id
   )`;
 
