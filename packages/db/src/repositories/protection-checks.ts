@@ -24,6 +24,16 @@ export const PERIODS = [
 const inForce = (column: string) =>
   `case when pp.${column}_next_at <= ${NOW} then pp.${column}_next else pp.${column} end as ${column}`;
 
+const PLAYER_KEY = "partner_id = t.partner_id and environment = t.environment and external_id = t.external_id";
+
+/**
+ * The row of `table` with that unique key, looked up by its index for each player of the batch. As a
+ * plain join, the generic plan of this prepared statement (which expects 50 players a batch) reads
+ * a small table whole and hashes it: 2,000 players cost 0.8 ms a batch in the bench, and more as
+ * they grow. `limit 1` (the key is unique: no row is left out) keeps the lookup a nested loop.
+ */
+const byKey = (table: string, key: string) => `select * from ${table} where ${key} limit 1`;
+
 /**
  * Per player of the batch: his profile's figures, his settings in force, and what the batch asks of
  * him (its spins, their charged wagers, the largest stake). A missing profile or protection is no rule.
@@ -35,12 +45,10 @@ export const RULES = `
       j.session_reminder_minutes, known.id as known_id, known.updated_at as last_spun_at,
       ${Object.values(PROTECTION_SETTINGS).map(inForce).join(",\n      ")}
     from totals t
-    join partners pa on pa.id = t.partner_id
-    left join player_protections pp
-      on pp.partner_id = t.partner_id and pp.environment = t.environment and pp.external_id = t.external_id
+    cross join lateral (${byKey("partners", "id = t.partner_id")}) pa
+    left join lateral (${byKey("player_protections", PLAYER_KEY)}) pp on true
     left join jurisdictions j on j.code = coalesce(pp.jurisdiction, pa.default_jurisdiction)
-    left join players known
-      on known.partner_id = t.partner_id and known.environment = t.environment and known.external_id = t.external_id
+    left join lateral (${byKey("players", PLAYER_KEY)}) known on true
   )`;
 
 const refuse = (...facts: string[]) => `refuse_spin(jsonb_build_object(${facts.join(", ")}))`;
