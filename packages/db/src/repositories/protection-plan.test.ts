@@ -70,8 +70,9 @@ it("reads each player's rows by index under the generic plan", async () => {
   const sql = postgres(database.url, {
     max: 1,
     onnotice: (notice) => {
-      const plan = notice.message.indexOf("{"); // after "duration: … ms  plan:"
-      if (plan >= 0) plans.push(JSON.parse(notice.message.slice(plan)).Plan);
+      const message = notice.message ?? "";
+      const plan = message.indexOf("{"); // after "duration: … ms  plan:"
+      if (plan >= 0) plans.push(JSON.parse(message.slice(plan)).Plan);
     },
   });
   drizzle(sql); // the service's client passes JSON text through as drizzle sets it to
