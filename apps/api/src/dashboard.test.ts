@@ -46,6 +46,11 @@ describe("queue dashboard at /admin/queues", () => {
     expect(asset.headers.get("content-type")).toContain("javascript");
   });
 
+  it("answers a path the board does not know with the service's 404", async () => {
+    const response = await api.request("/admin/queues/api/no-such-thing", { admin: true });
+    expect([response.status, response.body.errorCode]).toEqual([404, "KS-4215"]);
+  });
+
   it("lists every queue of the catalog to a bearer token", async () => {
     const response = await api.request("/admin/queues/api/queues", { admin: true });
     expect(response.status).toBe(200);

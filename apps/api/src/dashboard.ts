@@ -1,10 +1,7 @@
-import { createBullBoard } from "@bull-board/api";
-import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
-import { HonoAdapter } from "@bull-board/hono";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ErrorCode, ServiceError } from "@outcomes/core";
-import type { MiddlewareHandler } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "./context.js";
 import { adminAuth } from "./middleware/admin-auth.js";
 import { gated } from "./middleware/gated.js";
@@ -104,14 +101,44 @@ const queueStateActionsGated = gated(
   "Pausing, resuming, emptying or obliterating a queue is off until the release's rollout has finished (release finish)",
 );
 
-/** Bull Board over every queue of the catalog (behind `guardDashboard`). */
+/**
+ * Bull Board over every queue of the catalog (behind `guardDashboard`). Its code is loaded on the
+ * first request for it: most API processes never serve the board, and loading it costs each ~4 MB
+ * (docs/performance.md, "API memory"). A path the board does not know is the service's 404.
+ */
 export function registerDashboard(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+  let board: Promise<Hono> | undefined;
+  app.use(`${DASHBOARD_BASE}/*`, selfContained);
+  app.all(`${DASHBOARD_BASE}/*`, async (c) => {
+    board ??= loadBoard(deps).catch((error) => {
+      board = undefined;
+      throw error;
+    });
+    const { method, url, headers } = c.req.raw;
+    // The body may have been read already (middleware/body.ts caches it): hand the board its text.
+    const body = method === "GET" || method === "HEAD" ? undefined : await c.req.text();
+    return (await board).fetch(new Request(url, { method, headers, body }), c.env);
+  });
+}
+
+async function loadBoard(deps: AppDeps): Promise<Hono> {
+  const [{ createBullBoard }, { BullMQAdapter }, { HonoAdapter }] = await Promise.all([
+    import("@bull-board/api"),
+    import("@bull-board/api/bullMQAdapter"),
+    import("@bull-board/hono"),
+  ]);
   const serverAdapter = new HonoAdapter(serveStatic).setBasePath(DASHBOARD_BASE);
   createBullBoard({
     queues: Object.values(deps.producers.queues).map((queue) => new BullMQAdapter(queue)),
     serverAdapter,
     options: { uiConfig: { boardTitle: "Outcome service queues" } },
   });
-  app.use(`${DASHBOARD_BASE}/*`, selfContained);
-  app.route(DASHBOARD_BASE, serverAdapter.registerPlugin());
+  const board = new Hono().route(DASHBOARD_BASE, serverAdapter.registerPlugin());
+  board.notFound(() => {
+    throw new ServiceError(ErrorCode.NotFound);
+  });
+  board.onError((error) => {
+    throw error;
+  });
+  return board;
 }
