@@ -120,8 +120,8 @@ try {
   if (protectedSeed) await protectEveryPlayer(database.db, protectedSeed, first.url, players);
   const setup = {
     protectedSpins: { apiKey: protectedSeed?.apiKey ?? "", gameId: protectedSeed?.gameId ?? 0 },
-    // Only when replay pages are measured: a bundle from before them has no replay links.
-    replayPath: kinds.includes("replayPage") ? await replayPathOfASpin(first.url, seeded.apiKey) : "",
+    // Set after the fill below, when replay pages are measured (a bundle from before them has none).
+    replayPath: "",
     apiUrl: "",
     metricsUrl: "",
     apiKey: seeded.apiKey,
@@ -144,6 +144,8 @@ try {
   // Rows for the reads to list besides the history: today's spins and large-win events.
   await load(first, "spins", "fill", FILL_MS / 2);
   await load(first, "largeWinSpins", "fill", FILL_MS / 2);
+  // A spin of the fill: the seeded history's ids carry no time, which a lookup by id needs.
+  if (kinds.includes("replayPage")) setup.replayPath = await replayPathOfASpin(first.url, seeded.apiKey);
   for (const api of apis) for (const kind of kinds) await load(api, kind, `warm-${api.url}`, 2000);
   for (let round = 0; round < rounds; round++) {
     for (const kind of kinds) {
