@@ -103,8 +103,9 @@ const queueStateActionsGated = gated(
 
 /**
  * Bull Board over every queue of the catalog (behind `guardDashboard`). Its code is loaded on the
- * first request for it: most API processes never serve the board, and loading it costs each ~4 MB
- * (docs/performance.md, "API memory"). A path the board does not know is the service's 404.
+ * first request for it: most API processes never serve the board, and loading it at start took 6.6
+ * MB of each one's peak RSS (docs/performance.md, "API memory"). A path the board does not know is
+ * the service's 404.
  */
 export function registerDashboard(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   let board: Promise<Hono> | undefined;
