@@ -127,12 +127,15 @@ const FREE_ROUND_INPUT = `
     select * from judged where left_out is null
   )`;
 
-/** Per player of the batch: the move of his balance, his spins, the wagers charged and the payouts. */
-const TOTALS = `
+/**
+ * Per player of the batch: the move of his balance, his spins, the wagers charged and the payouts;
+ * for the checks, the largest stake too.
+ */
+const totals = (checked: boolean) => `
   totals as (
     select partner_id, environment, external_id, sum${BALANCE_MOVE}::bigint as delta,
-      count(*)::int as spin_count, sum(charged_micros)::bigint as wagered, sum(payout_micros)::bigint as paid,
-      max(wager_micros) as top_wager
+      count(*)::int as spin_count, sum(charged_micros)::bigint as wagered, sum(payout_micros)::bigint as paid
+      ${checked ? ", max(wager_micros) as top_wager" : ""}
     from input group by partner_id, environment, external_id
   )`;
 
@@ -170,7 +173,7 @@ const PLACED_AND_USED = `
 
 /** The players' figures and the outcomes used: with the protection checks, or without (the plain path). */
 const playersAndOutcomes = (checked: boolean) =>
-  `${TOTALS}, ${checked ? CHECKED_PLAYER_UPSERT : PLAYER_UPSERT}, ${PLACED_AND_USED}`;
+  `${totals(checked)}, ${checked ? CHECKED_PLAYER_UPSERT : PLAYER_UPSERT}, ${PLACED_AND_USED}`;
 
 /** The rounds used and each free-round spin's row. */
 const FREE_ROUNDS_USED = `
