@@ -14,6 +14,7 @@ import {
   sqlClientOf,
 } from "@outcomes/db";
 import {
+  closeRedis,
   createRequestRedis,
   createWorkerRedis,
   enqueueGeneration,
@@ -90,7 +91,7 @@ export async function buildApi(env: Env, logger: Logger, options: ApiOptions = {
       readDb = replica.db;
     }
     const redis = createRequestRedis(env, REQUEST_REDIS_OPTIONS);
-    shutdown.register("redis", () => redis.quit());
+    shutdown.register("redis", () => closeRedis(redis));
     // The request path's scripts are defined before the first request: a command defined while an
     // auto-pipeline already gathers others is missing from it, which fails that call and crashes
     // ioredis (redis/ioredis#1931; apps/api/src/redis-scripts.test.ts).

@@ -1,6 +1,6 @@
 import { Cluster, Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRequestRedis, createWorkerRedis, type RedisClient, redisKeys } from "./redis.js";
+import { closeRedis, createRequestRedis, createWorkerRedis, type RedisClient, redisKeys, untilReady } from "./redis.js";
 
 const nodes = process.env.REDIS_CLUSTER_NODES;
 const env = {
@@ -15,7 +15,7 @@ const open = <T extends RedisClient>(client: T) => {
   return client;
 };
 afterAll(async () => {
-  await Promise.all(opened.map((client) => client.quit()));
+  await Promise.all(opened.map(closeRedis));
 });
 
 describe("the Redis factory", () => {
@@ -26,6 +26,15 @@ describe("the Redis factory", () => {
     expect(request).toBeInstanceOf(shape);
     expect(worker).toBeInstanceOf(shape);
     expect(await worker.ping()).toBe("PONG");
+    await untilReady(request);
+    expect(await request.ping()).toBe("PONG");
+  });
+
+  it("closes a request client still connecting without throwing", async () => {
+    const request = createRequestRedis(env);
+    expect(request.status).not.toBe("ready");
+    await closeRedis(request);
+    expect(request.status).toBe("end");
   });
 });
 

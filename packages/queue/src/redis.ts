@@ -78,6 +78,18 @@ export async function untilReady(redis: RedisClient): Promise<void> {
   if (redis instanceof Cluster) await Promise.all(redis.nodes("master").map((node) => node.ping()));
 }
 
+/**
+ * Closes a client: QUIT when connected, else a plain disconnect. A request client has no offline
+ * queue, so QUIT on one still connecting (or with Redis down) would throw and leave it reconnecting.
+ */
+export async function closeRedis(redis: RedisClient): Promise<void> {
+  if (redis.status === "end") return;
+  const ended = new Promise((resolve) => redis.once("end", resolve));
+  if (redis.status === "ready") await redis.quit().catch(() => redis.disconnect());
+  else redis.disconnect();
+  await ended;
+}
+
 function readyOrClosed(client: RedisClient): Promise<void> {
   if (client.status === "ready") return Promise.resolve();
   return new Promise((resolve, reject) => {
