@@ -33,8 +33,15 @@ describe("the Redis factory", () => {
   it("closes a request client still connecting without throwing", async () => {
     const request = createRequestRedis(env);
     expect(request.status).not.toBe("ready");
+    let readied = false;
+    request.on("ready", () => {
+      readied = true;
+    });
     await closeRedis(request);
-    expect(request.status).toBe("end");
+    // Closed for good: it does not go on to connect.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(readied).toBe(false);
+    expect(["end", "disconnecting"]).toContain(request.status);
   });
 });
 

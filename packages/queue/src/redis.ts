@@ -83,11 +83,8 @@ export async function untilReady(redis: RedisClient): Promise<void> {
  * queue, so QUIT on one still connecting (or with Redis down) would throw and leave it reconnecting.
  */
 export async function closeRedis(redis: RedisClient): Promise<void> {
-  if (redis.status === "end") return;
-  const ended = new Promise((resolve) => redis.once("end", resolve));
   if (redis.status === "ready") await redis.quit().catch(() => redis.disconnect());
   else redis.disconnect();
-  await ended;
 }
 
 function readyOrClosed(client: RedisClient): Promise<void> {
