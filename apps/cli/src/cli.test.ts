@@ -1,20 +1,14 @@
 import { hashApiKey } from "@outcomes/core";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { cliAgainst } from "@outcomes/testkit/cli";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
+import { describe, expect, it } from "vitest";
 import { run } from "./program.js";
 
 /**
  * The CLI runs in-process against the database and Redis prefix of a real API instance, so every
  * test also proves that the API sees what the CLI changed (within 1 s, through the same pub/sub).
  */
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = testApiForFile();
 
 const { cli, cliJson } = cliAgainst(() => api);
 /** The API's verdict on a key, polled until `expected` or 1 s: 404 KS-4215 means it was accepted. */
