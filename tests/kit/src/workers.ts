@@ -199,3 +199,17 @@ export async function deliveriesOf(api: TestApi, apiKey: string, webhookId: stri
   const response = await api.request(`/api/partner/v1/webhooks/${webhookId}/deliveries`, { apiKey });
   return response.body.deliveries as Array<Record<string, any>>;
 }
+
+/** Polls until the webhook's first listed delivery has `status`, and returns it. */
+export async function deliveryWhen(
+  api: TestApi,
+  apiKey: string,
+  webhookId: string,
+  status: string,
+  timeoutMs?: number,
+) {
+  return eventually(async () => {
+    const [delivery] = await deliveriesOf(api, apiKey, webhookId);
+    return delivery?.status === status && delivery;
+  }, timeoutMs);
+}
