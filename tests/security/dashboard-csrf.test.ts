@@ -113,19 +113,16 @@ describe("dashboard writes come from the dashboard's own origin", () => {
   });
 
   it("takes the board's own buttons: bodyless PUTs with no Content-Type from its origin", async () => {
-    const same = { Authorization: BASIC, Origin: `http://${host}`, "Sec-Fetch-Site": "same-origin" };
-    const pause = await send(api, {
-      method: "PUT",
-      url: `${DASHBOARD_BASE}/api/queues/key-expiry/pause`,
-      headers: same,
-    });
+    const press = (button: "pause" | "resume") =>
+      send(api, {
+        method: "PUT",
+        url: `${DASHBOARD_BASE}/api/queues/key-expiry/${button}`,
+        headers: { Authorization: BASIC, Origin: `http://${host}`, "Sec-Fetch-Site": "same-origin" },
+      });
+    const pause = await press("pause");
     expect(pause.status, pause.text).toBe(200);
     expect(await api.deps.producers.queues["key-expiry"].isPaused()).toBe(true);
-    const resume = await send(api, {
-      method: "PUT",
-      url: `${DASHBOARD_BASE}/api/queues/key-expiry/resume`,
-      headers: same,
-    });
+    const resume = await press("resume");
     expect(resume.status, resume.text).toBe(200);
     expect(await api.deps.producers.queues["key-expiry"].isPaused()).toBe(false);
   });

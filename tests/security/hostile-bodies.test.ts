@@ -1,7 +1,8 @@
 import { connect } from "node:net";
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
-import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_ADMIN_TOKEN } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_BASE, PARTNER_BASE } from "../../apps/api/src/router.js";
 import { PLAYER_ID_PATTERN } from "../../apps/api/src/routes/partner/spin-json.js";
 import { fromValue, type Json, Obj, Raw, toText, UNPARSEABLE_BODIES, WRONG_SHAPE_BODIES } from "./hostile.js";
@@ -16,15 +17,11 @@ import { buildWorld, WORLD_ENV, type World } from "./world.js";
  * id: each listed value is sent, none left to chance (the fuzz in hostile-input.test.ts explores
  * around them).
  */
-let api: TestApi;
+const api = testApiForFile(WORLD_ENV);
 let world: World;
 
 beforeAll(async () => {
-  api = await startTestApi(WORLD_ENV);
   world = await buildWorld(api, await api.createPartner(), "sandbox");
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 const JSON_TYPE = { "Content-Type": "application/json" };

@@ -1,7 +1,7 @@
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { fillTestGameQueue } from "@outcomes/testkit/games";
 import fc from "fast-check";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hostileRequests } from "./hostile-request.js";
 import { expectHarmless } from "./probe.js";
 import { describeRoute, PARTNER_ROUTES, uncoveredRoutes } from "./route-table.js";
@@ -15,15 +15,11 @@ import { buildWorld, WORLD_ENV, type World } from "./world.js";
  */
 const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 25);
 
-let api: TestApi;
+const api = testApiForFile(WORLD_ENV);
 let world: World;
 
 beforeAll(async () => {
-  api = await startTestApi(WORLD_ENV);
   world = await buildWorld(api, await api.createPartner(), "sandbox");
-});
-afterAll(async () => {
-  await api?.close();
 });
 
 /** Fuzzed spins that happen to be valid consume outcomes; an empty queue would answer 503. */

@@ -1,13 +1,8 @@
-import { startTestApi, TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_ADMIN_TOKEN, type TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
+import { describe, expect, it } from "vitest";
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi({ RATE_LIMIT_REQUESTS_PER_SECOND: "3" });
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = testApiForFile({ RATE_LIMIT_REQUESTS_PER_SECOND: "3" });
 
 describe("errors, health and partner authentication", () => {
   it("answers health and readiness", async () => {

@@ -143,33 +143,22 @@ describe("the SDK against the running service", () => {
     expect(attempts).toHaveLength(2);
   });
 
-  it("retries a spin on an empty queue (503 KS-4203) without an Idempotency-Key: nothing was taken", async () => {
+  it.each([
+    ["without an Idempotency-Key: nothing was taken", false, "unkeyed-player"],
+    ["with a generated Idempotency-Key once outcomes are back, spinning once", true, "retry-player"],
+  ])("retries a spin on an empty queue (503 KS-4203) %s", async (_case, autoIdempotencyKeys, playerId) => {
     const { apiKey, gameId } = await partnerWithGame([]);
     const { client, attempts, waits } = sdkFor(apiKey, {
+      autoIdempotencyKeys,
       onSleep: async () => {
         await addBlock(api, gameId, [["T1", 1]]);
       },
     });
-    const result = await client.spin({ gameId, playerId: "unkeyed-player", wagerUsd: 1 });
+    const result = await client.spin({ gameId, playerId, wagerUsd: 1 });
     expect(result.outcome.prizeTier).toBe("T1");
     expect(attempts).toHaveLength(2);
     expect(waits).toHaveLength(1);
-    await expect(client.players.get("unkeyed-player")).resolves.toMatchObject({ totalSpins: 1 });
-  });
-
-  it("retries a spin with a generated Idempotency-Key once outcomes are back, spinning once", async () => {
-    const { apiKey, gameId } = await partnerWithGame([]);
-    const { client, attempts, waits } = sdkFor(apiKey, {
-      autoIdempotencyKeys: true,
-      onSleep: async () => {
-        await addBlock(api, gameId, [["T1", 1]]);
-      },
-    });
-    const result = await client.spin({ gameId, playerId: "retry-player", wagerUsd: 1 });
-    expect(result.outcome.prizeTier).toBe("T1");
-    expect(attempts).toHaveLength(2);
-    expect(waits).toHaveLength(1);
-    await expect(client.players.get("retry-player")).resolves.toMatchObject({ totalSpins: 1 });
+    await expect(client.players.get(playerId)).resolves.toMatchObject({ totalSpins: 1 });
   });
 
   it("uploads a PAR sheet, registers and updates a game, spins, and manages a webhook", async () => {

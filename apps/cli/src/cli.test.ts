@@ -1,20 +1,14 @@
 import { hashApiKey } from "@outcomes/core";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { cliAgainst } from "@outcomes/testkit/cli";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
+import { describe, expect, it } from "vitest";
 import { run } from "./program.js";
 
 /**
  * The CLI runs in-process against the database and Redis prefix of a real API instance, so every
  * test also proves that the API sees what the CLI changed (within 1 s, through the same pub/sub).
  */
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = testApiForFile();
 
 const { cli, cliJson } = cliAgainst(() => api);
 /** The API's verdict on a key, polled until `expected` or 1 s: 404 KS-4215 means it was accepted. */
@@ -250,42 +244,30 @@ describe("maintenance", () => {
 });
 
 describe("configuration", () => {
-  it("names a bad variable and stops with status 1", async () => {
+  it.each([
+    ["names a bad variable", ["partners", "list"], { DATABASE_URL: "not a url" }, /DATABASE_URL/],
+    [
+      "says so when Redis cannot be reached",
+      ["maintenance", "status"],
+      { REDIS_URL: "redis://127.0.0.1:1" },
+      /^error: cannot reach Redis: .*ECONNREFUSED/,
+    ],
+    [
+      "says so when Postgres cannot be reached",
+      ["partners", "list"],
+      { DATABASE_URL: "postgres://postgres@127.0.0.1:1/none" },
+      /^error: .*ECONNREFUSED/,
+    ],
+  ])("%s and stops with status 1", async (_case, args, env, message) => {
     let stderr = "";
-    const code = await run(["partners", "list"], {
-      env: { DATABASE_URL: "not a url" },
+    const code = await run(args, {
+      env,
       stdout: () => {},
       stderr: (text) => {
         stderr += text;
       },
     });
     expect(code).toBe(1);
-    expect(stderr).toContain("DATABASE_URL");
-  });
-
-  it("says so when Redis cannot be reached", async () => {
-    let stderr = "";
-    const code = await run(["maintenance", "status"], {
-      env: { REDIS_URL: "redis://127.0.0.1:1" },
-      stdout: () => {},
-      stderr: (text) => {
-        stderr += text;
-      },
-    });
-    expect(code).toBe(1);
-    expect(stderr).toMatch(/^error: cannot reach Redis: .*ECONNREFUSED/);
-  });
-
-  it("says so when Postgres cannot be reached", async () => {
-    let stderr = "";
-    const code = await run(["partners", "list"], {
-      env: { DATABASE_URL: "postgres://postgres@127.0.0.1:1/none" },
-      stdout: () => {},
-      stderr: (text) => {
-        stderr += text;
-      },
-    });
-    expect(code).toBe(1);
-    expect(stderr).toMatch(/^error: .*ECONNREFUSED/);
+    expect(stderr).toMatch(message);
   });
 });

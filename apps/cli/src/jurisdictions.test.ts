@@ -1,15 +1,9 @@
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { cliAgainst } from "@outcomes/testkit/cli";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
+import { describe, expect, it } from "vitest";
 
 /** The jurisdiction commands against a real API's database: the API answers what the CLI set. */
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = testApiForFile();
 
 const { cli, cliJson } = cliAgainst(() => api);
 

@@ -1,15 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { createTestDatabase, type TestDatabase } from "@outcomes/testkit/databases";
+import { testDatabaseForFile } from "@outcomes/testkit/file-fixture";
 import postgres from "postgres";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database.drop();
-});
+const database = testDatabaseForFile();
 
 /** Settles within `ms`, so a driver that never answers fails the test instead of hanging it. */
 function within<T>(promise: Promise<T>, ms = 5_000): Promise<T> {

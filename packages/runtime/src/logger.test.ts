@@ -2,15 +2,21 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "./logger.js";
 
+/** A stream for the logger to write to, and the lines written to it. */
+function lineSink() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { lines, sink };
+}
+
 describe("error logging", () => {
   it("drops a failed query's bound parameters from the error's fields, message and stack", () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
+    const { lines, sink } = lineSink();
     const error = Object.assign(new Error("Failed query: select 1 where key_hash = $1\nparams: 54d6a414ae21,1"), {
       query: "select 1 where key_hash = $1",
       params: ["54d6a414ae21", 1],
@@ -25,13 +31,7 @@ describe("error logging", () => {
   });
 
   it("drops the arguments of a failed Redis command, keeping its name", () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
+    const { lines, sink } = lineSink();
     // What ioredis rejects a command with when its connection closes (redis/event_handler.js).
     const error = Object.assign(new Error("Command aborted due to connection close"), {
       command: { name: "zscore", args: ["ks:issued-api-keys", "9f86d081884c7d65"] },

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
+import { readAnswer } from "@outcomes/testkit/http-answer";
 import { eventually } from "./processes.js";
 
 export const FAULT_ADMIN_TOKEN = "faults-admin-token-0123456789";
@@ -53,14 +54,7 @@ export class ApiClient {
       body: options.json === undefined ? undefined : JSON.stringify(options.json),
       signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
     });
-    const text = await response.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: response.status, headers: response.headers, body };
+    return readAnswer(response);
   }
 
   /** Same as `call`, but anything other than `expected` throws with the answer. */
@@ -79,20 +73,23 @@ export interface World {
   gameId: number;
 }
 
-/** A partner, a sandbox key and a game of the sample PAR sheet, all through the operator and partner APIs. */
-export async function createWorld(api: ApiClient, options: { maxWagerUsd?: number } = {}): Promise<World> {
-  const slug = `faults-${randomUUID().slice(0, 8)}`;
+/** A partner (slug `${slugPrefix}-…`) and a sandbox key of it, through the operator API. */
+export async function createPartnerWithKey(api: ApiClient, slugPrefix: string) {
+  const slug = `${slugPrefix}-${randomUUID().slice(0, 8)}`;
   const partner = await api.expect(201, "POST", "/api/admin/v1/partners", { admin: true, json: { slug, name: slug } });
   const key = await api.expect(201, "POST", `/api/admin/v1/partners/${partner.id}/api-keys`, {
     admin: true,
     json: { environment: "sandbox" },
   });
-  const sheet = await api.expect(201, "POST", "/api/partner/v1/par-sheets", {
-    apiKey: key.key,
-    json: SAMPLE_PAR_SHEET,
-  });
-  const gameId = await registerGame(api, key.key, sheet.id, options.maxWagerUsd ?? 100);
-  return { partnerId: partner.id, apiKey: key.key, gameId };
+  return { partnerId: partner.id as string, apiKey: key.key as string };
+}
+
+/** A partner, a sandbox key and a game of the sample PAR sheet, all through the operator and partner APIs. */
+export async function createWorld(api: ApiClient, options: { maxWagerUsd?: number } = {}): Promise<World> {
+  const { partnerId, apiKey } = await createPartnerWithKey(api, "faults");
+  const sheet = await api.expect(201, "POST", "/api/partner/v1/par-sheets", { apiKey, json: SAMPLE_PAR_SHEET });
+  const gameId = await registerGame(api, apiKey, sheet.id, options.maxWagerUsd ?? 100);
+  return { partnerId, apiKey, gameId };
 }
 
 export async function registerGame(api: ApiClient, apiKey: string, parSheetId: string, maxWagerUsd = 100) {

@@ -8,6 +8,7 @@ import type { GameOwner } from "@outcomes/queue";
 import { createLogger, type Env, type Logger, parseEnv, startMetricsServer } from "@outcomes/runtime";
 import { eq } from "drizzle-orm";
 import { createTestDatabase, deleteTestKeys, requiredEnv, type TestDatabase, testRedisPrefix } from "./databases.js";
+import { readAnswer } from "./http-answer.js";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -98,14 +99,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
       headers,
       body: json !== undefined ? JSON.stringify(json) : rest.body,
     });
-    const text = await response.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: response.status, headers: response.headers, body };
+    return readAnswer(response);
   };
 
   const createPartner: TestApi["createPartner"] = async (options = {}) => {

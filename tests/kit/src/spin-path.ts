@@ -11,7 +11,7 @@ import { apiKeys, blocks, games } from "@outcomes/db";
 import { eq, sql } from "drizzle-orm";
 import type postgres from "postgres";
 import { expect, vi } from "vitest";
-import { startTestApi, type TestApi } from "./api.js";
+import type { TestApi } from "./api.js";
 import { insertFixtureParSheet } from "./spin-rows.js";
 
 /**
@@ -72,13 +72,13 @@ export async function createGame(
   return { gameId: game.id, partnerId, environment };
 }
 
-/** A test API with one partner, its sandbox key and one fixture game: where most spin-path files start. */
-export async function startWithGame(
+/** One partner, its sandbox key and one fixture game of it: where most spin-path files start. */
+export async function partnerWithGame(
+  api: TestApi,
   options: FixtureGameOptions = {},
-): Promise<{ api: TestApi; apiKey: string; game: FixtureGame }> {
-  const api = await startTestApi();
+): Promise<{ apiKey: string; game: FixtureGame }> {
   const partner = await api.createPartner();
-  return { api, apiKey: partner.apiKey, game: await createGame(api, partner.partnerId, options) };
+  return { apiKey: partner.apiKey, game: await createGame(api, partner.partnerId, options) };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Run by apps/worker/src/webhooks/crash.test.ts as a child process (`WEBHOOKS_CRASH_WORKER`): the `webhooks` role started by `startWorker`, as
+ * Run by the webhooks crash and recovery tests as a child process (`startWebhooksCrashWorker`): the `webhooks` role started by `startWorker`, as
  * `main.ts` starts it, but with a one-second job lock, so the test can SIGKILL it mid-delivery (or
  * mid-recovery) and see another worker take over. WEBHOOKS_ROLE_OPTIONS (JSON) overrides more of
  * the role's options.

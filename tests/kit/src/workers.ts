@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -11,11 +12,32 @@ import { startWorker } from "@outcomes/worker/start-worker";
 import { type WebhooksRoleOptions, webhooksRole } from "@outcomes/worker/webhooks";
 import { startTestApi, type TestApi, type TestApiOptions } from "./api.js";
 
+const WEBHOOKS_CRASH_WORKER = fileURLToPath(new URL("./webhooks-crash-worker.ts", import.meta.url));
+
 /**
- * The webhooks role in a child process of its own (webhooks-crash-worker.ts), for a test to SIGKILL
- * mid-delivery: run it with `node --import tsx`.
+ * The webhooks role in a child process of its own (webhooks-crash-worker.ts) on the test API's
+ * database and Redis prefix, for a test to SIGKILL mid-delivery; resolves once it is ready. `env`
+ * adds to its environment (e.g. WEBHOOKS_ROLE_OPTIONS).
  */
-export const WEBHOOKS_CRASH_WORKER = fileURLToPath(new URL("./webhooks-crash-worker.ts", import.meta.url));
+export async function startWebhooksCrashWorker(api: TestApi, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const started = spawn(process.execPath, ["--import", "tsx", WEBHOOKS_CRASH_WORKER], {
+    env: {
+      ...process.env,
+      DATABASE_URL: api.database.url,
+      REDIS_URL: api.deps.env.REDIS_URL,
+      REDIS_PREFIX: api.deps.env.REDIS_PREFIX,
+      LOG_LEVEL: "silent",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  started.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await eventually(() => output.includes("ready"), 20_000);
+  return started;
+}
 
 /** One request as the receiver got it: the raw body bytes exactly as sent. */
 export interface Received {
@@ -176,4 +198,18 @@ export { deliveryRow } from "./deliveries.js";
 export async function deliveriesOf(api: TestApi, apiKey: string, webhookId: string) {
   const response = await api.request(`/api/partner/v1/webhooks/${webhookId}/deliveries`, { apiKey });
   return response.body.deliveries as Array<Record<string, any>>;
+}
+
+/** Polls until the webhook's first listed delivery has `status`, and returns it. */
+export async function deliveryWhen(
+  api: TestApi,
+  apiKey: string,
+  webhookId: string,
+  status: string,
+  timeoutMs?: number,
+) {
+  return eventually(async () => {
+    const [delivery] = await deliveriesOf(api, apiKey, webhookId);
+    return delivery?.status === status && delivery;
+  }, timeoutMs);
 }

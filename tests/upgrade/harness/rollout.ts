@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { SAMPLE_PAR_SHEET } from "@outcomes/core";
-import { type ApiClient, waitForReserve } from "../../faults/harness/http.js";
+import { type ApiClient, createPartnerWithKey, registerGame, waitForReserve } from "../../faults/harness/http.js";
 import { eventually, type ServiceProcess, sleep } from "../../faults/harness/processes.js";
 import { Receiver } from "../../faults/harness/receiver.js";
 import { Balancer } from "./balancer.js";
@@ -362,23 +361,12 @@ class Rollout {
 
 /** A partner with a sandbox key, a webhook to the receiver (registered first), a sheet and a game. */
 async function createWorld(api: ApiClient, webhookUrl: string): Promise<WorldOfRollout> {
-  const slug = `upgrade-${randomUUID().slice(0, 8)}`;
-  const partner = await api.expect(201, "POST", "/api/admin/v1/partners", { admin: true, json: { slug, name: slug } });
-  const key = await api.expect(201, "POST", `/api/admin/v1/partners/${partner.id}/api-keys`, {
-    admin: true,
-    json: { environment: "sandbox" },
-  });
+  const { partnerId, apiKey } = await createPartnerWithKey(api, "upgrade");
   const webhook = await api.expect(201, "POST", "/api/partner/v1/webhooks", {
-    apiKey: key.key,
+    apiKey,
     json: { url: webhookUrl, events: PREVIOUS_EVENT_TYPES },
   });
-  const sheet = await api.expect(201, "POST", "/api/partner/v1/par-sheets", {
-    apiKey: key.key,
-    json: SAMPLE_PAR_SHEET,
-  });
-  const game = await api.expect(201, "POST", "/api/partner/v1/games", {
-    apiKey: key.key,
-    json: { parSheetId: sheet.id, name: `game-${slug}`, maxWagerUsd: 100 },
-  });
-  return { partnerId: partner.id, apiKey: key.key, gameId: game.gameConfigId, webhookId: webhook.id };
+  const sheet = await api.expect(201, "POST", "/api/partner/v1/par-sheets", { apiKey, json: SAMPLE_PAR_SHEET });
+  const gameId = await registerGame(api, apiKey, sheet.id);
+  return { partnerId, apiKey, gameId, webhookId: webhook.id };
 }

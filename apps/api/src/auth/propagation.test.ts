@@ -1,21 +1,13 @@
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
+import { describe, expect, it } from "vitest";
 
 /**
  * Two API processes over one database and Redis prefix: a change made through one must hold on the
  * other within 1 s (CONTRACT §2). Each check warms the second instance's cache right before the
  * change, so passing sooner than the 1-s cache bound proves the pub/sub invalidation, not expiry.
  */
-let first: TestApi;
-let second: TestApi;
-beforeAll(async () => {
-  first = await startTestApi();
-  second = await startTestApi({}, { shareWith: first });
-});
-afterAll(async () => {
-  await second.close();
-  await first.close();
-});
+const first = testApiForFile();
+const second = testApiForFile({}, { shareWith: first });
 
 const CACHE_BOUND_MS = 1000;
 

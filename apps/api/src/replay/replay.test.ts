@@ -1,8 +1,9 @@
 import { CURRENT_RELEASE } from "@outcomes/core";
 import { finishRollout } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { REPLAY_ENV, type ReplaySpins, replayLink, replaySpins } from "@outcomes/testkit/replays";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 
 /**
  * Replay links and pages over HTTP (CONTRACT §17): making a link, the page and its JSON, the one
@@ -10,14 +11,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
  * every process; REPLAY_SECRETS rotated), the per-address limit across processes, and the gate.
  * The browser's side is replay-browser.test.ts.
  */
-let api: TestApi;
+const api = testApiForFile(REPLAY_ENV);
 let world: ReplaySpins;
 beforeAll(async () => {
-  api = await startTestApi(REPLAY_ENV);
   world = await replaySpins(api);
-});
-afterAll(async () => {
-  await api.close();
 });
 
 const HOUR = 3_600_000;

@@ -1,22 +1,19 @@
 import { spinOutcomes } from "@outcomes/db";
-import type { TestApi } from "@outcomes/testkit/api";
-import { addBlock, type FixtureGame, spin, startWithGame, waitForLockWaiters } from "@outcomes/testkit/spin-path";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
+import { addBlock, type FixtureGame, partnerWithGame, spin, waitForLockWaiters } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 /**
  * An outcome of a closed block (its unused entries retired, its seed about to be shown) is never
  * used, whenever the spin that took it commits: the spin takes the next outcome instead.
  */
-let api: TestApi;
+const api = testApiForFile();
 let apiKey: string;
 let game: FixtureGame;
 
 beforeAll(async () => {
-  ({ api, apiKey, game } = await startWithGame());
-});
-afterAll(async () => {
-  await api.close();
+  ({ apiKey, game } = await partnerWithGame(api));
 });
 
 const play = (idempotencyKey?: string) =>

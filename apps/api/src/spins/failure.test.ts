@@ -1,28 +1,25 @@
 import { encodeQueuedOutcome, parseQueueItem } from "@outcomes/core";
 import { events, spins } from "@outcomes/db";
-import type { TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { registerTestGame } from "@outcomes/testkit/games";
 import {
   addBlock,
   createGame,
   type FixtureGame,
+  partnerWithGame,
   queueItems,
   queueLength,
   spin,
-  startWithGame,
 } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
-let api: TestApi;
+const api = testApiForFile();
 let apiKey: string;
 let game: FixtureGame;
 
 beforeAll(async () => {
-  ({ api, apiKey, game } = await startWithGame({ maxWagerUsd: 1000, largeWinThresholdUsd: 100 }));
-});
-afterAll(async () => {
-  await api.close();
+  ({ apiKey, game } = await partnerWithGame(api, { maxWagerUsd: 1000, largeWinThresholdUsd: 100 }));
 });
 
 /** Makes every insert into `table` raise, as a database failing in the middle of the spin would. */

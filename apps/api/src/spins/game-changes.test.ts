@@ -1,24 +1,16 @@
 import { events } from "@outcomes/db";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { addBlock, createGame, type FixtureGame, spin } from "@outcomes/testkit/spin-path";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
 /**
  * A PATCH of a game holds for every spin sent after its answer on the process that wrote it, and on
  * every other process within 1 s (CONTRACT §2). Each check warms the caches with a spin right before
  * the change, so passing proves the invalidation, not the cache's expiry.
  */
-let first: TestApi;
-let second: TestApi;
-beforeAll(async () => {
-  first = await startTestApi();
-  second = await startTestApi({}, { shareWith: first });
-});
-afterAll(async () => {
-  await second.close();
-  await first.close();
-});
+const first = testApiForFile();
+const second = testApiForFile({}, { shareWith: first });
 
 async function warmGame(): Promise<FixtureGame & { apiKey: string }> {
   const { partnerId, apiKey } = await first.createPartner();

@@ -1,31 +1,28 @@
 import { dropExpiredIdempotencyPartitions, ensurePartitions, games, idempotencyKeys, spins } from "@outcomes/db";
-import type { TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import {
   addBlock,
   createGame,
   type FixtureGame,
   issueKey,
+  partnerWithGame,
   queueLength,
   spin,
-  startWithGame,
 } from "@outcomes/testkit/spin-path";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
-let api: TestApi;
+const api = testApiForFile();
 let apiKey: string;
 let game: FixtureGame;
 
 beforeAll(async () => {
-  ({ api, apiKey, game } = await startWithGame({ maxWagerUsd: 1000 }));
+  ({ apiKey, game } = await partnerWithGame(api, { maxWagerUsd: 1000 }));
   await addBlock(
     api,
     game.gameId,
     Array.from({ length: 40 }, () => ["T1", 2] as [string, number]),
   );
-});
-afterAll(async () => {
-  await api.close();
 });
 
 async function spinCount() {

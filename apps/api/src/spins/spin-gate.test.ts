@@ -1,14 +1,8 @@
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { addBlock, createGame, queueLength, spin } from "@outcomes/testkit/spin-path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi({ RATE_LIMIT_SPINS_PER_SECOND: "2" });
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = testApiForFile({ RATE_LIMIT_SPINS_PER_SECOND: "2" });
 
 // The spin bucket is drawn in the LPOP's script; answers that take no outcome draw it afterwards.
 describe("the spin bucket drawn with the outcome", () => {

@@ -1,19 +1,13 @@
 import { RETIRE_AFTER_MS, RETIRE_SETTLE_MS } from "@outcomes/blocks";
 import { parseQueueItem, SAMPLE_PAR_SHEET, sampleParSheet } from "@outcomes/core";
 import { type ParSheetDocument, PartnerClient, verifyRevealedBlock } from "@outcomes/sdk";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { serveOutcomes } from "@outcomes/testkit/blocks";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { registerTestGame, revealTestBlocks, type TestGame } from "@outcomes/testkit/games";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
 const BLOCK_SIZE = 5;
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi({ BLOCK_SIZE: String(BLOCK_SIZE), MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "3" });
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = testApiForFile({ BLOCK_SIZE: String(BLOCK_SIZE), MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "3" });
 
 /**
  * A game whose outcomes are taken in order: `plan` says, per outcome, whether a spin (over HTTP)

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import {
@@ -9,7 +9,7 @@ import {
   registerWebhook,
   startReceiver,
   startRole,
-  WEBHOOKS_CRASH_WORKER,
+  startWebhooksCrashWorker,
 } from "@outcomes/testkit/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhooksRole } from "./index.js";
@@ -31,30 +31,10 @@ afterAll(async () => {
   await api?.close();
 });
 
-async function startChildWorker(): Promise<ChildProcess> {
-  const started = spawn(process.execPath, ["--import", "tsx", WEBHOOKS_CRASH_WORKER], {
-    env: {
-      ...process.env,
-      DATABASE_URL: api.database.url,
-      REDIS_URL: api.deps.env.REDIS_URL,
-      REDIS_PREFIX: api.deps.env.REDIS_PREFIX,
-      WEBHOOK_TIMEOUT_MS: TIMEOUT_MS,
-      LOG_LEVEL: "silent",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  started.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  await eventually(() => output.includes("ready"), 20_000);
-  return started;
-}
-
 describe("a worker killed mid-delivery", () => {
   it("leaves the delivery to another worker, which retries it with the same delivery id", async () => {
     const { partnerId } = await registerWebhook(api, target.url);
-    child = await startChildWorker();
+    child = await startWebhooksCrashWorker(api, { WEBHOOK_TIMEOUT_MS: TIMEOUT_MS });
     await emitEvent(api, partnerId);
 
     await eventually(() => target.requests.length === 1, 10_000);

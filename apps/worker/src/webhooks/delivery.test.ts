@@ -5,6 +5,7 @@ import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import {
   deliveriesOf,
   deliveryRow,
+  deliveryWhen,
   emitEvent,
   eventually,
   receiverSet,
@@ -108,18 +109,12 @@ describe("signed delivery", () => {
     const { partnerId, webhookId, apiKey } = await registerWebhook(api, target.url);
     await emitEvent(api, partnerId);
 
-    const retrying = await eventually(async () => {
-      const [delivery] = await deliveriesOf(api, apiKey, webhookId);
-      return delivery?.status === "retrying" && delivery;
-    });
+    const retrying = await deliveryWhen(api, apiKey, webhookId, "retrying");
     expect(retrying.lastResponseStatus).toBe(500);
     expect(retrying.lastError).toBe("Receiver answered HTTP 500");
     expect(Date.parse(retrying.nextAttemptAt)).toBeGreaterThan(Date.parse(retrying.createdAt));
 
-    const failed = await eventually(async () => {
-      const [delivery] = await deliveriesOf(api, apiKey, webhookId);
-      return delivery?.status === "failed" && delivery;
-    });
+    const failed = await deliveryWhen(api, apiKey, webhookId, "failed");
     expect(failed).toMatchObject({ attempts: 5, maxAttempts: 5, lastResponseStatus: 500, nextAttemptAt: null });
     expect(failed.completedAt).not.toBeNull();
     const gaps = target.requests.slice(1).map((request, index) => request.at - target.requests[index]!.at);
@@ -134,10 +129,7 @@ describe("signed delivery", () => {
     const { partnerId, webhookId, apiKey } = await registerWebhook(api, target.url);
     await emitEvent(api, partnerId);
 
-    const delivery = await eventually(async () => {
-      const [first] = await deliveriesOf(api, apiKey, webhookId);
-      return first?.status === "succeeded" && first;
-    });
+    const delivery = await deliveryWhen(api, apiKey, webhookId, "succeeded");
     expect(delivery.attempts).toBe(2);
     expect(target.requests[1]!.at - target.requests[0]!.at).toBeGreaterThanOrEqual(TIMEOUT_MS + DELAYS[0]!);
   });
@@ -195,10 +187,7 @@ describe("signed delivery", () => {
     const target = await receiver();
     const { partnerId, webhookId, apiKey, secret } = await registerWebhook(api, target.url);
     await emitEvent(api, partnerId);
-    const first = await eventually(async () => {
-      const [delivery] = await deliveriesOf(api, apiKey, webhookId);
-      return delivery?.status === "succeeded" && delivery;
-    });
+    const first = await deliveryWhen(api, apiKey, webhookId, "succeeded");
 
     const redeliver = await api.request(`/api/partner/v1/webhooks/${webhookId}/deliveries/${first.id}/redeliver`, {
       method: "POST",

@@ -2,6 +2,7 @@ import { events } from "@outcomes/db";
 import type { TestApi } from "@outcomes/testkit/api";
 import {
   deliveriesOf,
+  deliveryWhen,
   emitEvent,
   eventually,
   type Receiver,
@@ -64,10 +65,7 @@ describe("before the rollout of release 3 finished", () => {
 
     // A 410 Gone is a failed attempt like any other: retried, nothing disabled, no event written.
     await emitEvent(api, partnerId);
-    const retrying = await eventually(async () => {
-      const [delivery] = await deliveriesOf(api, apiKey, webhookId);
-      return delivery?.status === "retrying" && delivery;
-    });
+    const retrying = await deliveryWhen(api, apiKey, webhookId, "retrying");
     expect(retrying).toMatchObject({ attempts: 1, lastResponseStatus: 410 });
     const listed = await api.request(`${P}/webhooks`, { apiKey });
     expect(listed.body.webhooks[0]).toMatchObject({ id: webhookId, isActive: true, disabledAt: null });

@@ -2,9 +2,8 @@ import { createServer, type Server, type Socket } from "node:net";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { freePort } from "@outcomes/testkit/ports";
 import {
-  deliveriesOf,
+  deliveryWhen,
   emitEvent,
-  eventually,
   type Receiver,
   registerWebhook,
   startReceiver,
@@ -67,10 +66,7 @@ afterAll(async () => {
 async function failedDelivery(url: string) {
   const { partnerId, apiKey, webhookId } = await registerWebhook(api, url);
   await emitEvent(api, partnerId);
-  return eventually(async () => {
-    const [delivery] = await deliveriesOf(api, apiKey, webhookId);
-    return delivery?.status === "failed" && delivery;
-  }, 20_000);
+  return deliveryWhen(api, apiKey, webhookId, "failed", 20_000);
 }
 
 describe("sandbox loopback deliveries", () => {

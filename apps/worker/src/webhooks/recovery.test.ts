@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { replayFailedDeliveries, webhookRecoveries } from "@outcomes/db";
@@ -9,7 +9,7 @@ import {
   registerWebhook,
   startReceiver,
   startRole,
-  WEBHOOKS_CRASH_WORKER,
+  startWebhooksCrashWorker,
 } from "@outcomes/testkit/workers";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -70,24 +70,10 @@ async function onlyRecovery(webhookId: string) {
   return recovery!;
 }
 
-async function startChildWorker(): Promise<ChildProcess> {
-  const started = spawn(process.execPath, ["--import", "tsx", WEBHOOKS_CRASH_WORKER], {
-    env: {
-      ...process.env,
-      DATABASE_URL: api.database.url,
-      REDIS_URL: api.deps.env.REDIS_URL,
-      REDIS_PREFIX: api.deps.env.REDIS_PREFIX,
-      WEBHOOKS_ROLE_OPTIONS: JSON.stringify(UNPACED),
-      LOG_LEVEL: "silent",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  started.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  await eventually(() => output.includes("ready"), 20_000);
-  return started;
+/** The webhook's only recovery is done, and it made each of its `count` deliveries exactly once. */
+async function expectDoneEachOnce(webhookId: string, count: number) {
+  expect(await onlyRecovery(webhookId)).toMatchObject({ status: "done", redelivered: count });
+  expect(await redeliveryTally(api, webhookId)).toMatchObject({ copies: count, missing: 0, twice: 0, wrong: 0 });
 }
 
 describe("webhook.recover job", () => {
@@ -127,7 +113,7 @@ describe("webhook.recover job", () => {
 
   it("resumes where a killed worker stopped: each failed delivery once", async () => {
     const target = await backlog(20_000);
-    child = await startChildWorker();
+    child = await startWebhooksCrashWorker(api, { WEBHOOKS_ROLE_OPTIONS: JSON.stringify(UNPACED) });
     expect(await recover(target)).toBe(20_000);
 
     const midway = await eventually(async () => {
@@ -189,13 +175,7 @@ describe("webhook.recover job", () => {
     // Both ran chunks, taking turns on the recovery's row: between them every delivery once.
     expect(made.every((count) => count > 0)).toBe(true);
     expect(made[0]! + made[1]!).toBe(20_000);
-    expect(await onlyRecovery(target.webhookId)).toMatchObject({ status: "done", redelivered: 20_000 });
-    expect(await redeliveryTally(api, target.webhookId)).toMatchObject({
-      copies: 20_000,
-      missing: 0,
-      twice: 0,
-      wrong: 0,
-    });
+    await expectDoneEachOnce(target.webhookId, 20_000);
   }, 90_000);
 
   it("is handed back after one chunk when its worker shuts down, and another worker finishes it", async () => {
@@ -226,13 +206,7 @@ describe("webhook.recover job", () => {
 
     roles.push(await startRole(api, webhooksRole(UNPACED)));
     await eventually(async () => (await job.getState()) === "completed", 60_000, 50);
-    expect(await onlyRecovery(target.webhookId)).toMatchObject({ status: "done", redelivered: 20_000 });
-    expect(await redeliveryTally(api, target.webhookId)).toMatchObject({
-      copies: 20_000,
-      missing: 0,
-      twice: 0,
-      wrong: 0,
-    });
+    await expectDoneEachOnce(target.webhookId, 20_000);
   }, 90_000);
 
   it("stops when the webhook is deleted, and the delete does not wait for the recovery", async () => {

@@ -3,6 +3,7 @@ import { webhooks } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import {
   deliveriesOf,
+  deliveryWhen,
   emitEvent,
   eventually,
   type Receiver,
@@ -42,19 +43,12 @@ afterAll(async () => {
   await api?.close();
 });
 
-async function failedDelivery(apiKey: string, webhookId: string) {
-  return eventually(async () => {
-    const [delivery] = await deliveriesOf(api, apiKey, webhookId);
-    return delivery?.status === "failed" && delivery;
-  });
-}
-
 describe("SSRF protection at delivery", () => {
   it("refuses a name that resolves to a private address, without connecting", async () => {
     dns["private.partner.test"] = ["10.0.0.8"];
     const { partnerId, apiKey, webhookId } = await registerWebhook(api, "https://private.partner.test/hook");
     await emitEvent(api, partnerId);
-    const delivery = await failedDelivery(apiKey, webhookId);
+    const delivery = await deliveryWhen(api, apiKey, webhookId, "failed");
     expect(delivery).toMatchObject({ attempts: 5, lastResponseStatus: null });
     // One reason whatever the address: lastError must not map internal names (issue 38, item 4).
     expect(delivery.lastError).toBe(`Refused: URL ${NOT_PUBLIC}`);
@@ -75,7 +69,7 @@ describe("SSRF protection at delivery", () => {
     });
     const before = target.requests.length;
     await emitEvent(api, partnerId, "spin.large_win", { spinId: "spn_x" }, "production");
-    const delivery = await failedDelivery(apiKey, webhookId);
+    const delivery = await deliveryWhen(api, apiKey, webhookId, "failed");
     expect(delivery.lastError).toBe(`Refused: URL ${NOT_PUBLIC}`);
     expect(target.requests).toHaveLength(before);
   });
@@ -94,7 +88,7 @@ describe("SSRF protection at delivery", () => {
     dns.localhost = ["169.254.169.254"];
     const { partnerId, apiKey, webhookId } = await registerWebhook(api, "http://localhost:9/hook");
     await emitEvent(api, partnerId);
-    const delivery = await failedDelivery(apiKey, webhookId);
+    const delivery = await deliveryWhen(api, apiKey, webhookId, "failed");
     expect(delivery.lastError).toBe(`Refused: URL ${NOT_PUBLIC}`);
   });
 });

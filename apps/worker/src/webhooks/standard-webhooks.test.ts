@@ -1,6 +1,7 @@
 import type { TestApi } from "@outcomes/testkit/api";
 import {
   deliveriesOf,
+  deliveryWhen,
   emitEvent,
   eventually,
   type Received,
@@ -50,10 +51,7 @@ describe("webhook-id is the event's id (CONTRACT §18)", () => {
       const { partnerId, apiKey, webhookId, secret } = await registerWebhook(api, target.url);
       const since = new Date().toISOString();
       const event = await emitEvent(api, partnerId);
-      const first = await eventually(async () => {
-        const [delivery] = await deliveriesOf(api, apiKey, webhookId);
-        return delivery?.status === "succeeded" && delivery;
-      });
+      const first = await deliveryWhen(api, apiKey, webhookId, "succeeded");
       expect(first.attempts).toBe(2);
 
       const redelivered = await api.request(`/api/partner/v1/webhooks/${webhookId}/deliveries/${first.id}/redeliver`, {

@@ -1,15 +1,9 @@
-import { createTestDatabase, type TestDatabase } from "@outcomes/testkit/databases";
+import { testDatabaseForFile } from "@outcomes/testkit/file-fixture";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lockAndFindIdempotencyRecords, saveIdempotencyRecords } from "./idempotency-keys.js";
 
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.drop();
-});
+const database = testDatabaseForFile();
 
 describe("the keyed batch's record statements", () => {
   it("probe the index for each key, also once a day's partition planned empty has filled, before any analyze", async () => {

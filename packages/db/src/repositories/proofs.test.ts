@@ -6,9 +6,9 @@ import {
   OutcomeDrawer,
   SAMPLE_PAR_SHEET,
 } from "@outcomes/core";
-import { createTestDatabase, type TestDatabase } from "@outcomes/testkit/databases";
+import { testDatabaseForFile } from "@outcomes/testkit/file-fixture";
 import { createSpinFixture } from "@outcomes/testkit/spin-rows";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { blocks } from "../schema/blocks.js";
 import { spinVerifications } from "./proofs.js";
 
@@ -17,13 +17,7 @@ import { spinVerifications } from "./proofs.js";
  * `proofReads` (the group's entries, a node per level, the root): against blocks of every shape of
  * tree, each proof read so equals the one core builds from the whole block.
  */
-let database: TestDatabase;
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database?.drop();
-});
+const database = testDatabaseForFile();
 
 describe("spinVerifications", () => {
   it("reads every entry's proof of blocks of 1 to 70 and 1,000 entries as core builds it from the whole block", async () => {

@@ -15,22 +15,16 @@ import {
   verifyRevealedBlock,
   verifySpinProof,
 } from "@outcomes/sdk";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { fillTestGameQueue, registerTestGame, revealTestBlocks } from "@outcomes/testkit/games";
 import { referenceLeaf, referencePath, referenceRoot } from "@outcomes/testkit/merkle-reference";
 import { addBlock, createGame, issueKey } from "@outcomes/testkit/spin-path";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OutcomeTaker } from "../../spins/outcome-taker.js";
 
 const BLOCK_SIZE = 37;
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi({ BLOCK_SIZE: String(BLOCK_SIZE), MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" });
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = testApiForFile({ BLOCK_SIZE: String(BLOCK_SIZE), MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" });
 
 const HEX_HASH = /^[0-9a-f]{64}$/;
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");

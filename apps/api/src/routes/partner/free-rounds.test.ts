@@ -2,24 +2,22 @@ import { newId } from "@outcomes/core";
 import { freeRoundGrants, freeRoundPlayers, games } from "@outcomes/db";
 import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { cliAgainst, errorCode } from "@outcomes/testkit/cli";
-import { createGame, type FixtureGame, issueKey, startWithGame } from "@outcomes/testkit/spin-path";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
+import { createGame, type FixtureGame, issueKey, partnerWithGame } from "@outcomes/testkit/spin-path";
 import { and, count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Free-round grants over HTTP (CONTRACT §14): grant, get, list, a player's rounds, cancel; the
  * status computed at read time (expiry with no job), validation that writes nothing, isolation
  * (§2, §9), the operator CLI, and the routes before the rollout of release 2 finished (§15).
  */
-let api: TestApi;
+const api = testApiForFile();
 let apiKey: string;
 let game: FixtureGame;
 
 beforeAll(async () => {
-  ({ api, apiKey, game } = await startWithGame({ minWagerUsd: 0.1, maxWagerUsd: 100 }));
-});
-afterAll(async () => {
-  await api?.close();
+  ({ apiKey, game } = await partnerWithGame(api, { minWagerUsd: 0.1, maxWagerUsd: 100 }));
 });
 
 const P = "/api/partner/v1";

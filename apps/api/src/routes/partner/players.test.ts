@@ -1,16 +1,16 @@
 import { newId } from "@outcomes/core";
 import { ensurePartitions, players, spins } from "@outcomes/db";
-import type { TestApi } from "@outcomes/testkit/api";
-import { addBlock, asRead, type FixtureGame, issueKey, spin, startWithGame } from "@outcomes/testkit/spin-path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
+import { addBlock, asRead, type FixtureGame, issueKey, partnerWithGame, spin } from "@outcomes/testkit/spin-path";
+import { beforeAll, describe, expect, it } from "vitest";
 
-let api: TestApi;
+const api = testApiForFile();
 let apiKey: string;
 let game: FixtureGame;
 const results: any[] = [];
 
 beforeAll(async () => {
-  ({ api, apiKey, game } = await startWithGame({ maxWagerUsd: 1000 }));
+  ({ apiKey, game } = await partnerWithGame(api, { maxWagerUsd: 1000 }));
   await addBlock(api, game.gameId, [
     ["T0", 0],
     ["T1", 2],
@@ -22,9 +22,6 @@ beforeAll(async () => {
     const response = await spin(api, apiKey, { gameId: game.gameId, playerId: "user@site.example", wagerUsd });
     results.push(response.body);
   }
-});
-afterAll(async () => {
-  await api.close();
 });
 
 describe("GET /players/{playerId}", () => {

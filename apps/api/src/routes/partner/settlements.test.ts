@@ -1,4 +1,4 @@
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import {
   at,
   operatorGenerate,
@@ -6,15 +6,9 @@ import {
   type SettlementWorld,
   settlementWorld,
 } from "@outcomes/testkit/settlements";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = testApiForFile();
 
 const BASE = "/api/partner/v1/settlements";
 

@@ -1,8 +1,9 @@
 import { PartnerClient, verifySpinProof } from "@outcomes/sdk";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { startTestApi } from "@outcomes/testkit/api";
 import { cliAgainst } from "@outcomes/testkit/cli";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { REPLAY_ENV, type ReplaySpins, replaySpins } from "@outcomes/testkit/replays";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 /**
  * One request gives a verifier what it needs (issue #33: `GET /spins/{id}`, its proof and its block
@@ -10,14 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * of a player's spins, each one request of the rate limit; `?replayLinks=true` on the page (CONTRACT
  * §17: the last ten spins with a replay link each).
  */
-let api: TestApi;
+const api = testApiForFile(REPLAY_ENV);
 let world: ReplaySpins;
 beforeAll(async () => {
-  api = await startTestApi(REPLAY_ENV);
   world = await replaySpins(api);
-});
-afterAll(async () => {
-  await api.close();
 });
 
 const get = (path: string, apiKey = world.game.apiKey) => api.request(`/api/partner/v1${path}`, { apiKey });

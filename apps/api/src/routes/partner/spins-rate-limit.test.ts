@@ -1,14 +1,8 @@
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { addBlock, createGame, queueLength, spin } from "@outcomes/testkit/spin-path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi({ RATE_LIMIT_SPINS_PER_SECOND: "2", RATE_LIMIT_REQUESTS_PER_SECOND: "50" });
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = testApiForFile({ RATE_LIMIT_SPINS_PER_SECOND: "2", RATE_LIMIT_REQUESTS_PER_SECOND: "50" });
 
 describe("POST /spins rate limit", () => {
   it("draws from the spin bucket: KS-4291 with Retry-After, nothing taken, other routes unaffected", async () => {

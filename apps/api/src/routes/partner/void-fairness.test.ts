@@ -1,9 +1,9 @@
 import { parseQueueItem, SAMPLE_PAR_SHEET } from "@outcomes/core";
 import { PartnerClient, type SpinResult, verifyRevealedBlock, verifySpinProof } from "@outcomes/sdk";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { fillTestGameQueue, registerTestGame, revealTestBlocks } from "@outcomes/testkit/games";
 import { asRead } from "@outcomes/testkit/spin-path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
 /**
  * A void is fairness-neutral and visible as such (CONTRACT §13): the voided spin's outcome stays
@@ -12,13 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * for a void made after a page of them was served (and kept by the API).
  */
 const BLOCK_SIZE = 12;
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi({ BLOCK_SIZE: String(BLOCK_SIZE), MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" });
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = testApiForFile({ BLOCK_SIZE: String(BLOCK_SIZE), MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" });
 
 async function spinMany(client: PartnerClient, gameId: number, count: number): Promise<SpinResult[]> {
   const spins: SpinResult[] = [];

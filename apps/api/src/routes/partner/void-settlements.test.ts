@@ -1,5 +1,5 @@
 import { generateSettlementReport, players, spins } from "@outcomes/db";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import {
   operatorGenerate,
   operatorReissue,
@@ -7,20 +7,16 @@ import {
   settlementWorld,
 } from "@outcomes/testkit/settlements";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Voids in settlement (CONTRACT §13): a report counts the spins created that UTC day and the voids
  * made that day, of spins of any day; a report already generated never changes.
  */
-let api: TestApi;
+const api = testApiForFile();
 let world: SettlementWorld;
 beforeAll(async () => {
-  api = await startTestApi();
   world = await settlementWorld(api, "sandbox", 2);
-});
-afterAll(async () => {
-  await api.close();
 });
 
 const DAY_MS = 86_400_000;

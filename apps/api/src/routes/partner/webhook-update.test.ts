@@ -1,14 +1,8 @@
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
+import { describe, expect, it } from "vitest";
 
 /** `rateLimitPerSecond` at registration and `PATCH /webhooks/{id}`, and `enable` on what it cannot turn on. */
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api?.close();
-});
+const api = testApiForFile();
 
 const WEBHOOKS = "/api/partner/v1/webhooks";
 const URL = "http://127.0.0.1:9/hook";

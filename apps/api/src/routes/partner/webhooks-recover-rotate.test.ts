@@ -1,20 +1,14 @@
 import { rotateWebhookSecret, webhookDeliveries, webhookRecoveries, webhooks } from "@outcomes/db";
-import { startTestApi, type TestApi } from "@outcomes/testkit/api";
 import { deliveryRow, webhookWithDeliveries } from "@outcomes/testkit/deliveries";
+import { testApiForFile } from "@outcomes/testkit/file-fixture";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
 /**
  * POST /webhooks/{id}/recover and /rotate-secret (CONTRACT §11): the API's side. No webhooks worker
  * runs here; what the recover job does is tested beside it (apps/worker/src/webhooks/recovery*.test.ts).
  */
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api?.close();
-});
+const api = testApiForFile();
 
 const WEBHOOKS = "/api/partner/v1/webhooks";
 const DAY_MS = 86_400_000;
