@@ -1,5 +1,6 @@
 import {
   findRecordedSpin,
+  type IdempotencyRecord,
   insertEvents,
   isLeftOut,
   type LeftOutSpin,
@@ -15,7 +16,7 @@ import {
   saveIdempotencyRecords,
 } from "@outcomes/db";
 import { presentSpin, type SpinResultBody } from "@outcomes/records";
-import { replayOf } from "../idempotency.js";
+import { type IdempotentRequest, replayOf } from "../idempotency.js";
 import { UnusableOutcomeError } from "./outcome-taker.js";
 import { freeRoundUnavailable } from "./spin-order.js";
 import type { SpinPlan } from "./spin-plan.js";
@@ -31,10 +32,8 @@ export interface SpinDone {
 
 /**
  * A batch of spins (group commit), answered in the batch's order: one autocommit statement (atomic
- * on its own) when no spin has more to write, else one transaction. In it, the keyed spins' keys
- * are locked and their records read first (a key whose first request committed meanwhile is
- * answered from its record, and its spin not written), then the spins, their extras, and the
- * keyed spins' records: a key costs one row, not a transaction. A batch never holds one key twice.
+ * on its own) when no spin has more to write, else one transaction (`writeInTransaction`). A batch
+ * never holds one key twice.
  */
 export async function writeSpins(
   sql: SqlPool,
@@ -42,47 +41,101 @@ export async function writeSpins(
   minReadyBlocks: number,
 ): Promise<Array<SpinDone | Error>> {
   if (!plans.some((plan) => plan.needsTransaction || plan.key)) return recordBatch(sql, plans);
-  return sql.begin(async (tx) => {
-    const answers = await answeredByKeys(tx, plans);
-    const toWrite = plans.flatMap((_, i) => (answers[i] === undefined ? [i] : []));
-    const written = await recordBatch(
-      tx,
+  const answers: Array<SpinDone | Error | undefined> = plans.map(() => undefined);
+  let toWrite = plans.map((_, i) => i);
+  while (toWrite.length > 0) {
+    const written = await writeInTransaction(
+      sql,
       toWrite.map((i) => plans[i]!),
-    );
-    for (const [j, i] of toWrite.entries()) answers[i] = written[j]!;
-    const committed = plans.flatMap((plan, i) => {
-      const answer = answers[i];
-      return answer && !(answer instanceof Error) && answer.wrote ? [{ plan, done: answer }] : [];
-    });
-    await writeExtras(
-      tx,
-      committed.filter(({ plan }) => plan.needsTransaction),
       minReadyBlocks,
     );
-    await saveIdempotencyRecords(
-      tx,
-      committed.flatMap(({ plan, done }) =>
-        plan.key
-          ? [{ scope: plan.key.scope, requestHash: plan.key.hash, responseStatus: 200, responseBody: done.body }]
-          : [],
-      ),
-    );
-    return answers as Array<SpinDone | Error>;
-  });
+    // Keys whose first request committed while this batch waited for their locks: those spins are
+    // answered from their records and the others written again (each run answers at least one).
+    const next: number[] = [];
+    for (const [j, i] of toWrite.entries()) {
+      const answer = written instanceof AnsweredByKeys ? written.answers[j] : written[j];
+      if (answer === undefined) next.push(i);
+      else answers[i] = answer;
+    }
+    toWrite = next;
+  }
+  return answers as Array<SpinDone | Error>;
 }
 
-/** The keyed spins whose key has a live record (their first request committed): its result, or KS-4101. */
-async function answeredByKeys(
-  tx: SqlTransaction,
+/** A transaction rolled back because some of its keys had records: their answers (the rest undefined). */
+class AnsweredByKeys {
+  constructor(readonly answers: Array<SpinDone | Error | undefined>) {}
+}
+
+/**
+ * The batch in one transaction of three round trips, its statements pipelined (Postgres runs them
+ * in the order sent, and an error aborts the transaction, so what follows it does nothing):
+ * 1. BEGIN;
+ * 2. the keyed spins' locks, their records read after the locks, and the spins;
+ * 3. the extras' events and the keyed spins' records, sent with COMMIT. After an error among them
+ *    COMMIT answers ROLLBACK, so their own answers say whether the batch committed.
+ * A block boundary (once a block) marks its block between 2 and 3. The spins are written before
+ * the keys' records are known: a key with a record (a first request that committed while this one
+ * waited for the lock, rare, as a repeat of a committed request is answered before the commit
+ * stage) rolls the transaction back.
+ */
+async function writeInTransaction(
+  sql: SqlPool,
   plans: readonly SpinPlan[],
-): Promise<Array<SpinDone | Error | undefined>> {
+  minReadyBlocks: number,
+): Promise<Array<SpinDone | Error> | AnsweredByKeys> {
+  let last: Promise<unknown[]> = Promise.resolve([]);
+  try {
+    const answers = await sql.begin(async (tx) => {
+      const keyed = plans.flatMap((plan, i) => (plan.key ? [{ i, key: plan.key }] : []));
+      const scopes = keyed.map(({ key }) => key.scope);
+      const [records, written] = await Promise.allSettled([
+        scopes.length > 0 ? lockAndFindIdempotencyRecords(tx, scopes) : [],
+        recordBatch(tx, plans),
+      ]);
+      if (records.status === "rejected") throw records.reason;
+      const replays = answeredByKeys(plans, keyed, records.value);
+      if (replays) throw replays;
+      if (written.status === "rejected") throw written.reason;
+      const committed = plans.flatMap((plan, i) => {
+        const answer = written.value[i]!;
+        return answer instanceof Error ? [] : [{ plan, done: answer }];
+      });
+      const events = await extraEvents(
+        tx,
+        committed.filter(({ plan }) => plan.needsTransaction),
+        minReadyBlocks,
+      );
+      // Not awaited here: sent now, ahead of the COMMIT postgres.js sends when this function returns.
+      last = settledInOrder([insertEvents(tx, events), saveIdempotencyRecords(tx, keyRecords(committed))]);
+      last.catch(() => undefined); // awaited below, once COMMIT has answered
+      return written.value;
+    });
+    await last;
+    return answers;
+  } catch (error) {
+    if (error instanceof AnsweredByKeys) return error;
+    // The error that aborted the transaction, not COMMIT's or the failed statement's followers'.
+    await last;
+    throw error;
+  }
+}
+
+/** Settles when all have; rejects with the first rejection in the given order (the statement that failed first). */
+async function settledInOrder(promises: Array<Promise<unknown>>): Promise<unknown[]> {
+  const results = await Promise.allSettled(promises);
+  for (const result of results) if (result.status === "rejected") throw result.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value);
+}
+
+/** The keyed spins whose key has a live record: its result, or KS-4101 for another request; null when none has. */
+function answeredByKeys(
+  plans: readonly SpinPlan[],
+  keyed: ReadonlyArray<{ i: number; key: IdempotentRequest }>,
+  records: ReadonlyArray<IdempotencyRecord | null>,
+): AnsweredByKeys | null {
+  if (!records.some((record) => record !== null)) return null;
   const answers: Array<SpinDone | Error | undefined> = plans.map(() => undefined);
-  const keyed = plans.flatMap((plan, i) => (plan.key ? [{ i, key: plan.key }] : []));
-  if (keyed.length === 0) return answers;
-  const records = await lockAndFindIdempotencyRecords(
-    tx,
-    keyed.map(({ key }) => key.scope),
-  );
   for (const [j, { i, key }] of keyed.entries()) {
     const record = records[j];
     if (!record) continue;
@@ -92,8 +145,15 @@ async function answeredByKeys(
       answers[i] = error as Error;
     }
   }
-  return answers;
+  return new AnsweredByKeys(answers);
 }
+
+const keyRecords = (committed: ReadonlyArray<{ plan: SpinPlan; done: SpinDone }>) =>
+  committed.flatMap(({ plan, done }) =>
+    plan.key
+      ? [{ scope: plan.key.scope, requestHash: plan.key.hash, responseStatus: 200, responseBody: done.body }]
+      : [],
+  );
 
 async function recordBatch(client: SqlClient, plans: readonly SpinPlan[]): Promise<Array<SpinDone | Error>> {
   if (plans.length === 0) return [];
@@ -148,18 +208,18 @@ export async function committedWrite(sql: SqlPool, plan: SpinPlan): Promise<Spin
 }
 
 /**
- * The extras of spins just recorded in `tx`. Row locks come in one order in every spin transaction:
- * every player row (taken by the spins' insert), then block rows in block order, then the games
- * whose blocks started, in game order (`markBlocksProgress`), then the event counters
- * (`insertEvents`, one statement for all the events, last). A transaction outside the spin path
- * that holds a block row and then waits for a row a batch holds closes a cycle; Postgres then
- * rolls the batch back and the group commit runs it again.
+ * The extras of spins just recorded in `tx`: the blocks they start or end marked, and the events to
+ * store. Row locks come in one order in every spin transaction: every player row (taken by the
+ * spins' insert), then block rows in block order, then the games whose blocks started, in game order
+ * (`markBlocksProgress`), then the event counters (`insertEvents`, one statement for all the events,
+ * last). A transaction outside the spin path that holds a block row and then waits for a row a batch
+ * holds closes a cycle; Postgres then rolls the batch back and the group commit runs it again.
  */
-async function writeExtras(
+async function extraEvents(
   tx: SqlTransaction,
   spins: Array<{ plan: SpinPlan; done: SpinDone }>,
   minReadyBlocks: number,
-): Promise<void> {
+): Promise<NewEvent[]> {
   const events: NewEvent[] = spins
     .filter(({ plan }) => plan.largeWin)
     .map(({ plan, done }) => largeWinEvent(plan, done.body));
@@ -176,7 +236,7 @@ async function writeExtras(
       done.wrote!.generationNeeded = enqueueGeneration;
     }
   }
-  await insertEvents(tx, events);
+  return events;
 }
 
 function largeWinEvent(plan: SpinPlan, body: SpinResultBody): NewEvent {

@@ -1,6 +1,7 @@
 import { testDatabaseForFile } from "@outcomes/testkit/file-fixture";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
+import { createDatabase } from "../client.js";
 import { lockAndFindIdempotencyRecords, saveIdempotencyRecords } from "./idempotency-keys.js";
 
 const database = testDatabaseForFile();
@@ -8,7 +9,7 @@ const database = testDatabaseForFile();
 describe("the keyed batch's record statements", () => {
   it("probe the index for each key, also once a day's partition planned empty has filled, before any analyze", async () => {
     // One connection, as an API process's: its prepared statements are planned while today's partition is empty.
-    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    const { sql, close } = createDatabase(database.url, { max: 1 });
     try {
       const scope = (key: string) => ({ partnerId: "ptr_probe", environment: "sandbox" as const, key });
       const batch = (keys: string[]) =>
@@ -41,7 +42,29 @@ describe("the keyed batch's record statements", () => {
       const found = await batch(["warm-1-0", "after-0-0", "never-seen"]);
       expect(found.map((record) => record?.requestHash ?? null)).toEqual(["h-warm-1-0", "h-after-0-0", null]);
     } finally {
-      await sql.end();
+      await close();
+    }
+  });
+
+  it("refuse to store a second live record of a key, failing the statement and its transaction", async () => {
+    const { sql, close } = createDatabase(database.url, { max: 1 });
+    try {
+      const scope = { partnerId: "ptr_twice", environment: "sandbox" as const, key: "k-1" };
+      const save = (hash: string, also: string) =>
+        sql.begin(async (tx) => {
+          await tx`insert into event_sequences (partner_id, environment, last_sequence) values (${also}, 'sandbox', 1)`;
+          await saveIdempotencyRecords(tx, [{ scope, requestHash: hash, responseStatus: 200, responseBody: {} }]);
+        });
+      await save("first", "ptr_first");
+      await expect(save("second", "ptr_second")).rejects.toMatchObject({ code: "23502" });
+      const [stored] = await lockAndFindIdempotencyRecords(sql, [scope]);
+      expect(stored?.requestHash).toBe("first");
+      // The transaction went with it: its other write is not there.
+      expect(await sql`select partner_id from event_sequences where partner_id like 'ptr_%' order by 1`).toEqual([
+        { partner_id: "ptr_first" },
+      ]);
+    } finally {
+      await close();
     }
   });
 });

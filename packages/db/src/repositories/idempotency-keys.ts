@@ -115,25 +115,33 @@ export async function lockAndFindIdempotencyRecords(
   return records;
 }
 
-/** Stores the answers in the caller's transaction, under the keys' locks, beside any expired record of a key. */
+/**
+ * Stores the answers in the caller's transaction, under the keys' locks, beside any expired record of
+ * a key. Under the locks a live record cannot appear after the read; were one there, the statement
+ * fails (a null hash) and with it the transaction: a check in SQL, not in the caller, because the
+ * spin path sends this statement together with its COMMIT.
+ */
 export async function saveIdempotencyRecords(tx: Queryable, records: readonly NewIdempotencyRecord[]): Promise<void> {
   if (records.length === 0) return;
-  const { partners, environments, keys } = columns(records.map((r) => r.scope));
-  // Under the keys' locks a live record cannot appear meanwhile; the condition (a probe per key, as
-  // in `findMany`) says so again.
-  const saved = await rowsOf(
+  // One JSON parameter: the answers go as objects, not as strings escaped again inside a text[].
+  const rows = records.map((r) => ({
+    partner_id: r.scope.partnerId,
+    environment: r.scope.environment,
+    key: r.scope.key,
+    request_hash: r.requestHash,
+    response_status: r.responseStatus,
+    response_body: r.responseBody,
+  }));
+  await rowsOf(
     tx,
     sql`
       insert into idempotency_keys (partner_id, environment, key, request_hash, response_status, response_body)
-      select x.partner_id, x.environment, x.key, x.request_hash, x.response_status, x.response_body::jsonb
-      from unnest(${partners}, ${environments}, ${keys}, ${textArray(records.map((r) => r.requestHash))},
-        ${sql.param(records.map((r) => r.responseStatus))}::int[],
-        ${textArray(records.map((r) => JSON.stringify(r.responseBody)))})
-        as x(partner_id, environment, key, request_hash, response_status, response_body)
-      where (select 1 from idempotency_keys r
-        where r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key and ${LIVE}
-        limit 1) is null
-      returning 1`,
+      select x.partner_id, x.environment, x.key,
+        case when (select 1 from idempotency_keys r
+          where r.partner_id = x.partner_id and r.environment = x.environment and r.key = x.key and ${LIVE}
+          limit 1) is null then x.request_hash end,
+        x.response_status, x.response_body
+      from json_to_recordset(${JSON.stringify(rows)}::json)
+        as x(partner_id text, environment text, key text, request_hash text, response_status int, response_body jsonb)`,
   );
-  if (saved.length !== records.length) throw new Error("a live idempotency record appeared under the lock");
 }

@@ -251,7 +251,8 @@ export async function recordSpins(
   const parameters = [JSON.stringify(input)];
   const free = batch.some((spin) => spin.freeRoundsId !== null);
   const statement = STATEMENTS[Number(free)]![Number(checked)]!;
-  const rows = await client.unsafe<BatchRow[]>(statement, parameters, { prepare: true });
+  // Sent now (`execute`): a transaction pipelines it after the statements called before it.
+  const rows = await client.unsafe<BatchRow[]>(statement, parameters, { prepare: true }).execute();
   const recorded = new Map<string, BatchRow>();
   const roundsLeft = new Map<string, number>();
   const leftOut = new Map<string, LeftOutSpin["leftOut"]>();

@@ -35,5 +35,6 @@ export async function rowsOf<Row extends postgres.Row>(
   const query = dialect.sqlToQuery(statement);
   // The values given to the template, as drizzle's own `execute` hands them to postgres.js.
   const params = query.params as postgres.ParameterOrJSON<never>[];
-  return on.unsafe<Assume<Row, postgres.Row>[]>(query.sql, params, { prepare: true });
+  // Sent now, not when first awaited: statements pipelined on one transaction go in the order called.
+  return on.unsafe<Assume<Row, postgres.Row>[]>(query.sql, params, { prepare: true }).execute();
 }
