@@ -32,7 +32,7 @@ const HELD_WAGER_USD = 7;
  * An ordinary spin goes first: a block's first spin locks the block's row, which would hold up
  * every other spin of the block.
  */
-async function holdACommit({ api, apiKey, gameId }: Api) {
+async function holdACommit({ api, apiKey, gameId }: Api, idempotencyKey?: string) {
   const opener = await spin(api, apiKey, { gameId, playerId: "opener", wagerUsd: 1 });
   expect(opener.status).toBe(200);
   const { sql } = api.database;
@@ -44,7 +44,7 @@ async function holdACommit({ api, apiKey, gameId }: Api) {
       for each row execute function hold_commit();`);
   const gate = await sql.reserve();
   await gate`select pg_advisory_lock(4243)`;
-  const held = spin(api, apiKey, { gameId, playerId: "held", wagerUsd: HELD_WAGER_USD });
+  const held = spin(api, apiKey, { gameId, playerId: "held", wagerUsd: HELD_WAGER_USD }, idempotencyKey);
   await eventually(
     async () =>
       (
@@ -97,6 +97,45 @@ describe("group commit", () => {
       gate.release();
       await sql.unsafe("drop trigger wait_for_gate on spins; drop function wait_for_gate();");
     }
+  });
+
+  it("answers a key whose first request committed while its batch waited from the record, and writes the batch's others", async () => {
+    const setup = await apiWith({ SPIN_BATCH_MAX_SIZE: "3", SPIN_BATCH_MAX_WAIT_MS: "1000" });
+    const { api, apiKey, gameId } = setup;
+    await addBlock(
+      api,
+      gameId,
+      Array.from({ length: 10 }, () => ["T1", 2] as [string, number]),
+    );
+    // The first request's commit is held, its key locked; its duplicate and two others make one full batch.
+    const { release, openerSpinId } = await holdACommit(setup, "first-key");
+    const before = await queueLength(api, gameId);
+    const answers = Promise.all([
+      spin(api, apiKey, { gameId, playerId: "held", wagerUsd: HELD_WAGER_USD }, "first-key"),
+      spin(api, apiKey, { gameId, playerId: "other-1", wagerUsd: 1 }),
+      spin(api, apiKey, { gameId, playerId: "other-2", wagerUsd: 1 }, "other-key"),
+    ]);
+    const { sql } = api.database;
+    // The batch waits for the key's lock (the held commit waits for the test's).
+    await eventually(
+      async () =>
+        (
+          await sql`select 1 from pg_locks where locktype = 'advisory' and not granted
+            and database = (select oid from pg_database where datname = current_database())`
+        ).length === 2,
+    );
+    const first = await release();
+    const [duplicate, other1, other2] = await answers;
+    expect([first.status, duplicate?.status, other1?.status, other2?.status]).toEqual([200, 200, 200, 200]);
+    expect(duplicate?.body.spinId).toBe(first.body.spinId);
+    expect(duplicate?.headers.get("idempotent-replayed")).toBe("true");
+    const rows = await api.database.db.select().from(spins).where(eq(spins.gameId, gameId));
+    const written = [openerSpinId, first.body.spinId, other1?.body.spinId, other2?.body.spinId];
+    expect(rows.map((row) => row.id).sort()).toEqual(written.sort());
+    // The duplicate's outcome went back; the others used one each.
+    expect(await queueLength(api, gameId)).toBe(before - 2);
+    const replay = await spin(api, apiKey, { gameId, playerId: "other-2", wagerUsd: 1 }, "other-key");
+    expect(replay.body.spinId).toBe(other2?.body.spinId);
   });
 
   it("fails only the spin that cannot be written (KS-5003, its outcome back in front); its batch's others commit", async () => {
