@@ -18,6 +18,20 @@ async function apiWith(env: Record<string, string>) {
   return { api, apiKey, gameId: game.gameId };
 }
 
+/**
+ * While a commit is held, batches go only when full: three spins each (a second's wait at most).
+ * Its game has ten outcomes.
+ */
+async function batchesOfThree() {
+  const setup = await apiWith({ SPIN_BATCH_MAX_SIZE: "3", SPIN_BATCH_MAX_WAIT_MS: "1000" });
+  await addBlock(
+    setup.api,
+    setup.gameId,
+    Array.from({ length: 10 }, () => ["T1", 2] as [string, number]),
+  );
+  return setup;
+}
+
 const settledWithin = (promise: Promise<unknown>, ms: number) =>
   Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), ms))]);
 
@@ -100,13 +114,8 @@ describe("group commit", () => {
   });
 
   it("answers a key whose first request committed while its batch waited from the record, and writes the batch's others", async () => {
-    const setup = await apiWith({ SPIN_BATCH_MAX_SIZE: "3", SPIN_BATCH_MAX_WAIT_MS: "1000" });
+    const setup = await batchesOfThree();
     const { api, apiKey, gameId } = setup;
-    await addBlock(
-      api,
-      gameId,
-      Array.from({ length: 10 }, () => ["T1", 2] as [string, number]),
-    );
     // The first request's commit is held, its key locked; its duplicate and two others make one full batch.
     const { release, openerSpinId } = await holdACommit(setup, "first-key");
     const before = await queueLength(api, gameId);
@@ -139,14 +148,9 @@ describe("group commit", () => {
   });
 
   it("fails only the spin that cannot be written (KS-5003, its outcome back in front); its batch's others commit", async () => {
-    // While a commit is held, batches go only when full: six parallel spins are two batches of three.
-    const setup = await apiWith({ SPIN_BATCH_MAX_SIZE: "3", SPIN_BATCH_MAX_WAIT_MS: "1000" });
+    // Six parallel spins are two batches of three.
+    const setup = await batchesOfThree();
     const { api, apiKey, gameId } = setup;
-    await addBlock(
-      api,
-      gameId,
-      Array.from({ length: 10 }, () => ["T1", 2] as [string, number]),
-    );
     const { sql } = api.database;
     await sql.unsafe(`
       create function fail_poison() returns trigger language plpgsql as
