@@ -11,6 +11,7 @@ import type { RoleStarter } from "@outcomes/worker/context";
 import { startWorker } from "@outcomes/worker/start-worker";
 import { type WebhooksRoleOptions, webhooksRole } from "@outcomes/worker/webhooks";
 import { startTestApi, type TestApi, type TestApiOptions } from "./api.js";
+import { fileFixture } from "./file-fixture.js";
 
 const WEBHOOKS_CRASH_WORKER = fileURLToPath(new URL("./webhooks-crash-worker.ts", import.meta.url));
 
@@ -166,6 +167,14 @@ export async function startWebhooksWorld(
   };
 }
 export type WebhooksWorld = Awaited<ReturnType<typeof startWebhooksWorld>>;
+
+/** The file's webhooks world (as `startWebhooksWorld`), started before its tests and closed after them. */
+export function webhooksWorldForFile(...args: Parameters<typeof startWebhooksWorld>): WebhooksWorld {
+  return fileFixture(
+    () => startWebhooksWorld(...args),
+    (world) => world.close(),
+  );
+}
 
 /** A partner with a webhook registered through the API; the secret is the one shown once. */
 export async function registerWebhook(

@@ -1,43 +1,25 @@
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
-import type { TestApi } from "@outcomes/testkit/api";
 import { registerTestGame } from "@outcomes/testkit/games";
-import {
-  deliveriesOf,
-  eventually,
-  type Receiver,
-  registerWebhook,
-  startWebhooksWorld,
-  type WebhooksWorld,
-} from "@outcomes/testkit/workers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliveriesOf, eventually, registerWebhook, webhooksWorldForFile } from "@outcomes/testkit/workers";
+import { describe, expect, it } from "vitest";
 
-let world: WebhooksWorld;
-let api: TestApi;
-let target: Receiver;
-
-beforeAll(async () => {
-  world = await startWebhooksWorld({ BLOCK_SIZE: "500", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" });
-  api = world.api;
-  target = await world.receiver();
-});
-afterAll(async () => {
-  await world?.close();
-});
+const world = webhooksWorldForFile({ BLOCK_SIZE: "500", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "2" });
 
 describe("a large win, end to end", () => {
   it("reaches the partner's webhook as a verifiable signed spin.large_win", async () => {
-    const partner = await api.createPartner();
-    const registered = await api.request("/api/partner/v1/webhooks", {
+    const target = await world.receiver();
+    const partner = await world.api.createPartner();
+    const registered = await world.api.request("/api/partner/v1/webhooks", {
       method: "POST",
       apiKey: partner.apiKey,
       json: { url: target.url, events: ["spin.large_win"] },
     });
     const { id: webhookId, secret } = registered.body;
-    const game = await registerTestGame(api, { partner, game: { largeWinThresholdUsd: 2 } });
+    const game = await registerTestGame(world.api, { partner, game: { largeWinThresholdUsd: 2 } });
 
     let win: Record<string, any> | undefined;
     for (let i = 0; i < 500 && !win; i++) {
-      const spin = await api.request("/api/partner/v1/spins", {
+      const spin = await world.api.request("/api/partner/v1/spins", {
         method: "POST",
         apiKey: partner.apiKey,
         json: { gameId: game.gameId, playerId: "lucky-player", wagerUsd: 1 },
@@ -69,11 +51,11 @@ describe("a large win, end to end", () => {
     });
     expect(body.id).toMatch(/^evt_/);
     // The body is the event log's entry, sequence included, byte for byte in the same key order.
-    const log = await api.request("/api/partner/v1/events", { apiKey: partner.apiKey });
+    const log = await world.api.request("/api/partner/v1/events", { apiKey: partner.apiKey });
     expect(log.body).toEqual({ events: [body], nextAfter: 1 });
     expect(request.rawBody.toString("utf8")).toBe(JSON.stringify(log.body.events[0]));
     const [delivery] = await eventually(async () => {
-      const list = await deliveriesOf(api, partner.apiKey, webhookId);
+      const list = await deliveriesOf(world.api, partner.apiKey, webhookId);
       return list[0]?.status === "succeeded" && list;
     });
     expect(delivery!.id).toBe(headers["x-service-delivery-id"]);
@@ -82,9 +64,10 @@ describe("a large win, end to end", () => {
   });
 
   it("is pushed for a forced sandbox spin, so a partner can test its receiver on demand", async () => {
-    const partner = await registerWebhook(api, target.url);
-    const game = await registerTestGame(api, { partner, game: { largeWinThresholdUsd: 100 } });
-    const spin = await api.request("/api/partner/v1/spins", {
+    const target = await world.receiver();
+    const partner = await registerWebhook(world.api, target.url);
+    const game = await registerTestGame(world.api, { partner, game: { largeWinThresholdUsd: 100 } });
+    const spin = await world.api.request("/api/partner/v1/spins", {
       method: "POST",
       apiKey: partner.apiKey,
       json: { gameId: game.gameId, playerId: "tester", wagerUsd: 1, forceTier: "T6" },

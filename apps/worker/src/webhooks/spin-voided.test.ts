@@ -1,53 +1,36 @@
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
-import type { TestApi } from "@outcomes/testkit/api";
 import { registerTestGame } from "@outcomes/testkit/games";
-import {
-  deliveriesOf,
-  eventually,
-  type Receiver,
-  startWebhooksWorld,
-  type WebhooksWorld,
-} from "@outcomes/testkit/workers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliveriesOf, eventually, webhooksWorldForFile } from "@outcomes/testkit/workers";
+import { describe, expect, it } from "vitest";
 
-let world: WebhooksWorld;
-let api: TestApi;
-let target: Receiver;
-
-beforeAll(async () => {
-  world = await startWebhooksWorld({ BLOCK_SIZE: "100", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "1" });
-  api = world.api;
-  target = await world.receiver();
-});
-afterAll(async () => {
-  await world?.close();
-});
+const world = webhooksWorldForFile({ BLOCK_SIZE: "100", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "1" });
 
 describe("a void, end to end", () => {
   it("reaches a webhook subscribed to spin.voided as a verifiable signed event, once", async () => {
-    const partner = await api.createPartner();
-    const registered = await api.request("/api/partner/v1/webhooks", {
+    const target = await world.receiver();
+    const partner = await world.api.createPartner();
+    const registered = await world.api.request("/api/partner/v1/webhooks", {
       method: "POST",
       apiKey: partner.apiKey,
       json: { url: target.url, events: ["spin.voided"] },
     });
     expect(registered.status).toBe(201);
     const { id: webhookId, secret } = registered.body;
-    const game = await registerTestGame(api, { partner });
-    const spin = await api.request("/api/partner/v1/spins", {
+    const game = await registerTestGame(world.api, { partner });
+    const spin = await world.api.request("/api/partner/v1/spins", {
       method: "POST",
       apiKey: partner.apiKey,
       json: { gameId: game.gameId, playerId: "refused-player", wagerUsd: 2.5 },
     });
     const voidPath = `/api/partner/v1/spins/${spin.body.spinId}/void`;
-    const voided = await api.request(voidPath, {
+    const voided = await world.api.request(voidPath, {
       method: "POST",
       apiKey: partner.apiKey,
       json: { reason: "Wallet refused the debit: insufficient funds" },
     });
     expect(voided.status).toBe(200);
     // Asked again: the same void, no second event.
-    await api.request(voidPath, { method: "POST", apiKey: partner.apiKey, json: { reason: "again" } });
+    await world.api.request(voidPath, { method: "POST", apiKey: partner.apiKey, json: { reason: "again" } });
 
     const request = await eventually(() => target.requests[0]);
     const headers = request.headers as Record<string, string>;
@@ -75,11 +58,11 @@ describe("a void, end to end", () => {
       },
     });
     // The body is the event log's entry, byte for byte.
-    const log = await api.request("/api/partner/v1/events?type=spin.voided", { apiKey: partner.apiKey });
+    const log = await world.api.request("/api/partner/v1/events?type=spin.voided", { apiKey: partner.apiKey });
     expect(request.rawBody.toString("utf8")).toBe(JSON.stringify(log.body.events[0]));
     expect(log.body.events).toHaveLength(1);
     const [delivery] = await eventually(async () => {
-      const list = await deliveriesOf(api, partner.apiKey, webhookId);
+      const list = await deliveriesOf(world.api, partner.apiKey, webhookId);
       return list[0]?.status === "succeeded" && list;
     });
     expect(delivery).toMatchObject({ id: headers["x-service-delivery-id"], event: "spin.voided" });

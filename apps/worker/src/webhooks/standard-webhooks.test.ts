@@ -1,4 +1,3 @@
-import type { TestApi } from "@outcomes/testkit/api";
 import {
   deliveriesOf,
   deliveryWhen,
@@ -7,22 +6,12 @@ import {
   type Received,
   registerWebhook,
   startReceiver,
-  startWebhooksWorld,
-  type WebhooksWorld,
+  webhooksWorldForFile,
 } from "@outcomes/testkit/workers";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-let world: WebhooksWorld;
-let api: TestApi;
-
-beforeAll(async () => {
-  world = await startWebhooksWorld({ WEBHOOK_RETRY_DELAYS_MS: "100,100,100,100", WEBHOOK_TIMEOUT_MS: "300" });
-  api = world.api;
-});
-afterAll(async () => {
-  await world?.close();
-});
+const world = webhooksWorldForFile({ WEBHOOK_RETRY_DELAYS_MS: "100,100,100,100", WEBHOOK_TIMEOUT_MS: "300" });
 
 /**
  * A receiver as the Standard Webhooks libraries have partners write it: verify with the official
@@ -48,25 +37,30 @@ describe("webhook-id is the event's id (CONTRACT §18)", () => {
     // Attempt 1 fails, attempt 2 succeeds; later the receiver fails everything until the recover.
     const target = await startReceiver((_request, index) => (index === 0 ? 500 : 200));
     try {
-      const { partnerId, apiKey, webhookId, secret } = await registerWebhook(api, target.url);
+      const { partnerId, apiKey, webhookId, secret } = await registerWebhook(world.api, target.url);
       const since = new Date().toISOString();
-      const event = await emitEvent(api, partnerId);
-      const first = await deliveryWhen(api, apiKey, webhookId, "succeeded");
+      const event = await emitEvent(world.api, partnerId);
+      const first = await deliveryWhen(world.api, apiKey, webhookId, "succeeded");
       expect(first.attempts).toBe(2);
 
-      const redelivered = await api.request(`/api/partner/v1/webhooks/${webhookId}/deliveries/${first.id}/redeliver`, {
-        method: "POST",
-        apiKey,
-      });
+      const redelivered = await world.api.request(
+        `/api/partner/v1/webhooks/${webhookId}/deliveries/${first.id}/redeliver`,
+        {
+          method: "POST",
+          apiKey,
+        },
+      );
       expect(redelivered.status).toBe(202);
       await eventually(() => target.requests.length === 3);
 
       // A second event whose delivery fails all 5 attempts, then is recovered.
       target.setReply(() => 500);
-      const lost = await emitEvent(api, partnerId);
-      await eventually(async () => (await deliveriesOf(api, apiKey, webhookId)).some((d) => d.status === "failed"));
+      const lost = await emitEvent(world.api, partnerId);
+      await eventually(async () =>
+        (await deliveriesOf(world.api, apiKey, webhookId)).some((d) => d.status === "failed"),
+      );
       target.setReply(() => 200);
-      const recovered = await api.request(`/api/partner/v1/webhooks/${webhookId}/recover`, {
+      const recovered = await world.api.request(`/api/partner/v1/webhooks/${webhookId}/recover`, {
         method: "POST",
         apiKey,
         json: { since },
@@ -85,7 +79,7 @@ describe("webhook-id is the event's id (CONTRACT §18)", () => {
       // X-Service-Delivery-Id stays the delivery's id: one per delivery, four deliveries.
       const deliveryIds = new Set(target.requests.map((request) => request.headers["x-service-delivery-id"]));
       expect(deliveryIds.size).toBe(4);
-      const listed = await deliveriesOf(api, apiKey, webhookId);
+      const listed = await deliveriesOf(world.api, apiKey, webhookId);
       expect(new Set(listed.map((delivery) => delivery.id))).toEqual(deliveryIds);
     } finally {
       await target.close();
