@@ -8,13 +8,8 @@ const world = webhooksWorldForFile({ BLOCK_SIZE: "500", MIN_READY_BLOCKS: "1", T
 describe("a large win, end to end", () => {
   it("reaches the partner's webhook as a verifiable signed spin.large_win", async () => {
     const target = await world.receiver();
-    const partner = await world.api.createPartner();
-    const registered = await world.api.request("/api/partner/v1/webhooks", {
-      method: "POST",
-      apiKey: partner.apiKey,
-      json: { url: target.url, events: ["spin.large_win"] },
-    });
-    const { id: webhookId, secret } = registered.body;
+    const partner = await registerWebhook(world.api, target.url, ["spin.large_win"]);
+    const { webhookId, secret } = partner;
     const game = await registerTestGame(world.api, { partner, game: { largeWinThresholdUsd: 2 } });
 
     let win: Record<string, any> | undefined;

@@ -1,6 +1,6 @@
 import { verifyStandardWebhook, verifyWebhookSignature } from "@outcomes/sdk";
 import { registerTestGame } from "@outcomes/testkit/games";
-import { deliveriesOf, eventually, webhooksWorldForFile } from "@outcomes/testkit/workers";
+import { deliveriesOf, eventually, registerWebhook, webhooksWorldForFile } from "@outcomes/testkit/workers";
 import { describe, expect, it } from "vitest";
 
 const world = webhooksWorldForFile({ BLOCK_SIZE: "100", MIN_READY_BLOCKS: "1", TARGET_READY_BLOCKS: "1" });
@@ -8,14 +8,8 @@ const world = webhooksWorldForFile({ BLOCK_SIZE: "100", MIN_READY_BLOCKS: "1", T
 describe("a void, end to end", () => {
   it("reaches a webhook subscribed to spin.voided as a verifiable signed event, once", async () => {
     const target = await world.receiver();
-    const partner = await world.api.createPartner();
-    const registered = await world.api.request("/api/partner/v1/webhooks", {
-      method: "POST",
-      apiKey: partner.apiKey,
-      json: { url: target.url, events: ["spin.voided"] },
-    });
-    expect(registered.status).toBe(201);
-    const { id: webhookId, secret } = registered.body;
+    const partner = await registerWebhook(world.api, target.url, ["spin.voided"]);
+    const { webhookId, secret } = partner;
     const game = await registerTestGame(world.api, { partner });
     const spin = await world.api.request("/api/partner/v1/spins", {
       method: "POST",

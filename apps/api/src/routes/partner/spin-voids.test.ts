@@ -305,28 +305,19 @@ describe("isolation (CONTRACT §9)", () => {
     await addBlock(api, noisyGame.gameId, wins.slice(0, 20));
     await addBlock(api, quietGame.gameId, wins);
 
+    // Spins of 2 USD spread over four players and both API processes.
+    const spinsOn = (count: number, apiKey: string, gameId: number, prefix: string) =>
+      Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          spin(i % 2 ? other : api, apiKey, { gameId, playerId: `${prefix}-${i % 4}`, wagerUsd: 2 }),
+        ),
+      );
     const [voids, noisySpins, quietSpins] = await Promise.all([
       Promise.all(
         spun.map((each, i) => voidSpin(each.spinId, { reason: "refused" }, noisy.apiKey, i % 2 ? other : api)),
       ),
-      Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          spin(i % 2 ? other : api, noisy.apiKey, {
-            gameId: noisyGame.gameId,
-            playerId: `noisy-${i % 4}`,
-            wagerUsd: 2,
-          }),
-        ),
-      ),
-      Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
-          spin(i % 2 ? other : api, quiet.apiKey, {
-            gameId: quietGame.gameId,
-            playerId: `quiet-${i % 4}`,
-            wagerUsd: 2,
-          }),
-        ),
-      ),
+      spinsOn(20, noisy.apiKey, noisyGame.gameId, "noisy"),
+      spinsOn(40, quiet.apiKey, quietGame.gameId, "quiet"),
     ]);
     expect(quietSpins.map((answer) => answer.status)).toEqual(Array(40).fill(200));
     expect(voids.map((answer) => answer.status)).toEqual(Array(20).fill(200));
