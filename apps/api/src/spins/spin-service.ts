@@ -52,10 +52,9 @@ class CommitFailure extends Error {
 }
 
 /**
- * An outcome that can never be recorded (already used by a committed spin, unreadable, or of a block
- * that was never sealed or is closed) only appears after a failure whose commit in fact went
- * through, or a queue rebuilt from stale data. Each is dropped and the next one taken, up to this
- * many per request.
+ * An outcome that can never be recorded (already used, unreadable, of a block never sealed or
+ * closed) only appears after a failure whose commit in fact went through, or a queue rebuilt from
+ * stale data. Each is dropped and the next one taken, up to this many per request.
  */
 const MAX_UNUSABLE_SKIPPED = 20;
 
@@ -163,12 +162,7 @@ export class SpinService {
     taken: TakenOutcome | null,
     gameId: number,
   ): Promise<SpinDone> {
-    let found: SpinDone | null;
-    try {
-      found = mayHaveCommitted(error) ? await this.recordedDespite(error, plan) : null;
-    } catch (unknownFate) {
-      throw new CommitFailure(unknownFate);
-    }
+    const found = mayHaveCommitted(error) ? await this.committedAfterLostReply(error, plan) : null;
     if (found) return found;
     if (taken) await this.giveBack(taken, gameId);
     throw new CommitFailure(error);
@@ -197,21 +191,23 @@ export class SpinService {
    * A failure with no answer to the write or its COMMIT (the connection went away after sending)
    * may hide a committed spin: before answering KS-5003 ("not deducted"), look the spin up by its
    * id and answer its result if it stands. When even the look-up fails, the spin's fate is unknown,
-   * and the KS-5003 says so.
+   * and the KS-5003 (a CommitFailure) says so.
    */
-  private async recordedDespite(error: unknown, plan: SpinPlan): Promise<SpinDone | null> {
+  private async committedAfterLostReply(error: unknown, plan: SpinPlan): Promise<SpinDone | null> {
     try {
       const found = await this.deps.commits.recorded(plan);
       if (found) this.deps.logger.warn({ err: error, spinId: plan.spin.id }, "spin committed despite a lost reply");
       return found;
     } catch (lookupError) {
       this.deps.logger.error({ err: lookupError, spinId: plan.spin.id }, "spin outcome unknown after a lost reply");
-      throw new ServiceError(ErrorCode.SpinFailed, {
-        message:
-          "Spin processing failed: the database did not confirm whether the spin was recorded. Retry with the " +
-          "same Idempotency-Key, or read the player's spins, before spinning again",
-        cause: error,
-      });
+      throw new CommitFailure(
+        new ServiceError(ErrorCode.SpinFailed, {
+          message:
+            "Spin processing failed: the database did not confirm whether the spin was recorded. Retry with the " +
+            "same Idempotency-Key, or read the player's spins, before spinning again",
+          cause: error,
+        }),
+      );
     }
   }
 
