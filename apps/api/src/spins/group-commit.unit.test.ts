@@ -9,11 +9,12 @@ import type { SpinPlan } from "./spin-plan.js";
 const refusedByServer = (code: string, constraint?: string) =>
   Object.assign(new Error(`pg ${code}`), { severity: "ERROR", code, constraint_name: constraint });
 
-/** A pool whose every statement and transaction fails as given. */
+/** A pool whose every statement (a promise with `execute`, as postgres.js returns it) and transaction fails as given. */
 const failingPool = (error: Error) =>
   ({
-    unsafe: async () => {
-      throw error;
+    unsafe: () => {
+      const statement = Promise.reject(error);
+      return Object.assign(statement, { execute: () => statement });
     },
     begin: async () => {
       throw error;
