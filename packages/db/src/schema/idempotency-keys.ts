@@ -7,7 +7,7 @@ import { createdAt, environment } from "./columns.js";
  * once all of it has expired (`partitions.maintain`, docs/partitioning.md). The key holds
  * `created_at` (a partitioned table's keys must): one live record per key is kept by the advisory
  * lock every batch that writes a keyed spin takes on its keys first (`lockAndFindIdempotencyRecords`),
- * and `saveIdempotencyRecords` inserts only when no live record exists.
+ * and `saveIdempotencyRecords` fails rather than store a second live record.
  */
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
